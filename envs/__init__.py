@@ -1,0 +1,1 @@
+"""Game models and environments of our own (installed as ``mcts_agent.envs``)."""

@@ -1,0 +1,265 @@
+"""Tic-tac-toe as a fast model, with exhaustive minimax play.
+
+Cells are numbered 0..8 row by row::
+
+    0 1 2
+    3 4 5
+    6 7 8
+
+(PettingZoo's ``tictactoe_v3`` numbers them column by column; convert before
+comparing.) X is player 1 and moves when both have marked as many cells; O is
+player 2. The move that completes a line earns its player 1.0 and ends the
+game; the move that fills the board without a line earns 0.0 and ends it.
+
+A state is an ``int`` bitboard: bit ``i`` is X's mark on cell ``i`` and bit
+``9 + i`` is O's. It is immutable and hashable; :func:`parse_board` and
+:func:`format_board` convert from and to text such as ``"XX.OO...."``. Every
+position reachable from the empty board (5,478 of them) is tabulated when the
+module is imported, so ``actions``, ``player`` and ``step`` are one dict look-up
+each.
+"""
+
+from __future__ import annotations
+
+import random
+
+from mcts_agent.minimax import ExhaustiveMinimax
+from mcts_agent.model import StepResult
+from mcts_agent.policies import PerfectPolicy, RandomPolicy
+
+__all__ = [
+    "EMPTY_BOARD",
+    "TicTacToeModel",
+    "format_board",
+    "parse_board",
+    "perfect_moves",
+    "perfect_policy",
+    "random_policy",
+    "render_board",
+]
+
+EMPTY_BOARD = 0
+"""The state of the empty board (X to move)."""
+
+_FULL = 0b111111111
+_LINES = (
+    (0, 1, 2), (3, 4, 5), (6, 7, 8),  # rows
+    (0, 3, 6), (1, 4, 7), (2, 5, 8),  # columns
+    (0, 4, 8), (2, 4, 6),  # diagonals
+)  # fmt: skip
+_LINE_MASKS = tuple(sum(1 << cell for cell in line) for line in _LINES)
+# _HAS_LINE[marks] is True when the 9-bit set of one player's marks holds a line.
+_HAS_LINE = tuple(any(marks & m == m for m in _LINE_MASKS) for marks in range(512))
+
+
+def _marks(state: int) -> tuple[int, int]:
+    return state & _FULL, state >> 9
+
+
+def _build_tables() -> tuple[dict[int, tuple[int, ...]], dict[int, int], dict[int, StepResult]]:
+    """Tabulates actions, player and every transition of the reachable positions."""
+    actions: dict[int, tuple[int, ...]] = {}
+    players: dict[int, int] = {}
+    transitions: dict[int, StepResult] = {}
+    stack = [EMPTY_BOARD]
+    while stack:
+        state = stack.pop()
+        if state in actions:
+            continue
+        x, o = _marks(state)
+        player = 1 if bin(x).count("1") == bin(o).count("1") else 2
+        over = _HAS_LINE[x] or _HAS_LINE[o] or (x | o) == _FULL
+        legal = () if over else tuple(i for i in range(9) if not (x | o) >> i & 1)
+        actions[state] = legal
+        players[state] = player
+        for action in legal:
+            if player == 1:
+                next_state = state | 1 << action
+                won = _HAS_LINE[x | 1 << action]
+            else:
+                next_state = state | 1 << (action + 9)
+                won = _HAS_LINE[o | 1 << action]
+            full = (x | o | 1 << action) == _FULL
+            transitions[state << 4 | action] = StepResult(next_state, 1.0 if won else 0.0, won or full)
+            stack.append(next_state)
+    return actions, players, transitions
+
+
+_ACTIONS, _PLAYERS, _TRANSITIONS = _build_tables()
+
+
+def parse_board(board: str) -> int:
+    """Returns the state of a board written as 9 characters, row by row.
+
+    Args:
+        board: ``X``/``x`` for X, ``O``/``o`` for O, ``.`` or space or ``-`` for
+            empty, e.g. ``"XX.OO...."``; newlines and ``|`` are ignored.
+
+    Returns:
+        The state (int bitboard) of that position.
+
+    Raises:
+        TypeError: if ``board`` is not a str.
+        ValueError: if it has not 9 cells, has another character, or is not a
+            position reachable in play (X has as many marks as O or one more,
+            and play stopped at the first line).
+    """
+    if not isinstance(board, str):
+        raise TypeError(f"board must be a str like 'XX.OO....', got {board!r}")
+    cells = board.replace("\n", "").replace("|", "")
+    if len(cells) != 9:
+        raise ValueError(f"board must have 9 cells (row by row), got {len(cells)} in {board!r}")
+    state = 0
+    for i, ch in enumerate(cells):
+        if ch in "Xx":
+            state |= 1 << i
+        elif ch in "Oo":
+            state |= 1 << (i + 9)
+        elif ch not in ". -":
+            raise ValueError(f"cell {i} of {board!r} is {ch!r}; expected X, O or '.'")
+    if state not in _ACTIONS:
+        raise ValueError(
+            f"{board!r} is not reachable in play: X moves first, the marks must differ by "
+            "at most one in X's favour, and the game stops at the first line"
+        )
+    return state
+
+
+def format_board(state: int) -> str:
+    """Returns the 9-character text of ``state``, row by row (``"XX.OO...."``)."""
+    x, o = _marks(state)
+    return "".join("X" if x >> i & 1 else "O" if o >> i & 1 else "." for i in range(9))
+
+
+def render_board(state: int) -> str:
+    """Returns ``state`` as three lines of text, e.g. ``"X X .\\nO O .\\n. . ."``."""
+    text = format_board(state)
+    return "\n".join(" ".join(text[row * 3 : row * 3 + 3]) for row in range(3))
+
+
+class TicTacToeModel:
+    """Tic-tac-toe as a :class:`~mcts_agent.model.Model` (see the module docstring).
+
+    Players: 1 (X) and 2 (O). Actions: ints 0..8, row by row. Rewards: 1.0 to
+    the player who completes a line, 0.0 otherwise. Also offers the fused
+    random ``rollout`` that :class:`~mcts_agent.search.MCTS` uses when present.
+    """
+
+    num_players = 2
+
+    def actions(self, state: int) -> tuple[int, ...]:
+        """Returns the empty cells in increasing order, or () once the game is over.
+
+        Raises:
+            ValueError: if ``state`` is not a reachable position.
+        """
+        try:
+            return _ACTIONS[state]
+        except (KeyError, TypeError):
+            raise ValueError(f"not a tic-tac-toe state: {state!r}") from None
+
+    def player(self, state: int) -> int:
+        """Returns 1 if X is to move (as many marks each), else 2.
+
+        Raises:
+            ValueError: if ``state`` is not a reachable position.
+        """
+        try:
+            return _PLAYERS[state]
+        except (KeyError, TypeError):
+            raise ValueError(f"not a tic-tac-toe state: {state!r}") from None
+
+    def step(self, state: int, action: int) -> StepResult:
+        """Marks ``action`` for the player to move and returns the result.
+
+        Raises:
+            ValueError: if ``action`` is not an empty cell of an unfinished game.
+        """
+        try:
+            if 0 <= action < 9:
+                return _TRANSITIONS[state << 4 | action]
+        except (KeyError, TypeError):
+            pass
+        legal = _ACTIONS.get(state) if isinstance(state, int) else None
+        if legal is None:
+            raise ValueError(f"not a tic-tac-toe state: {state!r}")
+        raise ValueError(
+            f"action {action!r} is not legal in {format_board(state)!r}; "
+            f"legal actions: {list(legal)}"
+        )
+
+    def rollout(self, state: int, rng: random.Random, limit: int, gamma: float) -> float:
+        """Plays uniformly random moves from ``state``; returns the mover's return.
+
+        Same distribution as the search's generic random rollout: up to
+        ``limit`` moves, the winner's move earns 1, each later-to-earlier ply
+        flips the sign and discounts by ``gamma``. Readable equivalent::
+
+            g, coef = 0.0, 1.0
+            while moves left:
+                a = uniform choice of actions(state)
+                state, r, done = step(state, a)
+                g += coef * r
+                if done: break
+                coef *= -gamma          # players alternate
+
+        Args:
+            state: a position with at least one legal action.
+            rng: the generator to draw from.
+            limit: int >= 1, most moves played.
+            gamma: discount rate.
+
+        Returns:
+            The return from the point of view of ``player(state)``: gamma**k for
+            a win on its k-th move from now, -gamma**k for a loss, else 0.0.
+        """
+        empty = list(_ACTIONS[state])
+        n = len(empty)
+        x, o = _marks(state)
+        x_to_move = _PLAYERS[state] == 1
+        random_ = rng.random
+        has_line = _HAS_LINE
+        coef = 1.0
+        while True:
+            i = int(random_() * n)
+            cell = empty[i]
+            n -= 1
+            empty[i] = empty[n]
+            if x_to_move:
+                x |= 1 << cell
+                if has_line[x]:
+                    return coef
+            else:
+                o |= 1 << cell
+                if has_line[o]:
+                    return coef
+            limit -= 1
+            if n == 0 or limit == 0:
+                return 0.0
+            x_to_move = not x_to_move
+            coef *= -gamma
+
+
+_MODEL = TicTacToeModel()
+_SOLVER = ExhaustiveMinimax(_MODEL)
+
+
+def perfect_moves(state: int) -> tuple[int, ...]:
+    """Returns every minimax-optimal move of ``state``, in increasing cell order.
+
+    From the game's exhaustive negamax (memoised across calls).
+
+    Raises:
+        ValueError: if ``state`` is not a reachable position or the game is over.
+    """
+    return _SOLVER.best_actions(state)
+
+
+def random_policy(seed: int | None = None) -> RandomPolicy:
+    """Returns a policy ``state -> action`` playing uniformly random legal moves."""
+    return RandomPolicy(_MODEL, seed=seed)
+
+
+def perfect_policy(seed: int | None = None) -> PerfectPolicy:
+    """Returns a policy ``state -> action`` playing one of the perfect moves at random."""
+    return PerfectPolicy(_MODEL, seed=seed, solver=_SOLVER)

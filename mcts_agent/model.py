@@ -1,0 +1,91 @@
+"""The model protocol: what the search needs to know about a game or task.
+
+A model is any object with three methods (a structural :class:`typing.Protocol`,
+not a base class), as in ``SPEC.md``:
+
+=========================  ==================================================
+``actions(state)``         the legal moves in ``state``, in a fixed order; an
+                           empty sequence means the game is over
+``step(state, action)``    a :class:`StepResult` ``(next_state, reward,
+                           terminated)``; ``reward`` is received by the player
+                           who moved
+``player(state)``          the player to move: an int (1 for X and 2 for O, 0
+                           for a one-player task) or any hashable id; the
+                           search only compares players for equality
+=========================  ==================================================
+
+``step`` must not change ``state`` and must be deterministic. A state with no
+legal moves is the end of the game, whatever ``terminated`` said.
+
+A model may also offer an optional fused rollout (see :class:`RolloutModel`):
+the search then calls it instead of stepping a random playout move by move.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Hashable, Sequence
+from typing import Any, NamedTuple, Protocol, TypeVar, runtime_checkable
+
+StateT = TypeVar("StateT")
+
+__all__ = ["Model", "RolloutModel", "StepResult"]
+
+
+class StepResult(NamedTuple):
+    """The outcome of one move (Gymnasium's words, one player's reward).
+
+    Attributes:
+        next_state: the state reached; a new object (the model never changes the
+            state it was given).
+        reward: float, the reward received by the player who moved.
+        terminated: True if the move ended the game. A state with no legal
+            actions also ends the game, whatever this flag says.
+    """
+
+    next_state: Any
+    reward: float
+    terminated: bool
+
+
+@runtime_checkable
+class Model(Protocol[StateT]):
+    """A deterministic, turn-based generative model the search plans in.
+
+    Conforming objects need not inherit from this class. ``isinstance(obj,
+    Model)`` checks that the three methods exist, not their behaviour; use
+    :func:`mcts_agent.testing.check_model` for that.
+    """
+
+    def actions(self, state: StateT) -> Sequence[Any]:
+        """Returns the legal actions in ``state``, in a fixed order; empty if over."""
+        ...
+
+    def step(self, state: StateT, action: Any) -> StepResult:
+        """Returns ``StepResult(next_state, reward, terminated)``; never changes ``state``.
+
+        Raises:
+            ValueError: if ``action`` is not legal in ``state``.
+        """
+        ...
+
+    def player(self, state: StateT) -> Hashable:
+        """Returns the player to move in ``state`` (compared only for equality)."""
+        ...
+
+
+@runtime_checkable
+class RolloutModel(Model[StateT], Protocol[StateT]):
+    """A model with a fused rollout, which the search uses when no policy is given.
+
+    ``rollout`` must have the same distribution of returns as the search's own
+    uniformly random rollout (``SPEC.md``, step 3): play uniformly random legal
+    moves from ``state`` until the game ends or ``limit`` moves have been
+    played, and return the discounted return from the point of view of
+    ``player(state)``, with the sign rule of the backup (a reward of another
+    player counts negatively).
+    """
+
+    def rollout(self, state: StateT, rng: random.Random, limit: int, gamma: float) -> float:
+        """Returns one random rollout's return from ``state`` (``limit`` >= 1 moves)."""
+        ...

@@ -1,0 +1,143 @@
+"""The search tree: flat per-node lists for speed, read through :class:`Node` views.
+
+Storage follows mctx's struct-of-arrays layout (``node_visits``,
+``children_index``...): node ``i``'s fields live at index ``i`` of one list per
+field, the root is node :data:`ROOT` (0), and an action not tried yet has child
+index :data:`UNVISITED` (-1). Users read it through :class:`Tree`, a read-only
+sequence of :class:`Node` records, root first.
+
+Value convention (negamax, ``SPEC.md``): every node's value is from the point
+of view of the player who moved into it, so the player to move at a node
+simply prefers the child of highest value. The root has no mover; its
+``value_sum`` stays 0.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable, Iterator, Sequence
+from typing import Any, NamedTuple, overload
+
+__all__ = ["ROOT", "UNVISITED", "Node", "Tree"]
+
+ROOT = 0
+"""Index of the root node in a :class:`Tree`."""
+
+UNVISITED = -1
+"""Child index of an action that has not been tried yet."""
+
+
+class Node(NamedTuple):
+    """A read-only snapshot of one node of the search tree.
+
+    Attributes:
+        state: the model state the node holds.
+        player: the player to move in ``state``; None for a terminal node (the
+            model is not asked about finished games).
+        reward: float, the reward received by the player who moved into this
+            node (0.0 for the root).
+        terminated: True if the game is over here (the move into it ended the
+            game, or the state has no legal actions).
+        actions: tuple of the legal actions, in the model's order, asked once
+            when the node was made; empty for a terminal node.
+        children: tuple of ints, shape ``[len(actions)]``: the index in the
+            tree of the node reached by ``actions[i]``, or ``UNVISITED`` (-1).
+        visits: int, N, the number of iterations that passed through the node.
+        value_sum: float, W, the sum of the returns backed up through the node,
+            from the point of view of the player who moved into it.
+        value: float, Q = W / N (0.0 while N = 0).
+    """
+
+    state: Any
+    player: Hashable | None
+    reward: float
+    terminated: bool
+    actions: tuple
+    children: tuple[int, ...]
+    visits: int
+    value_sum: float
+    value: float
+
+
+class Tree(Sequence[Node]):
+    """A search tree stored as one list per field, indexed by node.
+
+    ``tree[i]`` returns a :class:`Node` snapshot of node ``i``; ``tree[0]`` is
+    the root. The lists are public to the search (``mcts_agent.search``) and
+    read-only to everyone else.
+
+    Attributes:
+        states, players, rewards, terminals, actions, children, visits,
+        value_sums: per-node fields (see :class:`Node`), each a list of length
+            ``len(tree)``.
+        discounts: per-node float, ``+gamma`` if the node's player to move is the
+            player who moved into it and ``-gamma`` otherwise (the sign rule of
+            the backup); 0.0 for the root.
+        values: per-node float, W / N, kept up to date by the backup.
+        num_tried: per-node int, how many of ``actions`` have a child; always a
+            prefix, since expansion takes the first untried action.
+    """
+
+    __slots__ = (
+        "states",
+        "players",
+        "rewards",
+        "terminals",
+        "discounts",
+        "actions",
+        "children",
+        "num_tried",
+        "visits",
+        "value_sums",
+        "values",
+    )
+
+    def __init__(self, state: Any, player: Hashable, actions: tuple) -> None:
+        """Makes a tree holding only the root.
+
+        Args:
+            state: the root's state.
+            player: the player to move at the root.
+            actions: the root's legal actions (non-empty tuple).
+        """
+        self.states: list[Any] = [state]
+        self.players: list[Hashable | None] = [player]
+        self.rewards: list[float] = [0.0]
+        self.terminals: list[bool] = [False]
+        self.discounts: list[float] = [0.0]
+        self.actions: list[tuple] = [actions]
+        self.children: list[list[int]] = [[UNVISITED] * len(actions)]
+        self.num_tried: list[int] = [0]
+        self.visits: list[int] = [0]
+        self.value_sums: list[float] = [0.0]
+        self.values: list[float] = [0.0]
+
+    def __len__(self) -> int:
+        return len(self.states)
+
+    @overload
+    def __getitem__(self, index: int) -> Node: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[Node]: ...
+
+    def __getitem__(self, index: int | slice) -> Node | list[Node]:
+        if isinstance(index, slice):
+            return [self[i] for i in range(*index.indices(len(self)))]
+        if index < 0:
+            index += len(self)
+        if not 0 <= index < len(self):
+            raise IndexError(f"node index {index} out of range for a tree of {len(self)} nodes")
+        return Node(
+            state=self.states[index],
+            player=self.players[index],
+            reward=self.rewards[index],
+            terminated=self.terminals[index],
+            actions=self.actions[index],
+            children=tuple(self.children[index]),
+            visits=self.visits[index],
+            value_sum=self.value_sums[index],
+            value=self.values[index],
+        )
+
+    def __iter__(self) -> Iterator[Node]:
+        return (self[i] for i in range(len(self)))
