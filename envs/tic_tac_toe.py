@@ -80,7 +80,8 @@ def _build_tables() -> tuple[dict[int, tuple[int, ...]], dict[int, int], dict[in
                 next_state = state | 1 << (action + 9)
                 won = _HAS_LINE[o | 1 << action]
             full = (x | o | 1 << action) == _FULL
-            transitions[state << 4 | action] = StepResult(next_state, 1.0 if won else 0.0, won or full)
+            reward = 1.0 if won else 0.0
+            transitions[state << 4 | action] = StepResult(next_state, reward, won or full)
             stack.append(next_state)
     return actions, players, transitions
 
@@ -132,7 +133,7 @@ def format_board(state: int) -> str:
 
 
 def render_board(state: int) -> str:
-    """Returns ``state`` as three lines of text, e.g. ``"X X .\\nO O .\\n. . ."``."""
+    """Returns ``state`` as three lines of text (cells separated by spaces, rows by newlines)."""
     text = format_board(state)
     return "\n".join(" ".join(text[row * 3 : row * 3 + 3]) for row in range(3))
 
