@@ -1,0 +1,183 @@
+"""Small hand-written and random game models for the search tests, and a reference UCT."""
+
+from __future__ import annotations
+
+import math
+import random
+from dataclasses import dataclass, field
+
+from mcts_agent import StepResult
+
+
+class FinishedGameQueried(AssertionError):
+    """The search asked a model about a game that is already over."""
+
+
+@dataclass
+class ScriptedGame:
+    """A model given as a table: ``{state: (player, {action: (next, reward, terminated)})}``.
+
+    States missing from the table have no legal actions. The model raises if it is asked
+    anything about a state reached by a terminating move, or asked to step/player a state
+    without actions, and counts every call.
+    """
+
+    table: dict
+    finished: set = field(default_factory=set)
+    calls: dict = field(default_factory=lambda: {"actions": 0, "step": 0, "player": 0})
+
+    def __post_init__(self):
+        for _, moves in self.table.values():
+            for nxt, _, terminated in moves.values():
+                if terminated:
+                    self.finished.add(nxt)
+
+    def _check(self, state, method):
+        self.calls[method] += 1
+        if state in self.finished:
+            raise FinishedGameQueried(f"{method}({state!r}) called on a finished game")
+
+    def actions(self, state):
+        self._check(state, "actions")
+        return tuple(self.table[state][1]) if state in self.table else ()
+
+    def player(self, state):
+        self._check(state, "player")
+        if not self.actions(state):
+            raise FinishedGameQueried(f"player({state!r}) called on a state without actions")
+        return self.table[state][0]
+
+    def step(self, state, action):
+        self._check(state, "step")
+        if not self.actions(state):
+            raise FinishedGameQueried(f"step({state!r}) called on a state without actions")
+        return StepResult(*self.table[state][1][action])
+
+
+def random_game(seed: int, depth: int, max_branching: int, num_players: int) -> ScriptedGame:
+    """A random game tree: random players, rewards in [-1, 1], random early endings."""
+    rng = random.Random(seed)
+    table = {}
+    frontier = [("", 0)]
+    while frontier:
+        state, level = frontier.pop()
+        player = rng.randint(1, num_players) if num_players > 1 else 0
+        moves = {}
+        for i in range(rng.randint(1, max_branching)):
+            nxt = f"{state}{i}"
+            terminated = level + 1 >= depth or rng.random() < 0.2
+            reward = round(rng.uniform(-1, 1), 3) if rng.random() < 0.6 else 0.0
+            moves[f"m{i}"] = (nxt, reward, terminated)
+            if not terminated:
+                if rng.random() < 0.1:
+                    continue  # a state with no legal actions that did not say terminated
+                frontier.append((nxt, level + 1))
+        table[state] = (player, moves)
+    return ScriptedGame(table)
+
+
+class ReferenceUCT:
+    """SPEC.md's UCT written as plainly as possible (object per node, backward returns)."""
+
+    class Node:
+        def __init__(self, state, player, reward, terminated, actions):
+            self.state, self.player, self.reward = state, player, reward
+            self.terminated, self.actions = terminated, actions
+            self.children = [None] * len(actions)
+            self.visits, self.value_sum = 0, 0.0
+
+        @property
+        def value(self):
+            return self.value_sum / self.visits if self.visits else 0.0
+
+    def __init__(self, model, iterations, exploration, gamma, rollout_limit, seed):
+        self.model, self.iterations, self.c = model, iterations, exploration
+        self.gamma, self.rollout_limit = gamma, rollout_limit
+        self.rng = random.Random(seed)
+
+    def make_node(self, state, reward, terminated):
+        actions = () if terminated else tuple(self.model.actions(state))
+        player = self.model.player(state) if actions else None
+        return self.Node(state, player, reward, terminated or not actions, actions)
+
+    def search(self, state):
+        root = self.make_node(state, 0.0, False)
+        for _ in range(self.iterations):
+            node, path = root, []
+            while not node.terminated and None not in node.children:
+                log_n = math.log(node.visits)
+                scores = [ch.value + self.c * math.sqrt(log_n / ch.visits) for ch in node.children]
+                parent, node = node, node.children[scores.index(max(scores))]
+                path.append((parent, node))
+            if not node.terminated:
+                i = node.children.index(None)
+                nxt, reward, terminated = self.model.step(node.state, node.actions[i])
+                child = self.make_node(nxt, reward, terminated)
+                node.children[i] = child
+                path.append((node, child))
+                node = child
+            g = 0.0 if node.terminated else self.rollout(node.state, node.actions, node.player)
+            for parent, child in reversed(path):
+                same = child.player == parent.player
+                g = child.reward + self.gamma * g if same else child.reward - self.gamma * g
+                child.visits += 1
+                child.value_sum += g
+            root.visits += 1
+        return root
+
+    def rollout(self, state, actions, player):
+        rewards, players = [], []
+        for _ in range(self.rollout_limit):
+            action = actions[int(self.rng.random() * len(actions))]
+            players.append(player)
+            state, reward, terminated = self.model.step(state, action)
+            rewards.append(reward)
+            if terminated:
+                break
+            actions = tuple(self.model.actions(state))
+            if not actions:
+                break
+            player = self.model.player(state)
+        g = 0.0
+        for t in reversed(range(len(rewards))):
+            nxt_same = t + 1 < len(players) and players[t + 1] == players[t]
+            g = rewards[t] + self.gamma * g if nxt_same else rewards[t] - self.gamma * g
+        return g
+
+
+def nested_reference(node):
+    """A reference tree as nested tuples (player, reward, terminated, actions, N, W, children)."""
+    return (
+        node.player,
+        node.reward,
+        node.terminated,
+        node.actions,
+        node.visits,
+        node.value_sum,
+        tuple(nested_reference(ch) if ch is not None else None for ch in node.children),
+    )
+
+
+def nested(tree, index=0):
+    """The same nested structure for an ``mcts_agent.Tree``."""
+    node = tree[index]
+    return (
+        node.player,
+        node.reward,
+        node.terminated,
+        node.actions,
+        node.visits,
+        node.value_sum,
+        tuple(nested(tree, ch) if ch != -1 else None for ch in node.children),
+    )
+
+
+def assert_same_tree(a, b, path="root"):
+    """Asserts two nested trees are equal, value sums to 1e-9 (summation order differs)."""
+    assert a[:5] == b[:5], f"{path}: {a[:5]} != {b[:5]}"
+    assert math.isclose(a[5], b[5], rel_tol=1e-9, abs_tol=1e-9), f"{path}: W {a[5]} != {b[5]}"
+    assert len(a[6]) == len(b[6])
+    for i, (x, y) in enumerate(zip(a[6], b[6], strict=True)):
+        assert (x is None) == (y is None), f"{path}/{i}: tried in one tree only"
+        if x is not None:
+            assert_same_tree(x, y, f"{path}/{i}")

@@ -1,0 +1,333 @@
+"""The search's behaviour, checked against SPEC.md's worked examples and rules."""
+
+from __future__ import annotations
+
+import math
+import random
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from scripted_games import (
+    ReferenceUCT,
+    ScriptedGame,
+    assert_same_tree,
+    nested,
+    nested_reference,
+    random_game,
+)
+
+from mcts_agent import MCTS, UNVISITED, StepResult
+
+
+def child_of(planner, action, index=0):
+    node = planner.tree[index]
+    return planner.tree[node.children[node.actions.index(action)]]
+
+
+# ---------------------------------------------------------------- SPEC.md worked examples
+
+
+def test_one_move_game_backs_up_the_terminal_reward():
+    game = ScriptedGame({"s": (0, {"a": ("end", 1.0, True)})})
+    planner = MCTS(game, iterations=3, seed=0)
+    assert planner("s") == "a"
+    root, child = planner.tree[0], child_of(planner, "a")
+    assert (root.visits, child.visits, child.value_sum, child.value) == (3, 3, 3.0, 1.0)
+
+
+SIGN_GAME = {
+    "root": (1, {"a": ("A", 0.0, False), "b": ("B", 0.5, True)}),
+    "A": (2, {"x": ("A_end", 1.0, True)}),
+}
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_two_players_values_are_from_the_movers_point_of_view(seed):
+    planner = MCTS(ScriptedGame(SIGN_GAME), iterations=2, seed=seed)
+    planner.search("root")
+    a, b = child_of(planner, "a"), child_of(planner, "b")
+    assert (a.visits, a.value, b.visits, b.value) == (1, -1.0, 1, 0.5)
+
+    planner = MCTS(ScriptedGame(SIGN_GAME), iterations=50, seed=seed)
+    assert planner("root") == "b"
+    a, b = child_of(planner, "a"), child_of(planner, "b")
+    a_child = planner.tree[a.children[0]]
+    assert (a.visits, a.value, a_child.visits, a_child.value, b.visits) == (3, -1.0, 2, 1.0, 47)
+
+
+MOST_VISITED_GAME = {
+    "root": (0, {"a": ("A", 0.5, False), "b": ("B", 0.0, False)}),
+    "A": (0, {"f": ("A_end", 0.0, True)}),
+    "B": (0, {"f": ("B_end", 1.0, True)}),
+}
+
+
+def test_the_move_played_is_the_most_visited_then_the_higher_value():
+    planner = MCTS(ScriptedGame(MOST_VISITED_GAME), 7, exploration=1.0, rollout_limit=0)
+    assert planner("root") == "a"
+    a, b = child_of(planner, "a"), child_of(planner, "b")
+    assert (a.visits, a.value_sum, b.visits, b.value_sum) == (4, 2.0, 3, 2.0)
+    assert b.value > a.value
+
+    planner = MCTS(ScriptedGame(MOST_VISITED_GAME), 8, exploration=1.0, rollout_limit=0)
+    assert planner("root") == "b"
+    a, b = child_of(planner, "a"), child_of(planner, "b")
+    assert (a.visits, b.visits, b.value) == (4, 4, 0.75)
+
+
+CHAIN = {
+    "s0": (0, {"f": ("s1", 0.0, False)}),
+    "s1": (0, {"f": ("s2", 0.0, False)}),
+    "s2": (0, {"f": ("end", 1.0, True)}),
+}
+
+
+@pytest.mark.parametrize(
+    "rollout_limit, values", [(1000, (0.81, 0.9, 1.0)), (0, (0.648, 0.8, 1.0))]
+)
+def test_discounting_along_a_forced_chain(rollout_limit, values):
+    planner = MCTS(ScriptedGame(CHAIN), 10, gamma=0.9, rollout_limit=rollout_limit, seed=3)
+    planner.search("s0")
+    chain = [child_of(planner, "f")]
+    for _ in range(2):
+        chain.append(planner.tree[chain[-1].children[0]])
+    assert [node.visits for node in chain] == [10, 9, 8]
+    assert [node.value for node in chain] == pytest.approx(values, abs=1e-12)
+
+
+# ---------------------------------------------------------------- faults others shipped
+
+
+def test_rewards_inside_the_tree_are_signed_per_player():
+    # Player 1's a earns +1, then player 2's only move earns player 2 +3: a is worth -2.
+    game = ScriptedGame(
+        {
+            "root": (1, {"a": ("A", 1.0, False), "b": ("B", 0.0, True)}),
+            "A": (2, {"x": ("A_end", 3.0, True)}),
+        }
+    )
+    planner = MCTS(game, 100, seed=0)
+    assert planner("root") == "b"
+    assert child_of(planner, "a").value == -2.0
+
+
+def test_the_sign_does_not_flip_when_the_same_player_moves_again():
+    game = ScriptedGame(
+        {
+            "root": (1, {"a": ("A", 0.0, False), "b": ("B", 0.0, False)}),
+            "A": (1, {"win": ("A_win", 1.0, True), "lose": ("A_lose", -1.0, True)}),
+            "B": (2, {"x": ("B_end", 0.5, True)}),
+        }
+    )
+    planner = MCTS(game, 200, seed=0)
+    assert planner("root") == "a"
+    assert child_of(planner, "b").value == -0.5
+    assert child_of(planner, "a").value > 0.5
+
+
+def test_a_finished_root_is_an_error_and_the_model_is_not_stepped():
+    game = ScriptedGame({"root": (1, {"a": ("end", 1.0, True)})})
+    planner = MCTS(game, 10, seed=0)
+    with pytest.raises(ValueError, match="no legal actions"):
+        planner.search("end_of_nothing")
+    assert game.calls["step"] == 0
+    with pytest.raises(RuntimeError, match="no search has run"):
+        planner.best_action()
+
+
+def test_endless_rollouts_stop_at_the_limit_without_recursion():
+    class PassForever:
+        def actions(self, state):
+            return ("pass",)
+
+        def player(self, state):
+            return 1 + state % 2
+
+        def step(self, state, action):
+            return StepResult(state + 1, 0.0, False)
+
+    planner = MCTS(PassForever(), 5000, rollout_limit=5, seed=0)
+    assert planner(0) == "pass"
+    assert len(planner.tree) == 5001
+    assert planner.tree[1].value == 0.0
+
+
+def test_expansion_never_changes_a_list_based_state():
+    class ListTicTacToe:
+        """Tic-tac-toe on a list of 9 cells; step copies the list."""
+
+        def actions(self, board):
+            return tuple(i for i, cell in enumerate(board) if cell == 0)
+
+        def player(self, board):
+            return 1 if board.count(1) == board.count(2) else 2
+
+        def step(self, board, action):
+            board = list(board)
+            board[action] = self.player(board)
+            return StepResult(board, 0.0, False)
+
+    empty = [0] * 9
+    planner = MCTS(ListTicTacToe(), 200, rollout_limit=0, seed=0)
+    planner.search(empty)
+    root = planner.tree[0]
+    assert root.state == [0] * 9 and empty == [0] * 9
+    for action, child in zip(root.actions, root.children, strict=True):
+        marks = planner.tree[child].state
+        assert [i for i, cell in enumerate(marks) if cell] == [action]
+
+
+# ---------------------------------------------------------------- parameters and errors
+
+
+@pytest.mark.parametrize(
+    "kwargs, error, message",
+    [
+        ({"iterations": 0}, ValueError, "iterations must be >= 1, got 0"),
+        ({"iterations": 2.5}, TypeError, "iterations must be an int"),
+        ({"iterations": 5, "exploration": -1}, ValueError, "exploration must be"),
+        ({"iterations": 5, "exploration": math.inf}, ValueError, "exploration must be"),
+        ({"iterations": 5, "gamma": 1.5}, ValueError, r"gamma must be in \[0, 1\], got 1.5"),
+        ({"iterations": 5, "rollout_limit": -1}, ValueError, "rollout_limit must be >= 0"),
+        ({"iterations": 5, "seed": "x"}, TypeError, "seed must be an int or None"),
+        ({"iterations": 5, "rollout_policy": 3}, TypeError, "rollout_policy must be a callable"),
+    ],
+)
+def test_bad_parameters_are_rejected_with_what_was_expected(kwargs, error, message):
+    with pytest.raises(error, match=message):
+        MCTS(ScriptedGame(CHAIN), **kwargs)
+
+
+def test_a_model_without_the_protocol_is_rejected():
+    with pytest.raises(TypeError, match="has no player"):
+        MCTS(type("NoPlayer", (), {"actions": lambda s, x: (), "step": lambda s, x, a: None})(), 1)
+
+
+def test_a_failing_model_keeps_the_previous_tree():
+    class Exploding:
+        def __init__(self):
+            self.armed = False
+
+        def actions(self, state):
+            return (0, 1)
+
+        def player(self, state):
+            return 1
+
+        def step(self, state, action):
+            if self.armed:
+                raise RuntimeError("boom")
+            return StepResult(state + 1, 0.0, True)
+
+    model = Exploding()
+    planner = MCTS(model, 5, seed=0)
+    planner.search(0)
+    before = list(planner.tree)
+    model.armed = True
+    with pytest.raises(RuntimeError, match="boom"):
+        planner.search(10)
+    assert list(planner.tree) == before
+
+
+def test_a_rollout_policy_is_used_and_checked():
+    game = ScriptedGame(
+        {
+            "root": (0, {"a": ("A", 0.0, False)}),
+            "A": (0, {"good": ("G", 1.0, True), "bad": ("B", 0.0, True)}),
+        }
+    )
+    always_good = MCTS(game, 1, rollout_policy=lambda state, actions, rng: "good", seed=0)
+    always_good.search("root")
+    assert child_of(always_good, "a").value == 1.0
+
+    broken = MCTS(game, 1, rollout_policy=lambda state, actions, rng: "teleport", seed=0)
+    with pytest.raises(ValueError, match="'teleport', which is not one of the legal actions"):
+        broken.search("root")
+
+
+def test_summary_reports_each_root_action():
+    planner = MCTS(ScriptedGame(MOST_VISITED_GAME), 7, exploration=1.0, rollout_limit=0)
+    planner.search("root")
+    summary = planner.summary()
+    assert summary.actions == ("a", "b")
+    assert summary.visit_counts == (4, 3)
+    assert summary.values == pytest.approx((0.5, 2 / 3))
+    assert summary.action == "a"
+
+
+def test_untried_actions_are_reported_as_unvisited():
+    planner = MCTS(ScriptedGame(MOST_VISITED_GAME), 1, rollout_limit=0)
+    planner.search("root")
+    assert planner.tree[0].children == (1, UNVISITED)
+    assert planner.summary().visit_counts == (1, 0)
+    assert math.isnan(planner.summary().values[1])
+
+
+# ---------------------------------------------------------------- invariants (hypothesis)
+
+games = st.builds(
+    random_game,
+    seed=st.integers(0, 10_000),
+    depth=st.integers(1, 5),
+    max_branching=st.integers(1, 4),
+    num_players=st.integers(1, 3),
+)
+search_settings = st.fixed_dictionaries(
+    {
+        "iterations": st.integers(1, 120),
+        "exploration": st.floats(0.0, 4.0),
+        "gamma": st.floats(0.0, 1.0),
+        "rollout_limit": st.integers(0, 6),
+        "seed": st.integers(0, 2**32),
+    }
+)
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(game=games, config=search_settings)
+def test_visit_counts_add_up_and_finished_games_are_never_queried(game, config):
+    planner = MCTS(game, **config)
+    planner.search("")  # ScriptedGame raises if a finished game is queried or stepped
+    tree = planner.tree
+    root = tree[0]
+    assert root.visits == config["iterations"]
+    assert root.visits == sum(tree[c].visits for c in root.children if c != UNVISITED)
+    for node in tree[1:]:
+        below = sum(tree[c].visits for c in node.children if c != UNVISITED)
+        if node.terminated:
+            assert below == 0 and node.visits >= 1
+        else:
+            assert node.visits == below + 1
+        tried = [c != UNVISITED for c in node.children]
+        assert tried == sorted(tried, reverse=True), "expansion follows the model's order"
+
+
+@settings(max_examples=100, deadline=None)
+@given(game=games, config=search_settings)
+def test_the_same_seed_gives_the_same_tree_whatever_the_global_rngs_do(game, config):
+    first = MCTS(game, **config)
+    first.search("")
+    random.seed(12345)
+    np.random.seed(54321)
+    random.random()
+    second = MCTS(game, **config)
+    second.search("")
+    assert list(first.tree) == list(second.tree)
+
+
+@settings(max_examples=150, deadline=None)
+@given(game=games, config=search_settings)
+def test_the_tree_matches_a_plain_reference_implementation_of_the_spec(game, config):
+    planner = MCTS(game, **config)
+    planner.search("")
+    reference = ReferenceUCT(game, **config).search("")
+    assert_same_tree(nested(planner.tree), nested_reference(reference))
+
+
+def test_step_is_called_once_per_edge_outside_rollouts():
+    game = ScriptedGame(MOST_VISITED_GAME)
+    planner = MCTS(game, 50, rollout_limit=0)
+    planner.search("root")
+    assert game.calls["step"] == len(planner.tree) - 1
