@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import random
 
 import numpy as np
@@ -217,3 +218,150 @@ def test_parse_board_rejects_unreachable_positions(text, message):
 def test_parse_board_rejects_non_text():
     with pytest.raises(TypeError, match="str"):
         parse_board(list("." * 42))
+
+
+# ------------------------------------------------------------------ the fused rollout
+
+
+def reference_rollout(state, rng, limit, gamma):
+    """SPEC.md's rollout, step by step: uniform moves, return worked out backwards."""
+    rewards, players = [], [MODEL.player(state)]
+    actions = MODEL.actions(state)
+    while actions and len(rewards) < limit:
+        state, reward, terminated = MODEL.step(state, actions[int(rng.random() * len(actions))])
+        rewards.append(reward)
+        if terminated:
+            break
+        actions = MODEL.actions(state)
+        players.append(MODEL.player(state))
+    g = 0.0
+    for t in reversed(range(len(rewards))):
+        same = t + 1 < len(players) and players[t + 1] == players[t]
+        g = rewards[t] + gamma * g if same else rewards[t] - gamma * g
+    return g
+
+
+def exact_rollout_distribution(state, gamma):
+    """{return: probability} of a uniformly random playout, by enumeration."""
+    dist = {}
+    stack = [(state, 1.0, 1.0)]
+    while stack:
+        state, prob, coef = stack.pop()
+        actions = MODEL.actions(state)
+        for action in actions:
+            nxt, reward, done = MODEL.step(state, action)
+            p = prob / len(actions)
+            if done:
+                key = round(coef * reward, 9)
+                dist[key] = dist.get(key, 0.0) + p
+            else:
+                stack.append((nxt, p, -gamma * coef))
+    return dist
+
+
+def counts_of(rollout, state, seed, samples, limit, gamma):
+    rng = random.Random(seed)
+    counts = {}
+    for _ in range(samples):
+        g = round(rollout(state, rng, limit, gamma), 9)
+        counts[g] = counts.get(g, 0) + 1
+    return counts
+
+
+def chi_square_homogeneity_p_value(a, b):
+    """p-value that two samples of counts {value: n} come from one distribution.
+
+    Pearson's chi-square test of homogeneity; values expected fewer than 5 times are pooled;
+    the chi-square tail from the Wilson-Hilferty normal approximation.
+    """
+    total_a, total_b = sum(a.values()), sum(b.values())
+    total = total_a + total_b
+    cells, pooled = [], [0, 0]
+    for value in set(a) | set(b):
+        na, nb = a.get(value, 0), b.get(value, 0)
+        if min(total_a, total_b) * (na + nb) / total < 5:
+            pooled[0] += na
+            pooled[1] += nb
+        else:
+            cells.append((na, nb))
+    if sum(pooled):
+        cells.append(tuple(pooled))
+    statistic = 0.0
+    for na, nb in cells:
+        for n, size in ((na, total_a), (nb, total_b)):
+            expected = size * (na + nb) / total
+            statistic += (n - expected) ** 2 / expected
+    k = len(cells) - 1
+    z = ((statistic / k) ** (1 / 3) - (1 - 2 / (9 * k))) / math.sqrt(2 / (9 * k))
+    return 0.5 * math.erfc(z / math.sqrt(2))
+
+
+LATE_POSITIONS = [
+    # X to move, 8 empty cells: wins, losses and draws.
+    board(
+        "O.XX..O",
+        "X.XO.OX",
+        "X.OO.OO",
+        "XXXO.XX",
+        "OOOXOOO",
+        "OXXXOXX",
+    ),
+    # O to move, 9 empty cells.
+    board(
+        ".X.XX..",
+        ".O.XO.O",
+        ".XOXO.O",
+        "OOXOXXO",
+        "OXXOXXX",
+        "OXOXXOO",
+    ),
+]
+
+
+@pytest.mark.parametrize("text", LATE_POSITIONS, ids=["x-to-move", "o-to-move"])
+@pytest.mark.parametrize("gamma", [1.0, 0.9])
+def test_the_fused_rollout_has_the_exact_distribution_of_random_play_late_in_a_game(text, gamma):
+    state = parse_board(text)
+    exact = exact_rollout_distribution(state, gamma)
+    assert len(exact) >= 3  # wins, losses and (pooled) draws are all possible
+    samples = 20_000
+    counts = counts_of(MODEL.rollout, state, 0, samples, 1000, gamma)
+    assert set(counts) <= set(exact), (counts, exact)
+    for g, p in exact.items():
+        observed = counts.get(g, 0) / samples
+        assert abs(observed - p) < 4.5 * math.sqrt(p * (1 - p) / samples) + 1e-9, (g, p, observed)
+
+
+@pytest.mark.parametrize(
+    "columns, limit, gamma",
+    [([], 1000, 0.9), ([3, 3, 2], 1000, 0.95), ([], 9, 0.9)],
+    ids=["empty-board", "after-three-moves", "cut-short-after-nine"],
+)
+def test_the_fused_rollout_matches_the_step_by_step_rollout(columns, limit, gamma):
+    # With gamma < 1 every (winner, length) of a game gives its own return, so this
+    # compares the distribution of who wins and when.
+    state = play(columns)
+    fused = counts_of(MODEL.rollout, state, 1, 6000, limit, gamma)
+    reference = counts_of(reference_rollout, state, 2, 6000, limit, gamma)
+    assert len(reference) >= 4
+    assert chi_square_homogeneity_p_value(fused, reference) > 1e-3, (fused, reference)
+
+
+def test_the_homogeneity_test_rejects_a_rollout_that_avoids_a_column():
+    def avoids_column_zero(state, rng, limit, gamma):
+        g, coef = 0.0, 1.0
+        actions = MODEL.actions(state)
+        while actions and limit:
+            choices = [a for a in actions if a != 0] or actions
+            state, reward, terminated = MODEL.step(state, choices[int(rng.random() * len(choices))])
+            g += coef * reward
+            limit -= 1
+            if terminated:
+                break
+            actions = MODEL.actions(state)
+            coef *= -gamma
+        return g
+
+    fused = counts_of(MODEL.rollout, EMPTY_BOARD, 1, 6000, 1000, 0.9)
+    skewed = counts_of(avoids_column_zero, EMPTY_BOARD, 2, 6000, 1000, 0.9)
+    assert chi_square_homogeneity_p_value(fused, skewed) < 1e-3
