@@ -1,19 +1,24 @@
-"""Exhaustive minimax (negamax) for small deterministic models.
+"""Minimax (negamax) for deterministic models: exhaustive, and depth-limited alpha-beta.
 
 Values follow the search's sign rule (``SPEC.md``): the value of a move is the
 reward its mover receives plus the value of the position after it when the
 same player moves again, minus it when the other player does. Undiscounted:
 this is the game-theoretic value, the oracle the tests check MCTS against.
+
+:class:`ExhaustiveMinimax` solves small games outright (memoised);
+:class:`AlphaBetaMinimax` searches bigger ones to a fixed depth, with an
+optional evaluation function at the horizon.
 """
 
 from __future__ import annotations
 
-from collections.abc import Hashable
+import math
+from collections.abc import Callable, Hashable
 from typing import Any
 
 from mcts_agent.model import Model
 
-__all__ = ["ExhaustiveMinimax"]
+__all__ = ["TIE_TOLERANCE", "AlphaBetaMinimax", "Evaluation", "ExhaustiveMinimax"]
 
 
 class ExhaustiveMinimax:
@@ -97,3 +102,136 @@ class ExhaustiveMinimax:
             raise ValueError(f"state {state!r} has no legal actions: the game is over")
         best = max(values.values())
         return tuple(a for a, v in values.items() if v == best)
+
+
+Evaluation = Callable[[Any], float]
+"""``evaluation(state) -> float``: a heuristic value of a non-terminal ``state``
+for the player to move there, on the scale of the rewards (e.g. in [-1, 1])."""
+
+TIE_TOLERANCE = 1e-9
+"""Action values within this of the best count as equally good (alpha-beta)."""
+
+
+class AlphaBetaMinimax:
+    """Depth-limited negamax with alpha-beta pruning, for models too big to solve.
+
+    The value of a move follows the same sign rule as :class:`ExhaustiveMinimax`
+    (and the search's backup): the reward its mover receives, plus the value of
+    the next position if the same player moves again, minus it otherwise.
+    Undiscounted. Below ``depth`` plies a non-terminal position is worth
+    ``evaluation(state)`` (0.0 without one), from the point of view of its player
+    to move. With ``depth=None`` the search goes to the end of every game and
+    gives the game-theoretic value, as :class:`ExhaustiveMinimax` does, without
+    its memory (no transposition table: time grows with the game tree, pruned).
+
+    Fail-soft alpha-beta in negamax form (Knuth & Moore, 1975, "An analysis of
+    alpha-beta pruning"), with the window mapped through each move's reward and
+    sign: for ``q = r - v(child)`` the child's window is ``(r - beta, r - alpha)``,
+    for ``q = r + v(child)`` it is ``(alpha - r, beta - r)``. Actions are tried in
+    the model's order. Recursive: the recursion is as deep as ``depth`` (or the
+    longest game), which must stay below Python's recursion limit.
+
+    Args:
+        model: a deterministic model (``actions``, ``step``, ``player``) whose
+            games always end (or searched with a finite ``depth``).
+        depth: int >= 1, plies searched below a position; None for no limit.
+        evaluation: optional ``state -> float`` for positions at the depth limit.
+
+    Raises:
+        TypeError: if ``depth`` is not an int or None, or ``evaluation`` is not
+            callable.
+        ValueError: if ``depth`` < 1.
+    """
+
+    def __init__(
+        self, model: Model, depth: int | None = None, evaluation: Evaluation | None = None
+    ) -> None:
+        if depth is not None:
+            if isinstance(depth, bool) or not isinstance(depth, int):
+                raise TypeError(f"depth must be an int >= 1 or None, got {depth!r}")
+            if depth < 1:
+                raise ValueError(f"depth must be >= 1 (or None for no limit), got {depth}")
+        if evaluation is not None and not callable(evaluation):
+            raise TypeError(f"evaluation must be a callable state -> float, got {evaluation!r}")
+        self.model = model
+        self.depth = depth
+        self.evaluation = evaluation
+
+    def value(self, state: Any) -> float:
+        """Returns the value of ``state`` for the player to move (0.0 if over)."""
+        if not self.model.actions(state):
+            return 0.0
+        return self._search(state, self._plies(), -math.inf, math.inf)
+
+    def action_values(self, state: Any) -> dict[Any, float]:
+        """Returns ``{action: value of playing it}`` for every legal action.
+
+        Each value is exact (searched with a full window), from the point of
+        view of the player to move in ``state``, with ``depth`` plies counted
+        from ``state`` (the move itself is the first).
+        """
+        player = self.model.player(state) if self.model.actions(state) else None
+        plies = self._plies()
+        return {
+            action: self._move_value(state, player, action, plies, -math.inf, math.inf)
+            for action in self.model.actions(state)
+        }
+
+    def best_actions(self, state: Any) -> tuple:
+        """Returns every best action of ``state`` (within ``TIE_TOLERANCE``), in order.
+
+        Later actions are searched with a window just below the best value so
+        far, so that equally good moves are found without exact values of the
+        worse ones.
+
+        Raises:
+            ValueError: if ``state`` has no legal actions.
+        """
+        actions = tuple(self.model.actions(state))
+        if not actions:
+            raise ValueError(f"state {state!r} has no legal actions: the game is over")
+        player = self.model.player(state)
+        plies = self._plies()
+        best = -math.inf
+        best_actions: list[Any] = []
+        for action in actions:
+            alpha = best - 2 * TIE_TOLERANCE
+            q = self._move_value(state, player, action, plies, alpha, math.inf)
+            if q > best + TIE_TOLERANCE:
+                best = q
+                best_actions = [action]
+            elif q >= best - TIE_TOLERANCE:
+                best_actions.append(action)
+        return tuple(best_actions)
+
+    def _plies(self) -> float:
+        return math.inf if self.depth is None else self.depth
+
+    def _search(self, state: Any, plies: float, alpha: float, beta: float) -> float:
+        """Fail-soft negamax value of a non-terminal ``state`` within ``(alpha, beta)``."""
+        if plies <= 0:
+            return 0.0 if self.evaluation is None else float(self.evaluation(state))
+        player = self.model.player(state)
+        best = -math.inf
+        for action in self.model.actions(state):
+            q = self._move_value(state, player, action, plies, alpha, beta)
+            if q > best:
+                best = q
+                if best > alpha:
+                    alpha = best
+                    if alpha >= beta:
+                        break
+        return best
+
+    def _move_value(
+        self, state: Any, player: Any, action: Any, plies: float, alpha: float, beta: float
+    ) -> float:
+        """Fail-soft value of playing ``action`` in ``state`` within ``(alpha, beta)``."""
+        model = self.model
+        next_state, reward, terminated = model.step(state, action)
+        reward = float(reward)
+        if terminated or not model.actions(next_state):
+            return reward
+        if model.player(next_state) == player:
+            return reward + self._search(next_state, plies - 1, alpha - reward, beta - reward)
+        return reward - self._search(next_state, plies - 1, reward - beta, reward - alpha)

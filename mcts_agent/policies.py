@@ -10,10 +10,10 @@ from __future__ import annotations
 import random
 from typing import Any, Protocol
 
-from mcts_agent.minimax import ExhaustiveMinimax
+from mcts_agent.minimax import AlphaBetaMinimax, Evaluation, ExhaustiveMinimax
 from mcts_agent.model import Model
 
-__all__ = ["PerfectPolicy", "Policy", "RandomPolicy"]
+__all__ = ["MinimaxPolicy", "PerfectPolicy", "Policy", "RandomPolicy"]
 
 
 class Policy(Protocol):
@@ -77,6 +77,46 @@ class PerfectPolicy:
 
     def __call__(self, state: Any) -> Any:
         """Returns a random one of the minimax-optimal actions of ``state``."""
+        _legal_actions(self.model, state)
+        best = self.solver.best_actions(state)
+        return best[self.rng.randrange(len(best))]
+
+
+class MinimaxPolicy:
+    """Plays one of the best actions of a depth-limited alpha-beta search (seeded).
+
+    Uses :class:`~mcts_agent.minimax.AlphaBetaMinimax`, for two-player zero-sum
+    games too big to solve outright (connect four). Actions whose values are
+    within :data:`~mcts_agent.minimax.TIE_TOLERANCE` of the best count as
+    equally good; one of them is chosen at random.
+
+    Args:
+        model: a deterministic model whose games end.
+        depth: int >= 1, plies searched ahead; None to search to the end of the
+            game (then it plays perfectly, as :class:`PerfectPolicy` does).
+        evaluation: optional ``state -> float``, the value at the depth limit of
+            a non-terminal position for its player to move (0.0 without one).
+        seed: int seed of the tie-breaking generator, or None.
+
+    Raises:
+        TypeError: if ``depth`` or ``evaluation`` has the wrong type.
+        ValueError: if ``depth`` < 1; (when called) if the state has no legal
+            actions.
+    """
+
+    def __init__(
+        self,
+        model: Model,
+        depth: int | None = 4,
+        evaluation: Evaluation | None = None,
+        seed: int | None = None,
+    ) -> None:
+        self.model = model
+        self.solver = AlphaBetaMinimax(model, depth=depth, evaluation=evaluation)
+        self.rng = random.Random(seed)
+
+    def __call__(self, state: Any) -> Any:
+        """Returns a random one of the best actions of ``state`` at the search depth."""
         _legal_actions(self.model, state)
         best = self.solver.best_actions(state)
         return best[self.rng.randrange(len(best))]
