@@ -21,6 +21,7 @@ each.
 
 from __future__ import annotations
 
+import operator
 import random
 
 from mcts_agent.minimax import ExhaustiveMinimax
@@ -31,11 +32,14 @@ __all__ = [
     "EMPTY_BOARD",
     "TicTacToeModel",
     "format_board",
+    "from_pettingzoo_action",
     "parse_board",
     "perfect_moves",
     "perfect_policy",
     "random_policy",
     "render_board",
+    "state_from_pettingzoo",
+    "to_pettingzoo_action",
 ]
 
 EMPTY_BOARD = 0
@@ -264,3 +268,98 @@ def random_policy(seed: int | None = None) -> RandomPolicy:
 def perfect_policy(seed: int | None = None) -> PerfectPolicy:
     """Returns a policy ``state -> action`` playing one of the perfect moves at random."""
     return PerfectPolicy(_MODEL, seed=seed, solver=_SOLVER)
+
+
+def from_pettingzoo_action(action: int) -> int:
+    """Returns our cell (row by row) of a PettingZoo ``tictactoe_v3`` action.
+
+    PettingZoo numbers the cells column by column (action ``a`` is row
+    ``a % 3``, column ``a // 3``)::
+
+        0 3 6
+        1 4 7
+        2 5 8
+
+    The map transposes the board, so it is its own inverse
+    (:func:`to_pettingzoo_action` is the same map).
+
+    Args:
+        action: int in 0..8, PettingZoo's action.
+
+    Returns:
+        int in 0..8, our row-major cell ``3 * (a % 3) + a // 3``.
+
+    Raises:
+        TypeError: if ``action`` is not an integer (Python or numpy int).
+        ValueError: if it is not in 0..8.
+    """
+    if isinstance(action, bool):
+        raise TypeError(f"a tic-tac-toe action must be an int in 0..8, got {action!r}")
+    try:
+        index = operator.index(action)
+    except TypeError:
+        raise TypeError(f"a tic-tac-toe action must be an int in 0..8, got {action!r}") from None
+    if not 0 <= index <= 8:
+        raise ValueError(f"a tic-tac-toe action must be in 0..8, got {index}")
+    return 3 * (index % 3) + index // 3
+
+
+def to_pettingzoo_action(cell: int) -> int:
+    """Returns PettingZoo ``tictactoe_v3``'s action (column by column) of our cell.
+
+    Args:
+        cell: int in 0..8, our row-major cell (row ``cell // 3``, column ``cell % 3``).
+
+    Returns:
+        int in 0..8, PettingZoo's action ``3 * (cell % 3) + cell // 3``.
+
+    Raises:
+        TypeError: if ``cell`` is not an integer (Python or numpy int).
+        ValueError: if it is not in 0..8.
+    """
+    return from_pettingzoo_action(cell)
+
+
+def state_from_pettingzoo(env) -> int:
+    """Returns our state of a PettingZoo ``tictactoe_v3`` env's board.
+
+    Reads ``env.unwrapped.board.squares`` (9 cells, column by column; 0 empty,
+    1 for ``player_1``'s X, 2 for ``player_2``'s O) and checks that the agent
+    to move agrees with the board while the game is on. The env is not changed.
+
+    Args:
+        env: a reset PettingZoo tic-tac-toe env (wrapped or not).
+
+    Returns:
+        The state (int bitboard) of the same position.
+
+    Raises:
+        TypeError: if ``env`` has no tic-tac-toe board.
+        ValueError: if the board is not a reachable position, or the agent to
+            move is not the board's player to move.
+    """
+    squares = getattr(getattr(env.unwrapped, "board", None), "squares", None)
+    if not isinstance(squares, list) or len(squares) != 9:
+        raise TypeError(
+            f"env must be PettingZoo's tictactoe_v3 (board.squares: 9 cells), got {env!r}"
+        )
+    state = 0
+    for action, mark in enumerate(squares):
+        cell = 3 * (action % 3) + action // 3
+        if mark == 1:
+            state |= 1 << cell
+        elif mark == 2:
+            state |= 1 << (cell + 9)
+        elif mark != 0:
+            raise ValueError(f"square {action} holds {mark!r}; expected 0, 1 or 2")
+    if state not in _ACTIONS:
+        raise ValueError(f"the env's board {format_board(state)!r} is not reachable in play")
+    if _ACTIONS[state]:
+        agent = env.unwrapped.agent_selection
+        expected = env.unwrapped.possible_agents[_PLAYERS[state] - 1]
+        if agent != expected:
+            raise ValueError(
+                f"the env has {agent!r} to move, but the board {format_board(state)!r} "
+                f"has {expected!r} to move"
+            )
+    return state

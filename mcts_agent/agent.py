@@ -1,0 +1,263 @@
+"""A drop-in MCTS agent for PettingZoo's AEC game loop and for Gymnasium envs.
+
+:class:`MCTSAgent` plans with :class:`~mcts_agent.search.MCTS` on a copy of
+the game and returns a move in the env's own action space; the live env is
+left exactly as it was::
+
+    env = pettingzoo.make("aec", "classic/tictactoe-v3")
+    env.reset(seed=42)
+    agent = MCTSAgent(iterations=2000, exploration=2 * math.sqrt(2), seed=0)
+    for name in env.agent_iter():
+        observation, reward, termination, truncation, info = env.last()
+        if termination or truncation:
+            action = None
+        elif name == "player_1":
+            action = agent.act(env)          # or agent(observation, env)
+        else:
+            action = env.action_space(name).sample(observation["action_mask"])
+        env.step(action)
+
+What it plans on:
+
+* PettingZoo tic-tac-toe (``classic/tictactoe-v3``): our own
+  :class:`~mcts_agent.envs.tic_tac_toe.TicTacToeModel` by default (the same
+  game, rewards and turn order, converted from PettingZoo's column-major cells
+  and back), far faster than stepping PettingZoo's env; ``native_models=False``
+  plans through :class:`~mcts_agent.adapters.PettingZooModel` instead.
+* any other PettingZoo AEC env (``pettingzoo.AECEnv``, wrapped or not):
+  :class:`~mcts_agent.adapters.PettingZooModel`, made once per env (its clone
+  check runs once, not at every move).
+* a Gymnasium env (``gymnasium.Env``): ``mcts_agent.adapters.GymnasiumModel``,
+  also made once per env.
+
+Every model the agent plans on gets its own :class:`~mcts_agent.search.MCTS`,
+seeded from the agent's one generator (``seed``), so a seeded agent plays the
+same moves in the same games, and each planner's rollouts continue their
+random stream from move to move.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import weakref
+from collections.abc import Callable, Hashable, Sequence
+from typing import Any
+
+from mcts_agent.search import MCTS, RolloutPolicy, SearchSummary
+
+__all__ = ["MCTSAgent"]
+
+_TICTACTOE = ("pettingzoo.classic.tictactoe.tictactoe", "raw_env")
+"""Module and class name of PettingZoo's tic-tac-toe (``env.unwrapped``)."""
+
+
+class _Binding:
+    """One env's planner and the conversions between the env and the planner's model."""
+
+    __slots__ = ("planner", "state_of", "to_env_action", "to_env_player")
+
+    def __init__(
+        self,
+        planner: MCTS,
+        state_of: Callable[[Any], Any],
+        to_env_action: Callable[[Any], Any],
+        to_env_player: Callable[[Hashable], Hashable],
+    ) -> None:
+        self.planner = planner
+        self.state_of = state_of
+        self.to_env_action = to_env_action
+        self.to_env_player = to_env_player
+
+
+def _same(value: Any) -> Any:
+    return value
+
+
+class MCTSAgent:
+    """A UCT agent that plans from a copy of the env it is given (``SPEC.md``).
+
+    Args:
+        iterations: int >= 1, UCT iterations per move.
+        exploration: c >= 0 of UCB1 (scale sqrt(2) by the range of the
+            returns: 2 * sqrt(2) for games won 1 / lost -1).
+        gamma: discount rate in [0, 1].
+        rollout_limit: int >= 0, most moves per rollout (0: no rollouts).
+        rollout_policy: optional ``(state, actions, rng) -> action`` for rollouts,
+            called with the planned-on model's states and actions (see the
+            module docstring: for PettingZoo tic-tac-toe by default
+            :class:`~mcts_agent.envs.tic_tac_toe.TicTacToeModel`'s int states
+            and row-major cells).
+        seed: int seed of the agent's generator (each planner is seeded from
+            it), or None for fresh entropy.
+        native_models: True to plan PettingZoo tic-tac-toe on our
+            ``TicTacToeModel`` (unless ``clone`` is given); False to plan every
+            PettingZoo env through ``PettingZooModel``.
+        clone: passed to ``PettingZooModel`` (None, ``"snapshot"``,
+            ``"attributes"``, ``"replay"`` or a function ``env -> copy``).
+        env_factory: passed to ``PettingZooModel`` (for ``clone="replay"``).
+
+    Attributes:
+        last_summary: :class:`~mcts_agent.search.SearchSummary` of the last
+            move, in the env's numbering: ``actions`` and ``action`` are env
+            actions, ``player`` the env's agent id (PettingZoo) or 0
+            (Gymnasium); ``visit_counts`` and ``values`` (from the mover's
+            point of view) per action. None before the first move.
+        last_planner: the :class:`~mcts_agent.search.MCTS` of the last move
+            (its ``tree`` is that search's tree, in the model's numbering).
+
+    Raises:
+        TypeError, ValueError: if an argument has the wrong type or range.
+    """
+
+    def __init__(
+        self,
+        iterations: int,
+        *,
+        exploration: float = math.sqrt(2),
+        gamma: float = 1.0,
+        rollout_limit: int = 1000,
+        rollout_policy: RolloutPolicy | None = None,
+        seed: int | None = None,
+        native_models: bool = True,
+        clone: str | Callable[[Any], Any] | None = None,
+        env_factory: Callable[[], Any] | None = None,
+    ) -> None:
+        if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int)):
+            raise TypeError(f"seed must be an int or None, got {seed!r}")
+        if not isinstance(native_models, bool):
+            raise TypeError(f"native_models must be a bool, got {native_models!r}")
+        self._search_options = {
+            "iterations": iterations,
+            "exploration": exploration,
+            "gamma": gamma,
+            "rollout_limit": rollout_limit,
+            "rollout_policy": rollout_policy,
+        }
+        self._rng = random.Random(seed)
+        self.native_models = native_models
+        self.clone = clone
+        self.env_factory = env_factory
+        # The tic-tac-toe planner is made at once: it also checks the search options.
+        self._tictactoe_binding = self._tictactoe()
+        self._bindings: weakref.WeakKeyDictionary[Any, _Binding] = weakref.WeakKeyDictionary()
+        self.last_summary: SearchSummary | None = None
+        self.last_planner: MCTS | None = None
+
+    # ------------------------------------------------------------ public API
+
+    def act(self, env: Any, *, history: tuple[int | None, Sequence[Any]] | None = None) -> Any:
+        """Plans from a copy of ``env`` and returns the move of the agent to move.
+
+        The live env is not changed (its board, observations, rewards,
+        cumulative rewards, agent selection and random generators stay as
+        they were).
+
+        Args:
+            env: a reset PettingZoo AEC env (for ``env.agent_selection``, which
+                must not be terminated or truncated) or a Gymnasium env.
+            history: ``(seed, actions)`` since the env's reset; only for
+                ``clone="replay"`` (see ``PettingZooModel.state_of``).
+
+        Returns:
+            An action in the env's action space (a Python int for Discrete spaces).
+
+        Raises:
+            TypeError: if ``env`` is neither a PettingZoo AEC env nor a Gymnasium env.
+            ValueError: if the game is over for the agent to move.
+        """
+        binding = self._binding(env)
+        if history is None:
+            state = binding.state_of(env)
+        elif self.clone == "replay" and binding is not self._tictactoe_binding:
+            state = binding.state_of(env, history=history)
+        else:
+            raise ValueError("history is only read with clone='replay' (PettingZoo envs)")
+        planner = binding.planner
+        action = planner(state)
+        summary = planner.summary()
+        to_env_action = binding.to_env_action
+        self.last_planner = planner
+        self.last_summary = SearchSummary(
+            actions=tuple(to_env_action(a) for a in summary.actions),
+            visit_counts=summary.visit_counts,
+            values=summary.values,
+            action=to_env_action(action),
+            player=binding.to_env_player(summary.player),
+        )
+        return self.last_summary.action
+
+    def __call__(self, observation: Any, env: Any) -> Any:
+        """Policy form ``policy(observation, env) -> action``: returns ``act(env)``.
+
+        ``observation`` is not read: the agent plans from the env itself.
+        """
+        return self.act(env)
+
+    # ------------------------------------------------------------- internals
+
+    def _planner(self, model: Any) -> MCTS:
+        return MCTS(model, seed=self._rng.getrandbits(63), **self._search_options)
+
+    def _tictactoe(self) -> _Binding:
+        from mcts_agent.envs.tic_tac_toe import (
+            TicTacToeModel,
+            state_from_pettingzoo,
+            to_pettingzoo_action,
+        )
+
+        agents = ("player_1", "player_2")  # players 1 (X) and 2 (O) of TicTacToeModel
+        return _Binding(
+            self._planner(TicTacToeModel()),
+            state_from_pettingzoo,
+            to_pettingzoo_action,
+            lambda player: agents[player - 1],
+        )
+
+    def _binding(self, env: Any) -> _Binding:
+        """The cached binding of ``env`` (keyed by ``env.unwrapped``), made at first use."""
+        kind = _env_kind(env)
+        inner = env.unwrapped
+        if kind == "pettingzoo":
+            agent = inner.agent_selection
+            if inner.terminations.get(agent, True) or inner.truncations.get(agent, True):
+                raise ValueError(
+                    f"the game is over for {agent!r} (terminated or truncated): step(None) "
+                    "instead of asking the agent for a move"
+                )
+            cls = type(inner)
+            native = self.native_models and self.clone is None
+            if native and (cls.__module__, cls.__qualname__) == _TICTACTOE:
+                from mcts_agent.adapters.pettingzoo_model import unwrap_policing
+
+                unwrap_policing(env)
+                return self._tictactoe_binding
+        binding = self._bindings.get(inner)
+        if binding is None:
+            if kind == "pettingzoo":
+                from mcts_agent.adapters.pettingzoo_model import PettingZooModel
+
+                model = PettingZooModel(env, clone=self.clone, env_factory=self.env_factory)
+            else:
+                from mcts_agent.adapters.gymnasium_model import GymnasiumModel
+
+                model = GymnasiumModel(env)
+            binding = _Binding(self._planner(model), model.state_of, model.to_env_action, _same)
+            self._bindings[inner] = binding
+        return binding
+
+
+def _env_kind(env: Any) -> str:
+    """``"pettingzoo"`` for an AEC env, ``"gymnasium"`` for a Gymnasium env; else TypeError."""
+    from pettingzoo import AECEnv
+
+    if isinstance(env, AECEnv) or isinstance(getattr(env, "unwrapped", None), AECEnv):
+        return "pettingzoo"
+    import gymnasium
+
+    if isinstance(env, gymnasium.Env):
+        return "gymnasium"
+    raise TypeError(
+        "MCTSAgent plays a pettingzoo.AECEnv (turn-based, e.g. pettingzoo.make('aec', "
+        f"'classic/tictactoe-v3')) or a gymnasium.Env; got {type(env).__name__}"
+    )
