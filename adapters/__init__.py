@@ -1,3 +1,5 @@
 """Adapters that turn Gymnasium and PettingZoo envs into models (``mcts_agent.adapters``)."""
 
-from mcts_agent.adapters.pettingzoo_model import CloneCheckError, PettingZooModel, PettingZooState
+from mcts_agent.adapters.pettingzoo_model import CloneCheckError as CloneCheckError
+from mcts_agent.adapters.pettingzoo_model import PettingZooModel as PettingZooModel
+from mcts_agent.adapters.pettingzoo_model import PettingZooState as PettingZooState
