@@ -439,18 +439,6 @@ class PettingZooGame:
 Game = ModelGame | PettingZooGame
 
 
-def _tic_tac_toe_env_state(env: Any) -> Any:
-    from mcts_agent.adapters.pettingzoo_model import tic_tac_toe_state
-
-    return tic_tac_toe_state(env)
-
-
-def _tic_tac_toe_env_action(action: int) -> int:
-    from mcts_agent.adapters.pettingzoo_model import tic_tac_toe_env_action
-
-    return tic_tac_toe_env_action(action)
-
-
 def _connect_four_env_state(env: Any) -> Any:
     from mcts_agent.envs.connect_four import from_pettingzoo_board
 
@@ -477,15 +465,20 @@ def make_game(name: str) -> Game:
         ValueError: if ``name`` is not one of :data:`GAME_NAMES`.
     """
     if name in ("tictactoe", "classic/tictactoe-v3"):
-        from mcts_agent.envs.tic_tac_toe import EMPTY_BOARD, TicTacToeModel
+        from mcts_agent.envs.tic_tac_toe import (
+            EMPTY_BOARD,
+            TicTacToeModel,
+            state_from_pettingzoo,
+            to_pettingzoo_action,
+        )
 
         if name == "tictactoe":
             return ModelGame(TicTacToeModel(), EMPTY_BOARD, name, ("X", "O"), solvable=True)
         return PettingZooGame(
             name,
             TicTacToeModel(),
-            _tic_tac_toe_env_state,
-            _tic_tac_toe_env_action,
+            state_from_pettingzoo,
+            to_pettingzoo_action,
             ("X", "O"),
             solvable=True,
         )
@@ -903,13 +896,18 @@ class SweepResult:
             counts[2] += row["games"]
         figure = Figure(figsize=(10, 4), layout="constrained")
         win_axes, loss_axes = figure.subplots(1, 2, sharex=True)
+        seat_names = self.matches[0].seat_names
+        colours: dict[tuple[str, str], str] = {}
         for (opponent, seat, c), by_iterations in series.items():
             xs = sorted(by_iterations)
-            label = f"vs {opponent}, as {seat}{c}"
-            win_axes.plot(xs, [by_iterations[x][0] / by_iterations[x][2] for x in xs], "o-")
-            loss_axes.plot(
-                xs, [by_iterations[x][1] / by_iterations[x][2] for x in xs], "o-", label=label
-            )
+            style = {
+                "color": colours.setdefault((opponent, c), f"C{len(colours) % 10}"),
+                "linestyle": "-" if seat == seat_names[0] else "--",
+                "marker": "o" if seat == seat_names[0] else "s",
+                "label": f"vs {opponent}, as {seat}{c}",
+            }
+            win_axes.plot(xs, [by_iterations[x][0] / by_iterations[x][2] for x in xs], **style)
+            loss_axes.plot(xs, [by_iterations[x][1] / by_iterations[x][2] for x in xs], **style)
         for axes, what in ((win_axes, "win rate"), (loss_axes, "loss rate")):
             axes.set_xscale("log")
             axes.set_xlabel("MCTS iterations per move")
