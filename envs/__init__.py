@@ -1,1 +1,15 @@
-"""Game models and environments of our own (installed as ``mcts_agent.envs``)."""
+"""Game models and environments of our own (installed as ``mcts_agent.envs``).
+
+Importing this package registers the Gymnasium envs defined here:
+
+* ``"mcts_agent/GridMaze-v0"``: :class:`mcts_agent.envs.grid_maze.GridMazeEnv`
+  (200 steps per episode).
+"""
+
+import gymnasium
+
+gymnasium.register(
+    id="mcts_agent/GridMaze-v0",
+    entry_point="mcts_agent.envs.grid_maze:GridMazeEnv",
+    max_episode_steps=200,
+)
