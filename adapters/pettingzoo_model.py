@@ -119,6 +119,17 @@ POLICING_WRAPPERS: tuple[type, ...] = (
 """PettingZoo wrappers that only police moves or capture output: planning on
 ``env.unwrapped`` with legal moves only keeps their meaning."""
 
+_RESET_ATTRIBUTES = (
+    "agents",
+    "agent_selection",
+    "rewards",
+    "_cumulative_rewards",
+    "terminations",
+    "truncations",
+    "infos",
+)
+"""What an AEC env's ``reset`` sets (``AECEnv.last`` reads them)."""
+
 History = tuple[int | None, Sequence[Any]]
 """``(seed, actions)``: the ``reset`` seed and every action stepped since, in order."""
 
@@ -232,6 +243,9 @@ def _game_over(env: AECEnv) -> bool:
     """True when every agent is terminated or truncated (or none is left)."""
     terminations = env.terminations
     truncations = env.truncations
+    agent = env.agent_selection
+    if agent in terminations and not (terminations[agent] or truncations[agent]):
+        return False  # the agent to move plays on (the common case, answered at once)
     return all(terminations[a] or truncations[a] for a in env.agents)
 
 
@@ -316,31 +330,34 @@ class _SnapshotMethod:
         self.loaded: PettingZooState | None = None  # the state the scratch holds now
 
     def capture(self, env: AECEnv) -> tuple:
+        """The game's variables, copied (dicts of scalars by ``dict.copy``)."""
         env = env.unwrapped
         selector = env._agent_selector
         agents = env.agents
+        order = selector.agent_order
+        infos = env.infos
         return (
             tuple(self.game.get_board(env)),
             tuple(agents),
             env.agent_selection,
-            selector.agent_order is agents,
-            tuple(selector.agent_order),
+            None if order is agents else tuple(order),  # None: the same list as agents
             selector._current_agent,
             selector.selected_agent,
-            tuple(env.rewards.items()),
-            tuple(env._cumulative_rewards.items()),
-            tuple(env.terminations.items()),
-            tuple(env.truncations.items()),
-            tuple((agent, dict(info)) for agent, info in env.infos.items()),
-            getattr(env, "_skip_agent_selection", self._MISSING),
+            env.rewards.copy(),
+            env._cumulative_rewards.copy(),
+            env.terminations.copy(),
+            env.truncations.copy(),
+            # the agents' info dicts, or just their keys when every info is empty
+            {a: dict(info) for a, info in infos.items()} if any(infos.values()) else tuple(infos),
+            env.__dict__.get("_skip_agent_selection", self._MISSING),
         )
 
     def load(self, position: tuple) -> AECEnv:
+        """Restores ``position`` into the scratch env (fresh copies of every mutable value)."""
         (
             board,
             agents,
             agent_selection,
-            order_is_agents,
             agent_order,
             current_agent,
             selected_agent,
@@ -356,14 +373,17 @@ class _SnapshotMethod:
         env.agents = agents_list = list(agents)
         env.agent_selection = agent_selection
         selector = env._agent_selector
-        selector.agent_order = agents_list if order_is_agents else list(agent_order)
+        selector.agent_order = agents_list if agent_order is None else list(agent_order)
         selector._current_agent = current_agent
         selector.selected_agent = selected_agent
-        env.rewards = dict(rewards)
-        env._cumulative_rewards = dict(cumulative_rewards)
-        env.terminations = dict(terminations)
-        env.truncations = dict(truncations)
-        env.infos = {agent: dict(info) for agent, info in infos}
+        env.rewards = rewards.copy()
+        env._cumulative_rewards = cumulative_rewards.copy()
+        env.terminations = terminations.copy()
+        env.truncations = truncations.copy()
+        if isinstance(infos, tuple):
+            env.infos = {agent: {} for agent in infos}
+        else:
+            env.infos = {agent: dict(info) for agent, info in infos.items()}
         if skip_agent_selection is self._MISSING:
             env.__dict__.pop("_skip_agent_selection", None)
         else:
@@ -374,8 +394,8 @@ class _SnapshotMethod:
     def commit(self, env: AECEnv, position: tuple, action: Any) -> tuple:
         return self.capture(env)
 
-    def legal_actions(self, env: AECEnv, agent: Hashable) -> tuple:
-        return tuple(self.game.legal_moves(env))
+    def legal_actions(self, env: AECEnv, agent: Hashable) -> Sequence[Any]:
+        return self.game.legal_moves(env)
 
 
 class _AttributesMethod:
@@ -558,7 +578,7 @@ class PettingZooModel:
                 f"env must be a pettingzoo.AECEnv (the AEC API), got {type(env).__name__}"
             )
         inner = env.unwrapped
-        if not hasattr(inner, "agent_selection"):
+        if any(not hasattr(inner, name) for name in _RESET_ATTRIBUTES):
             raise ValueError("env has not been reset: call env.reset(seed=...) first")
         self.possible_agents = tuple(inner.possible_agents)
         self.num_players = len(self.possible_agents)
@@ -723,14 +743,10 @@ class PettingZooModel:
             env.step(actions[int(random_() * len(actions))])
             g += coef * env.rewards[mover]
             limit -= 1
-            if limit == 0:
-                return g
-            terminations = env.terminations
-            truncations = env.truncations
-            if all(terminations[a] or truncations[a] for a in env.agents):
-                return g
             agent = env.agent_selection
-            if terminations[agent] or truncations[agent]:
+            # The game is over for the search when the agent to move is done (also
+            # when every agent is): the generic rollout stops there too.
+            if limit == 0 or env.terminations.get(agent, True) or env.truncations.get(agent, True):
                 return g
             actions = legal_actions(env, agent)
             if not actions:
@@ -752,7 +768,7 @@ class PettingZooModel:
         if over or env.terminations.get(agent, True) or env.truncations.get(agent, True):
             actions: tuple = ()
         else:
-            actions = self._method.legal_actions(env, agent)
+            actions = tuple(self._method.legal_actions(env, agent))
         return PettingZooState(agent, actions, position)
 
     def _check_clone(self, env: AECEnv, position: Any) -> None:
@@ -781,10 +797,16 @@ class PettingZooModel:
                 )
             if model_actions:
                 action = model_actions[0]
+                saved = _copy_attributes(env.unwrapped)
                 clone.step(action)
                 difference = _first_difference(original, _fingerprint(env))
                 if difference:
-                    raise failure(f"stepping the clone changed the original: {difference}")
+                    inner = env.unwrapped  # undo the broken clone's damage to the caller's game
+                    inner.__dict__.clear()
+                    inner.__dict__.update(saved.__dict__)
+                    raise failure(
+                        f"stepping the clone changed the original (now restored): {difference}"
+                    )
                 stepped = _fingerprint(clone)
                 next_position = method.commit(clone, position, action)
                 method.load(position)  # overwrites a scratch env before the next load
