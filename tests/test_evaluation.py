@@ -1,0 +1,315 @@
+"""The arena: counting, seats, seeds, files, and identical results on every backend."""
+
+from __future__ import annotations
+
+import csv
+import json
+from dataclasses import dataclass
+
+import pytest
+
+from mcts_agent.envs import connect_four
+from mcts_agent.envs.connect_four import ConnectFourModel
+from mcts_agent.envs.tic_tac_toe import (
+    EMPTY_BOARD,
+    TicTacToeModel,
+    from_pettingzoo_action,
+    perfect_moves,
+)
+from mcts_agent.evaluation import (
+    GAME_NAMES,
+    MatchSpec,
+    MCTSPlayer,
+    MinimaxPlayer,
+    ModelGame,
+    PerfectPlayer,
+    RandomPlayer,
+    Tally,
+    game_seeds,
+    make_game,
+    play_match,
+    run_matches,
+    sweep,
+)
+
+TTT = make_game("tictactoe")
+
+
+@dataclass(frozen=True)
+class ScriptedPlayer:
+    """Plays the first cell of `script` that is legal (a picklable player factory)."""
+
+    script: tuple[int, ...]
+
+    def __call__(self, model, seed):
+        def policy(state):
+            legal = model.actions(state)
+            return next(cell for cell in self.script if cell in legal)
+
+        return policy
+
+
+FIRST_LEGAL = ScriptedPlayer(tuple(range(9)))
+LAST_LEGAL = ScriptedPlayer(tuple(range(8, -1, -1)))
+# Both sides following this script draw: X 0 8 7 2 3, O 4 1 6 5.
+DRAW_LINE = ScriptedPlayer((0, 4, 8, 1, 7, 6, 2, 5, 3))
+
+
+def without_seconds(result):
+    return [(r.index, r.agent_seat, r.seeds, r.moves, r.returns) for r in result.records]
+
+
+def test_first_legal_against_itself_always_wins_as_x():
+    # X 0, O 1, X 2, O 3, X 4, O 5, X 6: X completes the diagonal 2-4-6.
+    result = play_match(TTT, FIRST_LEGAL, FIRST_LEGAL, games_per_seat=3, workers=1)
+    assert [r.agent_seat for r in result.records] == [0, 1, 0, 1, 0, 1]
+    assert all(r.moves == (0, 1, 2, 3, 4, 5, 6) for r in result.records)
+    assert result.tally(0) == Tally(3, 0, 0)
+    assert result.tally(1) == Tally(0, 0, 3)
+    assert result.tally() == Tally(3, 0, 3)
+    assert [r.returns for r in result.records] == [(1.0, 0.0), (0.0, 1.0)] * 3
+    assert result.mean_length == 7
+    assert result.moves_per_second > 0
+
+
+def test_first_legal_against_last_legal():
+    # Agent as X: X 0, O 8, X 1, O 7, X 2 wins the top row.
+    # Agent as O: X 8, O 0, X 7, O 1, X 6 wins the bottom row.
+    result = play_match(TTT, FIRST_LEGAL, LAST_LEGAL, games_per_seat=2, workers=1)
+    assert [r.moves for r in result.records] == [(0, 8, 1, 7, 2), (8, 0, 7, 1, 6)] * 2
+    assert [r.outcome for r in result.records] == ["win", "loss"] * 2
+    assert result.tally(0) == Tally(2, 0, 0)
+    assert result.tally(1) == Tally(0, 0, 2)
+    assert result.mean_length == 5
+
+
+def test_a_drawn_line_counts_as_draws_in_both_seats():
+    result = play_match(TTT, DRAW_LINE, DRAW_LINE, games_per_seat=2, workers=1)
+    assert all(r.moves == (0, 4, 8, 1, 7, 6, 2, 5, 3) for r in result.records)
+    assert result.tally(0) == Tally(0, 2, 0) and result.tally(1) == Tally(0, 2, 0)
+    assert all(r.returns == (0.0, 0.0) for r in result.records)
+
+
+@pytest.mark.parametrize("seats, seat", [("first", 0), ("second", 1)])
+def test_fixed_seats(seats, seat):
+    result = play_match(TTT, FIRST_LEGAL, LAST_LEGAL, games_per_seat=3, seats=seats, workers=1)
+    assert len(result.records) == 3
+    assert {r.agent_seat for r in result.records} == {seat}
+    expected = Tally(3, 0, 0) if seat == 0 else Tally(0, 0, 3)
+    assert result.tally(seat) == expected and result.tally(1 - seat) == Tally(0, 0, 0)
+
+
+def test_games_are_seeded_from_the_master_seed_and_their_index():
+    result = play_match(TTT, RandomPlayer(), RandomPlayer(), games_per_seat=5, seed=3, workers=1)
+    seeds = [r.seeds for r in result.records]
+    assert seeds == [game_seeds(3, i) for i in range(10)]
+    assert len({s for triple in seeds for s in triple}) == 30  # all different
+    again = play_match(TTT, RandomPlayer(), RandomPlayer(), games_per_seat=5, seed=3, workers=1)
+    assert without_seconds(again) == without_seconds(result)
+    other = play_match(TTT, RandomPlayer(), RandomPlayer(), games_per_seat=5, seed=4, workers=1)
+    assert [r.moves for r in other.records] != [r.moves for r in result.records]
+
+
+def test_every_game_is_legal_and_the_perfect_player_never_loses():
+    result = play_match(TTT, RandomPlayer(), PerfectPlayer(), games_per_seat=20, workers=1)
+    model = TicTacToeModel()
+    for record in result.records:
+        state = EMPTY_BOARD
+        for ply, action in enumerate(record.moves):
+            if (ply % 2 == 0) == (record.agent_seat == 1):  # the perfect player's move
+                assert action in perfect_moves(state)
+            state = model.step(state, action).next_state
+        assert not model.actions(state)
+    assert result.tally().wins == 0
+    assert result.tally().losses > 20  # random play loses most games to perfect play
+
+
+def sweep_small(**backend):
+    return sweep(
+        TTT,
+        [RandomPlayer(), PerfectPlayer(), MinimaxPlayer(depth=2)],
+        [5, 30],
+        explorations=[1.0, 3.0],
+        seeds=[0, 1],
+        games_per_seat=3,
+        **backend,
+    )
+
+
+def test_results_are_identical_with_one_or_two_worker_processes():
+    serial = sweep_small(workers=1)
+    parallel = sweep_small(workers=2)
+    assert len(serial.matches) == 3 * 2 * 2 * 2
+    for a, b in zip(serial.matches, parallel.matches, strict=True):
+        assert a.spec == b.spec
+        assert without_seconds(a) == without_seconds(b)
+    assert serial.table() == parallel.table()
+
+
+def test_ray_backend_on_a_local_instance_gives_identical_results():
+    ray = pytest.importorskip("ray", reason="Ray is not installed (pip install 'mcts-agent[ray]')")
+    serial = sweep_small(workers=1)
+    ray.init(num_cpus=2, include_dashboard=False, logging_level="WARNING")
+    try:
+        on_ray = sweep_small(backend="ray")
+        assert ray.is_initialized()  # a running instance is used, and left running
+    finally:
+        ray.shutdown()
+    for a, b in zip(serial.matches, on_ray.matches, strict=True):
+        assert without_seconds(a) == without_seconds(b)
+
+
+def test_sweep_orders_matches_and_builds_one_table():
+    result = sweep_small(workers=1)
+    keys = [
+        (m.spec.opponent.label, m.spec.agent.exploration, m.spec.seed, m.spec.agent.iterations)
+        for m in result.matches
+    ]
+    assert keys[:4] == [("random", 1.0, 0, 5), ("random", 1.0, 0, 30), ("random", 1.0, 1, 5)] + [
+        ("random", 1.0, 1, 30)
+    ]
+    assert keys[-1] == ("minimax(depth=2)", 3.0, 1, 30)
+    lines = result.table().splitlines()
+    assert "3 games per seat" in lines[0]
+    assert lines[1].split() == ["as", "X", "as", "O"]
+    assert lines[2].split() == ["opponent", "c", "seed", "iterations", *"WDLWDL"]
+    assert len(lines) == 3 + len(result.matches)
+    for line, match in zip(lines[3:], result.matches, strict=True):
+        cells = line.split()
+        assert cells[0] == match.spec.opponent.label
+        assert [int(c) for c in cells[-6:]] == [*match.tally(0), *match.tally(1)]
+
+
+def test_match_files(tmp_path):
+    result = play_match(TTT, FIRST_LEGAL, LAST_LEGAL, games_per_seat=2, workers=1)
+    result.save_json(tmp_path / "match.json")
+    data = json.loads((tmp_path / "match.json").read_text())
+    assert data["tally"] == {
+        "X": {"wins": 2, "draws": 0, "losses": 0},
+        "O": {"wins": 0, "draws": 0, "losses": 2},
+    }
+    assert [g["moves"] for g in data["games"]] == [[0, 8, 1, 7, 2], [8, 0, 7, 1, 6]] * 2
+    assert data["games"][1]["outcome"] == "loss"
+    result.save_csv(tmp_path / "match.csv")
+    rows = list(csv.DictReader((tmp_path / "match.csv").open()))
+    assert [(r["seat"], r["outcome"], r["moves"]) for r in rows[:2]] == [
+        ("X", "win", "0 8 1 7 2"),
+        ("O", "loss", "8 0 7 1 6"),
+    ]
+
+
+def test_sweep_files(tmp_path):
+    result = sweep(TTT, [PerfectPlayer()], [5], games_per_seat=4, workers=1)
+    result.save_csv(tmp_path / "sweep.csv")
+    rows = list(csv.DictReader((tmp_path / "sweep.csv").open()))
+    assert [(r["seat"], r["games"]) for r in rows] == [("X", "4"), ("O", "4")]
+    for row, seat in zip(rows, (0, 1), strict=True):
+        tally = result.matches[0].tally(seat)
+        assert (int(row["wins"]), int(row["draws"]), int(row["losses"])) == tally
+    result.save_json(tmp_path / "sweep.json")
+    data = json.loads((tmp_path / "sweep.json").read_text())
+    assert data["matches"][0]["agent"] == {
+        "kind": "mcts",
+        "iterations": 5,
+        "exploration": result.matches[0].spec.agent.exploration,
+        "rollout_limit": 1000,
+    }
+    assert len(data["matches"][0]["games"]) == 8
+    result.plot(tmp_path / "sweep.png")
+    assert (tmp_path / "sweep.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_pettingzoo_tic_tac_toe_plays_the_env_loop_with_converted_moves():
+    game = make_game("classic/tictactoe-v3")
+    # Our first legal cells 0, 1, 2, 3, 4, 5, 6 are PettingZoo's actions 0, 3, 6, 1, 4, 7, 2.
+    result = play_match(game, FIRST_LEGAL, FIRST_LEGAL, games_per_seat=1, workers=1)
+    assert [r.moves for r in result.records] == [(0, 3, 6, 1, 4, 7, 2)] * 2
+    assert [r.returns for r in result.records] == [(1.0, -1.0), (-1.0, 1.0)]  # PettingZoo's +-1
+    assert result.tally(0) == Tally(1, 0, 0) and result.tally(1) == Tally(0, 0, 1)
+
+
+def test_pettingzoo_tic_tac_toe_with_mcts_random_and_perfect_players():
+    game = make_game("classic/tictactoe-v3")
+    specs = [
+        MatchSpec(game, MCTSPlayer(200), RandomPlayer(), games_per_seat=3),
+        MatchSpec(game, MCTSPlayer(200), PerfectPlayer(), games_per_seat=3),
+    ]
+    results = run_matches(specs, workers=1)
+    model = TicTacToeModel()
+    for result in results:
+        for record in result.records:
+            state = EMPTY_BOARD
+            winner = None
+            for action in record.moves:
+                mover = model.player(state)
+                state, reward, _ = model.step(state, from_pettingzoo_action(action))
+                winner = mover if reward else winner
+            assert not model.actions(state)
+            agent_player = 1 + record.agent_seat
+            expected = "draw" if winner is None else "win" if winner == agent_player else "loss"
+            assert record.outcome == expected
+    assert results[1].tally().wins == 0  # nobody beats perfect play
+    assert [without_seconds(r) for r in run_matches(specs, workers=2)] == [
+        without_seconds(r) for r in results
+    ]
+
+
+def test_pettingzoo_connect_four_with_minimax_and_random_players():
+    game = make_game("classic/connect_four-v3")
+    result = play_match(game, MinimaxPlayer(depth=2), RandomPlayer(), games_per_seat=2, workers=1)
+    model = ConnectFourModel()
+    for record in result.records:
+        state = connect_four.EMPTY_BOARD
+        for action in record.moves:
+            mover = model.player(state)
+            state, reward, _ = model.step(state, action)
+        assert not model.actions(state)
+        agent_player = 1 + record.agent_seat
+        expected = "draw" if not reward else "win" if mover == agent_player else "loss"
+        assert record.outcome == expected
+        assert sorted(record.returns) in ([-1.0, 1.0], [0.0, 0.0])
+
+
+def test_make_game_names():
+    for name in GAME_NAMES:
+        assert make_game(name).name == name
+    with pytest.raises(ValueError, match="valid games: tictactoe, connect_four"):
+        make_game("chess")
+
+
+@dataclass(frozen=True)
+class IllegalPlayer:
+    def __call__(self, model, seed):
+        return lambda state: 42
+
+
+def test_bad_arguments_raise_clear_errors():
+    with pytest.raises(ValueError, match="perfect play needs a game small enough"):
+        MatchSpec(make_game("connect_four"), MCTSPlayer(10), PerfectPlayer())
+    with pytest.raises(ValueError, match="seats must be one of alternate, first, second"):
+        MatchSpec(TTT, MCTSPlayer(10), RandomPlayer(), seats="both")
+    with pytest.raises(ValueError, match="games_per_seat must be >= 1"):
+        MatchSpec(TTT, MCTSPlayer(10), RandomPlayer(), games_per_seat=0)
+    with pytest.raises(TypeError, match="game must be a ModelGame or PettingZooGame"):
+        MatchSpec("tictactoe", MCTSPlayer(10), RandomPlayer())
+    with pytest.raises(TypeError, match="opponent must be a player"):
+        MatchSpec(TTT, MCTSPlayer(10), "random")
+    with pytest.raises(ValueError, match="iterations must be >= 1"):
+        MCTSPlayer(0)
+    with pytest.raises(ValueError, match="exploration must be a finite number >= 0"):
+        MCTSPlayer(10, exploration=-1.0)
+    with pytest.raises(ValueError, match="depth must be >= 1"):
+        MinimaxPlayer(depth=0)
+    with pytest.raises(ValueError, match="backend must be one of process, ray"):
+        play_match(TTT, RandomPlayer(), RandomPlayer(), 1, backend="dask")
+    with pytest.raises(ValueError, match="address is for backend='ray' only"):
+        play_match(TTT, RandomPlayer(), RandomPlayer(), 1, address="auto")
+    with pytest.raises(ValueError, match="workers must be >= 1"):
+        play_match(TTT, RandomPlayer(), RandomPlayer(), 1, workers=0)
+    with pytest.raises(ValueError, match=r"played 42, which is not one of the legal actions"):
+        play_match(TTT, IllegalPlayer(), RandomPlayer(), 1, workers=1)
+    with pytest.raises(ValueError, match="iterations must not be empty"):
+        sweep(TTT, [RandomPlayer()], [])
+    finished = ModelGame(TicTacToeModel(), 0b111 | 0b11 << 12, "finished")
+    with pytest.raises(ValueError, match="has no legal actions"):
+        play_match(finished, RandomPlayer(), RandomPlayer(), 1, workers=1)
