@@ -18,7 +18,7 @@ from collections.abc import Callable, Hashable, Sequence
 from typing import Any, Generic, NamedTuple
 
 from mcts_agent.model import Model, StateT
-from mcts_agent.tree import ROOT, UNVISITED, Node, Tree
+from mcts_agent.tree import ROOT, TERMINAL, UNVISITED, Node, Tree
 
 __all__ = ["MCTS", "RolloutPolicy", "SearchSummary"]
 
@@ -195,9 +195,7 @@ class MCTS(Generic[StateT]):
         values = tree.values
         best_index = -1
         best_key: tuple[int, float] = (-1, -math.inf)
-        for i, child in enumerate(children):
-            if child == UNVISITED:
-                break
+        for i, child in enumerate(children):  # the children made so far, in order
             key = (visits[child], values[child])
             if key > best_key:
                 best_key = key
@@ -211,7 +209,7 @@ class MCTS(Generic[StateT]):
             RuntimeError: if no search has run yet.
         """
         tree = self.tree
-        children = tree.children[ROOT]
+        children = tree[ROOT].children
         return SearchSummary(
             actions=tree.actions[ROOT],
             visit_counts=tuple(tree.visits[c] if c != UNVISITED else 0 for c in children),
@@ -223,37 +221,68 @@ class MCTS(Generic[StateT]):
     # ------------------------------------------------------------ the loop
 
     def _run(self, tree: Tree) -> None:
-        """The inner loop; fields are bound to locals for speed (profiled)."""
+        """The inner loop: ``SPEC.md``'s four steps, written for speed (profiled).
+
+        Readable version of one iteration (the code below does exactly this,
+        with the tree's lists bound to locals and no per-iteration allocation
+        beyond the new node)::
+
+            node, path = ROOT, []
+            while not terminal(node) and every action of node is tried:     # 1
+                node = argmax over children ch, first in order on ties, of
+                       Q(ch) + c * sqrt(ln N(node) / N(ch))
+                path.append(node)
+            if not terminal(node):                                           # 2
+                a = first untried action of node
+                node = add_child(node, a, step(state(node), a)); path.append(node)
+            G = 0 if terminal(node) or no rollouts else rollout(node)        # 3
+            for node in reversed(path):                                      # 4
+                G = r(node) + gamma * G if player(node) == mover(node) else r(node) - gamma * G
+                N(node) += 1; W(node) += G
+            N(root) += 1
+
+        Fast paths: ``untried[node] == 0`` is the test of step 1 (``untried``
+        is ``TERMINAL`` at a terminal node); ``discounts[node]`` holds
+        ``+gamma`` or ``-gamma`` so the backup is one multiply-add; ``values``
+        keeps W / N so selection reads Q without dividing. A model's fused
+        ``rollout(state, rng, limit, gamma)`` is called directly when no
+        ``rollout_policy`` is given. UCB1 is computed exactly as written in
+        ``SPEC.md`` (same floating-point operations, so the same ties).
+        """
         model = self.model
         step = model.step
         model_actions = model.actions
         model_player = model.player
         gamma = self.gamma
+        minus_gamma = -gamma
         c = self.exploration
-        rollout = self._make_rollout()
+        limit = self.rollout_limit
+        rng = self.rng
+        fused_rollout, generic_rollout = self._rollouts()
         log = math.log
         sqrt = math.sqrt
+        inf = math.inf
 
         states = tree.states
         players = tree.players
         rewards = tree.rewards
-        terminals = tree.terminals
         discounts = tree.discounts
         node_actions = tree.actions
         children = tree.children
-        num_tried = tree.num_tried
+        untried = tree.untried
         visits = tree.visits
         value_sums = tree.value_sums
         values = tree.values
 
         path: list[int] = []
+        path_append = path.append
         for _ in range(self.iterations):
             node = ROOT
             path.clear()
             # 1. Selection: descend while the node is not terminal and fully expanded.
-            while not terminals[node] and num_tried[node] == len(children[node]):
+            while not untried[node]:
                 log_n = log(visits[node])
-                best_score = -math.inf
+                best_score = -inf
                 best_child = UNVISITED
                 for child in children[node]:
                     score = values[child] + c * sqrt(log_n / visits[child])
@@ -261,42 +290,44 @@ class MCTS(Generic[StateT]):
                         best_score = score
                         best_child = child
                 node = best_child
-                path.append(node)
+                path_append(node)
 
             # 2. Expansion: the first untried action, stepped once for ever.
-            if not terminals[node]:
-                index = num_tried[node]
-                next_state, reward, terminated = step(states[node], node_actions[node][index])
+            left = untried[node]
+            if left > 0:
+                kids = children[node]
+                next_state, reward, terminated = step(states[node], node_actions[node][len(kids)])
                 child_actions: tuple = ()
                 child_player = None
                 if not terminated:
                     child_actions = tuple(model_actions(next_state))
                     if child_actions:
                         child_player = model_player(next_state)
-                    else:
-                        terminated = True
                 child = len(states)
                 states.append(next_state)
                 players.append(child_player)
                 rewards.append(float(reward))
-                terminals.append(terminated)
-                discounts.append(gamma if child_player == players[node] else -gamma)
+                discounts.append(gamma if child_player == players[node] else minus_gamma)
                 node_actions.append(child_actions)
-                children.append([UNVISITED] * len(child_actions))
-                num_tried.append(0)
+                children.append(())
+                untried.append(len(child_actions) or TERMINAL)
                 visits.append(0)
                 value_sums.append(0.0)
                 values.append(0.0)
-                children[node][index] = child
-                num_tried[node] = index + 1
+                children[node] = kids + (child,)
+                untried[node] = left - 1
                 node = child
-                path.append(node)
+                path_append(child)
 
             # 3. Simulation: G = 0 at a terminal node or with rollouts off.
-            if terminals[node] or rollout is None:
+            if untried[node] == TERMINAL:
                 g = 0.0
+            elif fused_rollout is not None:
+                g = fused_rollout(states[node], rng, limit, gamma)
+            elif generic_rollout is not None:
+                g = generic_rollout(states[node], node_actions[node], players[node])
             else:
-                g = rollout(states[node], node_actions[node], players[node])
+                g = 0.0
 
             # 4. Backup, leaf first: G = r + gamma*G if the mover moves again, else r - gamma*G.
             for node in reversed(path):
@@ -308,29 +339,35 @@ class MCTS(Generic[StateT]):
                 values[node] = w / n
             visits[ROOT] += 1
 
-    def _make_rollout(self) -> Callable[[Any, tuple, Hashable], float] | None:
-        """Returns ``rollout(state, actions, player) -> G`` for this planner, or None.
+    def _rollouts(
+        self,
+    ) -> tuple[
+        Callable[[Any, random.Random, int, float], float] | None,
+        Callable[[Any, tuple, Hashable], float] | None,
+    ]:
+        """Returns ``(fused, generic)`` rollouts for this planner; at most one is not None.
 
-        G is the rollout's return from ``player``'s point of view (``SPEC.md``,
-        step 3), accumulated forwards: ``G = sum_t coef_t * r_t`` with
-        ``coef_0 = 1`` and ``coef_{t+1} = coef_t * (gamma if p_{t+1} == p_t else
-        -gamma)``, which equals the backward rule
+        ``fused`` is the model's own ``rollout(state, rng, limit, gamma)``, used
+        when the model has one and no ``rollout_policy`` is given. ``generic``
+        is ``rollout(state, actions, player) -> G``, played with ``step``. Both
+        are None when ``rollout_limit`` is 0.
+
+        The generic rollout's G is the return from ``player``'s point of view
+        (``SPEC.md``, step 3), accumulated forwards: ``G = sum_t coef_t * r_t``
+        with ``coef_0 = 1`` and ``coef_{t+1} = coef_t * (gamma if p_{t+1} ==
+        p_t else -gamma)``, which equals the backward rule
         ``G_t = r_t +/- gamma * G_{t+1}``.
         """
         limit = self.rollout_limit
         if limit == 0:
-            return None
+            return None, None
         rng = self.rng
         gamma = self.gamma
         policy = self.rollout_policy
         model = self.model
         fused = getattr(model, "rollout", None)
         if policy is None and callable(fused):
-
-            def fused_rollout(state: Any, actions: tuple, player: Hashable) -> float:
-                return fused(state, rng, limit, gamma)
-
-            return fused_rollout
+            return fused, None
 
         step = model.step
         model_actions = model.actions
@@ -363,4 +400,4 @@ class MCTS(Generic[StateT]):
                 player = model_player(state)
                 coef *= gamma if player == mover else -gamma
 
-        return rollout
+        return None, rollout

@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Hashable, Iterator, Sequence
 from typing import Any, NamedTuple, overload
 
-__all__ = ["ROOT", "UNVISITED", "Node", "Tree"]
+__all__ = ["ROOT", "TERMINAL", "UNVISITED", "Node", "Tree"]
 
 ROOT = 0
 """Index of the root node in a :class:`Tree`."""
@@ -58,34 +58,51 @@ class Node(NamedTuple):
     value: float
 
 
+TERMINAL = -1
+"""``Tree.untried`` of a terminal node (it has no actions to try)."""
+
+
 class Tree(Sequence[Node]):
     """A search tree stored as one list per field, indexed by node.
 
     ``tree[i]`` returns a :class:`Node` snapshot of node ``i``; ``tree[0]`` is
-    the root. The lists are public to the search (``mcts_agent.search``) and
-    read-only to everyone else.
+    the root; nodes are numbered in the order they were added. The lists are
+    public to the search (``mcts_agent.search``) and read-only to everyone
+    else.
+
+    The layout is chosen for the search's inner loop (profiled) and for memory:
+
+    * ``children[i]`` holds only the children made so far, in the model's
+      order (expansion always takes the first untried action), as a tuple that
+      grows by one at each expansion; a node with none shares the empty tuple.
+      The :class:`Node` view pads it with ``UNVISITED`` up to ``len(actions)``.
+    * ``untried[i]`` counts the actions not tried yet, and is :data:`TERMINAL`
+      (-1) for a terminal node, so that one test, ``untried[i] == 0``, says
+      "selection goes on through this node".
+    * ``discounts[i]`` is one of two shared floats, ``+gamma`` or ``-gamma``.
 
     Attributes:
-        states, players, rewards, terminals, actions, children, visits,
-        value_sums: per-node fields (see :class:`Node`), each a list of length
-            ``len(tree)``.
-        discounts: per-node float, ``+gamma`` if the node's player to move is the
-            player who moved into it and ``-gamma`` otherwise (the sign rule of
-            the backup); 0.0 for the root.
-        values: per-node float, W / N, kept up to date by the backup.
-        num_tried: per-node int, how many of ``actions`` have a child; always a
-            prefix, since expansion takes the first untried action.
+        states, players, rewards, actions, visits, value_sums: per-node fields
+            (see :class:`Node`), each a list of length ``len(tree)``.
+        children: per-node tuple of the indices of the children made so far,
+            in the order of ``actions``.
+        untried: per-node int, ``len(actions) - len(children)``, or
+            :data:`TERMINAL` for a terminal node.
+        discounts: per-node float, ``+gamma`` if the node's player to move is
+            the player who moved into it and ``-gamma`` otherwise (the sign rule
+            of the backup); 0.0 for the root.
+        values: per-node float, W / N, kept up to date by the backup (0.0
+            while N = 0).
     """
 
     __slots__ = (
         "states",
         "players",
         "rewards",
-        "terminals",
         "discounts",
         "actions",
         "children",
-        "num_tried",
+        "untried",
         "visits",
         "value_sums",
         "values",
@@ -102,11 +119,10 @@ class Tree(Sequence[Node]):
         self.states: list[Any] = [state]
         self.players: list[Hashable | None] = [player]
         self.rewards: list[float] = [0.0]
-        self.terminals: list[bool] = [False]
         self.discounts: list[float] = [0.0]
         self.actions: list[tuple] = [actions]
-        self.children: list[list[int]] = [[UNVISITED] * len(actions)]
-        self.num_tried: list[int] = [0]
+        self.children: list[tuple[int, ...]] = [()]
+        self.untried: list[int] = [len(actions)]
         self.visits: list[int] = [0]
         self.value_sums: list[float] = [0.0]
         self.values: list[float] = [0.0]
@@ -127,13 +143,15 @@ class Tree(Sequence[Node]):
             index += len(self)
         if not 0 <= index < len(self):
             raise IndexError(f"node index {index} out of range for a tree of {len(self)} nodes")
+        actions = self.actions[index]
+        children = self.children[index]
         return Node(
             state=self.states[index],
             player=self.players[index],
             reward=self.rewards[index],
-            terminated=self.terminals[index],
-            actions=self.actions[index],
-            children=tuple(self.children[index]),
+            terminated=self.untried[index] == TERMINAL,
+            actions=actions,
+            children=children + (UNVISITED,) * (len(actions) - len(children)),
             visits=self.visits[index],
             value_sum=self.value_sums[index],
             value=self.values[index],
