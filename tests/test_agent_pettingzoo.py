@@ -1,0 +1,305 @@
+"""MCTSAgent in PettingZoo's AEC loop (tic-tac-toe, connect four) and on a Gymnasium env."""
+
+from __future__ import annotations
+
+import copy
+import math
+
+import gymnasium
+import numpy as np
+import pytest
+from pettingzoo.classic import connect_four_v3, tictactoe_v3
+from pettingzoo.test import api_test
+
+import mcts_agent.adapters.pettingzoo_model as pettingzoo_model
+from mcts_agent.agent import MCTSAgent
+from mcts_agent.envs.tic_tac_toe import (
+    from_pettingzoo_action,
+    parse_board,
+    perfect_policy,
+    state_from_pettingzoo,
+    to_pettingzoo_action,
+)
+
+try:
+    from pettingzoo import make as _pz_make
+
+    def make_tictactoe():
+        return _pz_make("aec", "classic/tictactoe-v3")
+
+    def make_connect_four():
+        return _pz_make("aec", "classic/connect_four-v3")
+
+except ImportError:  # PettingZoo < 1.27
+    make_tictactoe = tictactoe_v3.env
+    make_connect_four = connect_four_v3.env
+
+C = 2 * math.sqrt(2)
+PATHS = {"native": {"native_models": True}, "adapter": {"native_models": False}}
+
+
+def played(make_env, moves, seed=1):
+    env = make_env()
+    env.reset(seed=seed)
+    for move in moves:
+        env.step(move)
+    return env
+
+
+def legal(env):
+    return set(np.flatnonzero(env.observe(env.agent_selection)["action_mask"]).tolist())
+
+
+def live_view(env):
+    """What the agent must leave untouched: the game, what the loop reads, the RNGs."""
+    inner = env.unwrapped
+    return (
+        inner.agent_selection,
+        tuple(inner.agents),
+        id(inner.board),
+        list(getattr(inner.board, "squares", inner.board)),  # tic-tac-toe's or connect four's
+        {a: inner.observe(a)["observation"].tobytes() for a in inner.agents},
+        {a: inner.observe(a)["action_mask"].tobytes() for a in inner.agents},
+        dict(inner.rewards),
+        dict(inner._cumulative_rewards),
+        dict(inner.terminations),
+        dict(inner.truncations),
+        copy.deepcopy(inner.infos),
+        {a: env.action_space(a).np_random.bit_generator.state for a in inner.possible_agents},
+        env.last()[1:],
+    )
+
+
+# ----------------------------------------------------- tic-tac-toe cell numbering
+
+
+def test_cell_conversion_on_every_cell_matches_pettingzoos_board():
+    for action in range(9):
+        env = played(make_tictactoe, [action])
+        cell = from_pettingzoo_action(action)
+        assert (cell // 3, cell % 3) == (action % 3, action // 3)  # (row, column)
+        expected = ["."] * 9
+        expected[cell] = "X"
+        assert state_from_pettingzoo(env) == parse_board("".join(expected))
+        assert to_pettingzoo_action(cell) == action
+        assert from_pettingzoo_action(np.int64(action)) == cell
+    assert sorted(from_pettingzoo_action(a) for a in range(9)) == list(range(9))
+
+
+@pytest.mark.parametrize("bad", [9, -1, True, "3", 2.5, None])
+def test_cell_conversion_rejects_non_cells(bad):
+    with pytest.raises((TypeError, ValueError), match="0..8"):
+        from_pettingzoo_action(bad)
+
+
+def test_state_from_pettingzoo_reads_a_hand_position():
+    # PettingZoo moves 0, 3, 1, 4: X on cells (0,0), (1,0); O on (0,1), (1,1) (row, column)
+    env = played(make_tictactoe, [0, 3, 1, 4])
+    assert state_from_pettingzoo(env) == parse_board("XO.XO....")
+    env.unwrapped.agent_selection = "player_2"
+    with pytest.raises(ValueError, match="player_2"):
+        state_from_pettingzoo(env)
+    with pytest.raises(TypeError, match="tictactoe"):
+        state_from_pettingzoo(played(make_connect_four, []))
+
+
+# ----------------------------------------------------------------- the issue's cases
+
+
+@pytest.mark.parametrize("path", PATHS)
+@pytest.mark.parametrize("seed", range(3))
+def test_agent_plays_the_win_and_the_adapter_scores_it(path, seed):
+    env = played(make_tictactoe, [0, 3, 1, 4])
+    agent = MCTSAgent(300, exploration=C, seed=seed, **PATHS[path])
+    assert agent.act(env) == 2
+    summary = agent.last_summary
+    assert summary.player == "player_1"
+    assert set(summary.actions) == legal(env) == {2, 5, 6, 7, 8}
+    assert sum(summary.visit_counts) == 300
+    assert summary.values[summary.actions.index(2)] == 1.0
+    model = pettingzoo_model.PettingZooModel(env)
+    next_state, reward, terminated = model.step(model.state_of(env), 2)
+    assert (reward, terminated, model.actions(next_state)) == (1.0, True, ())
+
+
+@pytest.mark.parametrize("path", PATHS)
+@pytest.mark.parametrize(
+    ("make_env", "moves"),
+    [(make_tictactoe, [4, 0]), (make_tictactoe, [4]), (make_connect_four, [3, 3, 2])],
+    ids=["tictactoe-x", "tictactoe-o", "connect_four"],
+)
+def test_live_env_is_exactly_as_before(path, make_env, moves):
+    env = played(make_env, moves)
+    before = live_view(env)
+    agent = MCTSAgent(200, exploration=C, seed=0, **PATHS[path])
+    action = agent.act(env)
+    assert live_view(env) == before
+    assert action in legal(env)
+    assert type(action) is int
+    assert agent(env.last()[0], env) in legal(env)  # the policy form, planning again
+    assert live_view(env) == before
+
+
+def test_api_test_passes_on_an_env_the_agent_planned_on():
+    for make_env, moves in ((make_tictactoe, [4, 0]), (make_connect_four, [3, 3])):
+        for native in (True, False):
+            env = played(make_env, moves)
+            MCTSAgent(100, exploration=C, seed=0, native_models=native).act(env)
+            api_test(env, num_cycles=100)
+
+
+# ----------------------------------------------------------------- legality
+
+
+def play(make_env, seats, seed):
+    """Plays one game; seats maps agent ids to ``policy(observation, env)``; returns rewards.
+
+    Fails if a policy picks an action outside the action mask.
+    """
+    env = make_env()
+    env.reset(seed=seed)
+    for name in env.possible_agents:
+        env.action_space(name).seed(seed)
+    rewards = dict.fromkeys(env.possible_agents, 0)
+    for name in env.agent_iter():
+        observation, reward, termination, truncation, _ = env.last()
+        rewards[name] = reward
+        if termination or truncation:
+            action = None
+        else:
+            action = seats[name](observation, env)
+            mask = observation["action_mask"]
+            assert mask[action] == 1, f"{name} played illegal {action} with mask {mask}"
+        env.step(action)
+    return rewards
+
+
+def random_seat(observation, env):
+    return env.action_space(env.agent_selection).sample(observation["action_mask"])
+
+
+@pytest.mark.parametrize(
+    ("make_env", "games", "iterations", "path"),
+    [
+        (make_tictactoe, 200, 25, "native"),
+        (make_tictactoe, 200, 25, "adapter"),
+        (make_connect_four, 50, 50, "adapter"),
+    ],
+    ids=["tictactoe-native", "tictactoe-adapter", "connect_four"],
+)
+def test_never_an_illegal_move_as_either_player(make_env, games, iterations, path):
+    agent = MCTSAgent(iterations, exploration=C, seed=0, **PATHS[path])
+    first, second = make_env().possible_agents
+    wins = 0
+    for game in range(games):
+        agent_seat = first if game % 2 == 0 else second
+        other = second if agent_seat == first else first
+        rewards = play(make_env, {agent_seat: agent, other: random_seat}, seed=game)
+        assert rewards[agent_seat] in (-1, 0, 1)  # -1 is a loss, never an illegal-move penalty
+        wins += rewards[agent_seat] == 1
+    assert wins > games / 2  # it plays, not just legally
+
+
+# ----------------------------------------------------------------- strength
+
+
+def perfect_seat(seed):
+    policy = perfect_policy(seed)
+
+    def seat(observation, env):
+        return to_pettingzoo_action(policy(state_from_pettingzoo(env)))
+
+    return seat
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("path", PATHS)
+def test_wins_against_random_as_either_player(path):
+    agent = MCTSAgent(2000, exploration=C, seed=0, **PATHS[path])
+    for seat, other, minimum in (("player_1", "player_2", 95), ("player_2", "player_1", 80)):
+        results = [
+            play(make_tictactoe, {seat: agent, other: random_seat}, seed=game)[seat]
+            for game in range(100)
+        ]
+        assert results.count(1) >= minimum, (seat, results.count(1))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("path", PATHS)
+def test_never_loses_to_the_perfect_player(path):
+    agent = MCTSAgent(5000, exploration=C, seed=0, **PATHS[path])
+    for seat, other in (("player_1", "player_2"), ("player_2", "player_1")):
+        for game in range(20):
+            rewards = play(make_tictactoe, {seat: agent, other: perfect_seat(game)}, seed=game)
+            assert rewards[seat] == 0, (seat, game)  # perfect play on both sides: a draw
+
+
+# ----------------------------------------------------------------- the agent itself
+
+
+def test_same_seed_same_game():
+    def game(seed):
+        agent = MCTSAgent(40, exploration=C, seed=seed, native_models=False)
+        env = played(make_connect_four, [])
+        moves = []
+        for _ in range(4):
+            moves.append(agent.act(env))
+            env.step(moves[-1])
+        return moves
+
+    assert game(3) == game(3)
+    assert len({tuple(game(seed)) for seed in range(4)}) > 1
+
+
+def test_adapter_is_made_once_per_env(monkeypatch):
+    made = []
+    original = pettingzoo_model.PettingZooModel.__init__
+
+    def counting_init(self, env, **kwargs):
+        made.append(env)
+        original(self, env, **kwargs)
+
+    monkeypatch.setattr(pettingzoo_model.PettingZooModel, "__init__", counting_init)
+    agent = MCTSAgent(20, seed=0)
+    env = played(make_connect_four, [])
+    for _ in range(3):
+        env.step(agent.act(env))
+    assert len(made) == 1
+    agent.act(played(make_connect_four, [3]))
+    assert len(made) == 2
+
+
+def test_replay_clones_need_the_history():
+    env = played(make_tictactoe, [0, 3, 1, 4])
+    agent = MCTSAgent(200, exploration=C, seed=0, clone="replay", env_factory=make_tictactoe)
+    assert agent.act(env, history=(1, [0, 3, 1, 4])) == 2
+    with pytest.raises(ValueError, match="history"):
+        agent.act(env)
+    with pytest.raises(ValueError, match="clone='replay'"):
+        MCTSAgent(10, seed=0).act(env, history=(1, [0, 3, 1, 4]))
+
+
+def test_bad_input_raises_clear_errors():
+    agent = MCTSAgent(10, seed=0)
+    with pytest.raises(TypeError, match=r"pettingzoo.AECEnv.*gymnasium.Env"):
+        agent.act("tictactoe")
+    with pytest.raises(ValueError, match="game is over"):
+        agent.act(played(make_tictactoe, [0, 3, 1, 4, 2]))
+    with pytest.raises(ValueError, match="iterations"):
+        MCTSAgent(0)
+    with pytest.raises(TypeError, match="seed"):
+        MCTSAgent(10, seed=1.5)
+
+
+def test_plays_a_gymnasium_env_without_touching_it():
+    env = gymnasium.make("FrozenLake-v1", is_slippery=False, map_name="4x4")
+    env.reset(seed=0)
+    env.step(2)  # one step right
+    position = env.unwrapped.s
+    rng_state = env.unwrapped.np_random.bit_generator.state
+    agent = MCTSAgent(200, seed=0)
+    action = agent.act(env)
+    assert env.action_space.contains(action)
+    assert (env.unwrapped.s, env.unwrapped.np_random.bit_generator.state) == (position, rng_state)
+    assert agent.last_summary.player == 0
+    assert sum(agent.last_summary.visit_counts) == 200
