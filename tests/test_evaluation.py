@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import csv
 import json
+import subprocess
+import sys
 from dataclasses import dataclass
+from pathlib import Path
 
 import pytest
 
@@ -33,6 +36,7 @@ from mcts_agent.evaluation import (
 )
 
 TTT = make_game("tictactoe")
+EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 
 
 @dataclass(frozen=True)
@@ -313,3 +317,20 @@ def test_bad_arguments_raise_clear_errors():
     finished = ModelGame(TicTacToeModel(), 0b111 | 0b11 << 12, "finished")
     with pytest.raises(ValueError, match="has no legal actions"):
         play_match(finished, RandomPlayer(), RandomPlayer(), 1, workers=1)
+
+
+def test_the_tic_tac_toe_example_runs_with_few_games():
+    done = subprocess.run(
+        [sys.executable, str(EXAMPLES / "tic_tac_toe_mcts.py"), "--games", "2", "--workers", "2"],
+        capture_output=True,
+        text=True,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    lines = done.stdout.splitlines()
+    assert lines[-1].startswith("OK at 5000 iterations: every position right, no game lost")
+    assert sum(": right (" in line for line in lines) == 4
+    assert "move played: 4" in lines  # the centre, as SPEC.md says random rollouts favour
+    header = next(i for i, line in enumerate(lines) if line.startswith("opponent  iterations"))
+    assert [line.split()[:2] for line in lines[header + 1 : header + 9]] == [
+        [opponent, str(n)] for opponent in ("random", "perfect") for n in (10, 100, 1000, 5000)
+    ]
