@@ -120,20 +120,34 @@ def build_parser() -> argparse.ArgumentParser:
         "losses of MCTS.",
     )
     evaluate.set_defaults(subparser=evaluate)
-    evaluate.add_argument("--game", choices=GAME_NAMES, default="tictactoe")
-    evaluate.add_argument("--opponent", nargs="+", choices=OPPONENTS, default=["random", "perfect"])
+    evaluate.add_argument(
+        "--game",
+        choices=GAME_NAMES,
+        default="tictactoe",
+        help="our models or PettingZoo envs (default: tictactoe)",
+    )
+    evaluate.add_argument(
+        "--opponent",
+        nargs="+",
+        choices=OPPONENTS,
+        default=["random", "perfect"],
+        help="opponents (default: random perfect); perfect only for tic-tac-toe",
+    )
     evaluate.add_argument(
         "--iterations",
         nargs="+",
         type=_int_at_least(1),
         default=[10, 100, 1000],
-        help="MCTS iterations per move, one match each",
+        help="MCTS iterations per move, one match each (default: 10 100 1000)",
     )
     evaluate.add_argument(
-        "--games", type=_int_at_least(1), default=100, help="games per seat in each match"
+        "--games",
+        type=_int_at_least(1),
+        default=100,
+        help="games as each seat (X and O) in each match (default: 100)",
     )
     evaluate.add_argument(
-        "--seed", nargs="+", type=_int_at_least(0), default=[0], help="master seeds"
+        "--seed", nargs="+", type=_int_at_least(0), default=[0], help="master seeds (default: 0)"
     )
     evaluate.add_argument(
         "--exploration",
@@ -143,7 +157,10 @@ def build_parser() -> argparse.ArgumentParser:
         help="c values of UCB1, e.g. sqrt(2) 2*sqrt(2) (default: 2*sqrt(2))",
     )
     evaluate.add_argument(
-        "--rollout-limit", type=_int_at_least(0), default=1000, help="most moves per rollout"
+        "--rollout-limit",
+        type=_int_at_least(0),
+        default=1000,
+        help="most moves per rollout (default: 1000)",
     )
     evaluate.add_argument(
         "--minimax-depth",
@@ -154,7 +171,12 @@ def build_parser() -> argparse.ArgumentParser:
     evaluate.add_argument(
         "--workers", type=_int_at_least(1), default=None, help="local processes (default: cores)"
     )
-    evaluate.add_argument("--backend", choices=BACKENDS, default="process")
+    evaluate.add_argument(
+        "--backend",
+        choices=BACKENDS,
+        default="process",
+        help="local processes, or a Ray cluster (pip install 'mcts-agent[ray]')",
+    )
     evaluate.add_argument("--address", default=None, help="Ray cluster address (--backend ray)")
     evaluate.add_argument("--json", metavar="FILE", help="write every game to FILE as JSON")
     evaluate.add_argument("--csv", metavar="FILE", help="write the table's rows to FILE as CSV")
