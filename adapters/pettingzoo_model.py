@@ -69,7 +69,13 @@ every agent's observation, the legal actions, the agent to move, ``agents``,
 It then steps the clone and checks that the original did not change, and
 clones the stepped clone (now mid-game, where a constructor-rebuilding copy
 shows) and compares again. A failure raises :class:`CloneCheckError` naming
-the clone method and what to pass instead.
+the clone method and what to pass instead (if a broken clone changed the
+original, the original's attributes are put back first).
+
+Copies made by the built-in methods do not render (``render_mode`` None), and
+share the env's spaces and pygame objects. The model plans deterministic
+games: an env drawing from its own ``np_random`` keeps, in each copy, the
+draw it made when the edge was first stepped (``SPEC.md``'s known limits).
 
 Wrappers. The built-in methods plan on ``env.unwrapped``. PettingZoo's
 standard wrappers only police moves (``OrderEnforcingWrapper``,
@@ -87,7 +93,7 @@ from __future__ import annotations
 import copy
 import random
 from collections.abc import Callable, Hashable, Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 from gymnasium import spaces
@@ -228,7 +234,6 @@ def _mask_actions(env: AECEnv, agent: Hashable) -> tuple:
     """
     space = env.action_space(agent)
     observation = env.observe(agent)
-    mask = None
     if isinstance(observation, dict) and "action_mask" in observation:
         mask = observation["action_mask"]
     else:
@@ -264,11 +269,7 @@ def _fingerprint(env: AECEnv) -> dict[str, Any]:
     """The observable game of ``env``, read from ``env.unwrapped`` without side effects."""
     inner = env.unwrapped
     agent = inner.agent_selection
-    done = (
-        _game_over(inner)
-        or inner.terminations.get(agent, True)
-        or inner.truncations.get(agent, True)
-    )
+    done = inner.terminations.get(agent, True) or inner.truncations.get(agent, True)
     return {
         "agent to move": agent,
         "agents": tuple(inner.agents),
@@ -296,20 +297,28 @@ def _first_difference(expected: dict[str, Any], actual: dict[str, Any]) -> str:
 def _copy_attributes(env: AECEnv) -> AECEnv:
     """A copy of ``env``'s attributes, made without its constructor (bypasses EzPickle).
 
-    Spaces are shared (fixed descriptions); everything else is deep-copied in
-    one ``copy.deepcopy`` call, which keeps aliasing between attributes (e.g.
-    ``agents`` and the agent selector's ``agent_order``).
+    Everything is deep-copied in one ``copy.deepcopy`` call, which keeps
+    aliasing between attributes (e.g. ``agents`` and the agent selector's
+    ``agent_order``), except what is shared: the action and observation spaces
+    (fixed descriptions, never sampled by the model) and pygame objects (the
+    render window and clock). The copy does not render: its ``render_mode`` is
+    None (PettingZoo's classic envs render from ``step`` in ``"human"`` mode).
     """
+    attributes = env.__dict__
     memo: dict[int, Any] = {}
-    for name in ("action_spaces", "observation_spaces", "metadata"):
-        shared = env.__dict__.get(name)
-        if shared is not None:
-            memo[id(shared)] = shared
-            if isinstance(shared, dict):
-                for space in shared.values():
-                    memo[id(space)] = space
+    for name in ("action_spaces", "observation_spaces"):
+        spaces_by_agent = attributes.get(name)
+        if isinstance(spaces_by_agent, dict):
+            memo[id(spaces_by_agent)] = spaces_by_agent
+            for space in spaces_by_agent.values():
+                memo[id(space)] = space
+    for value in attributes.values():
+        if type(value).__module__.startswith("pygame"):
+            memo[id(value)] = value
     clone = object.__new__(type(env))
-    clone.__dict__.update(copy.deepcopy(env.__dict__, memo))
+    clone.__dict__.update(copy.deepcopy(attributes, memo))
+    if "render_mode" in attributes:
+        clone.render_mode = None
     return clone
 
 
@@ -317,6 +326,7 @@ class _SnapshotMethod:
     """Snapshot/restore of a known game's variables into one scratch env."""
 
     name = "snapshot"
+    reuses_scratch = True  # every load goes into the same scratch env
     description = "a snapshot of the game's variables restored into a scratch env"
     advice = (
         "pass clone='attributes' (a copy of the env's attributes), clone='replay' with "
@@ -325,19 +335,21 @@ class _SnapshotMethod:
     _MISSING = object()
 
     def __init__(self, env: AECEnv, game: _KnownGame) -> None:
-        self.game = game
+        self.get_board, self.set_board, self.legal_actions = game
         self.scratch = _copy_attributes(env.unwrapped)
-        self.loaded: PettingZooState | None = None  # the state the scratch holds now
 
     def capture(self, env: AECEnv) -> tuple:
         """The game's variables, copied (dicts of scalars by ``dict.copy``)."""
-        env = env.unwrapped
+        return self.commit(env.unwrapped, None, None)
+
+    def commit(self, env: AECEnv, position: tuple | None, action: Any) -> tuple:
+        """The snapshot of the (unwrapped) ``env``, just stepped from ``position`` by ``action``."""
         selector = env._agent_selector
         agents = env.agents
         order = selector.agent_order
         infos = env.infos
         return (
-            tuple(self.game.get_board(env)),
+            tuple(self.get_board(env)),
             tuple(agents),
             env.agent_selection,
             None if order is agents else tuple(order),  # None: the same list as agents
@@ -369,7 +381,7 @@ class _SnapshotMethod:
             skip_agent_selection,
         ) = position
         env = self.scratch
-        self.game.set_board(env, board)
+        self.set_board(env, board)
         env.agents = agents_list = list(agents)
         env.agent_selection = agent_selection
         selector = env._agent_selector
@@ -388,20 +400,14 @@ class _SnapshotMethod:
             env.__dict__.pop("_skip_agent_selection", None)
         else:
             env._skip_agent_selection = skip_agent_selection
-        self.loaded = None
         return env
-
-    def commit(self, env: AECEnv, position: tuple, action: Any) -> tuple:
-        return self.capture(env)
-
-    def legal_actions(self, env: AECEnv, agent: Hashable) -> Sequence[Any]:
-        return self.game.legal_moves(env)
 
 
 class _AttributesMethod:
     """A copy of the env's attributes per clone (any AEC env)."""
 
     name = "attributes"
+    reuses_scratch = False
     description = "a copy of the env's attributes, bypassing its constructor"
     advice = (
         "pass clone='replay' with env_factory=<() -> new env> (a fresh env, reset with the "
@@ -424,6 +430,7 @@ class _UserMethod:
     """The user's ``clone(env) -> env``, applied to the env with its wrappers."""
 
     name = "user"
+    reuses_scratch = False
 
     def __init__(self, clone: Callable[[AECEnv], AECEnv]) -> None:
         self.clone = clone
@@ -459,6 +466,7 @@ class _ReplayMethod:
     """A fresh env from a factory, reset with the same seed, the same actions replayed."""
 
     name = "replay"
+    reuses_scratch = False
     description = "a fresh env from env_factory, reset with the same seed, the actions replayed"
     advice = (
         "check that env_factory builds the same game and that history=(seed, actions) lists "
@@ -495,36 +503,50 @@ class _ReplayMethod:
     legal_actions = staticmethod(_mask_actions)
 
 
-class _KnownGame:
-    """How to read and write one known game's board, and its legal-move function."""
+class _KnownGame(NamedTuple):
+    """How to read and write one known game's board, and its legal moves.
 
-    def __init__(
-        self,
-        get_board: Callable[[AECEnv], Sequence[int]],
-        set_board: Callable[[AECEnv, tuple], None],
-        legal_moves: Callable[[AECEnv], list[int]],
-    ) -> None:
-        self.get_board = get_board
-        self.set_board = set_board
-        self.legal_moves = legal_moves
+    ``legal_actions(env, agent)`` is the function the env builds its action
+    mask from (valid for the agent to move while the game is on).
+    """
+
+    get_board: Callable[[AECEnv], Sequence[int]]
+    set_board: Callable[[AECEnv, tuple], None]
+    legal_actions: Callable[[AECEnv, Hashable], list[int]]
+
+
+def _tictactoe_board(env: AECEnv) -> list[int]:
+    return env.board.squares
 
 
 def _set_tictactoe_board(env: AECEnv, board: tuple) -> None:
     env.board.squares = list(board)
 
 
+def _tictactoe_legal_actions(env: AECEnv, agent: Hashable) -> list[int]:
+    return env.board.legal_moves()
+
+
+def _connect_four_board(env: AECEnv) -> list[int]:
+    return env.board
+
+
 def _set_connect_four_board(env: AECEnv, board: tuple) -> None:
     env.board = list(board)
+
+
+def _connect_four_legal_actions(env: AECEnv, agent: Hashable) -> list[int]:
+    return env._legal_moves()
 
 
 _KNOWN_GAMES: dict[tuple[str, str], _KnownGame] = {
     # classic/tictactoe-v3: board.squares (9 cells, column-major), board.legal_moves()
     ("pettingzoo.classic.tictactoe.tictactoe", "raw_env"): _KnownGame(
-        lambda env: env.board.squares, _set_tictactoe_board, lambda env: env.board.legal_moves()
+        _tictactoe_board, _set_tictactoe_board, _tictactoe_legal_actions
     ),
     # classic/connect_four-v3: board (42 cells, top row first), _legal_moves()
     ("pettingzoo.classic.connect_four.connect_four", "raw_env"): _KnownGame(
-        lambda env: env.board, _set_connect_four_board, lambda env: env._legal_moves()
+        _connect_four_board, _set_connect_four_board, _connect_four_legal_actions
     ),
 }
 
@@ -619,6 +641,7 @@ class PettingZooModel:
                 f"env -> independent copy, got {clone!r}"
             )
         self.clone_method: str = self._method.name
+        self._scratch_holds: PettingZooState | None = None  # the state a scratch env is in
         self._checked = False
         if self.clone_method != "replay":
             self._check_clone(env, self._method.capture(env))
@@ -699,10 +722,11 @@ class PettingZooModel:
         mover = state.agent
         env.step(action)
         reward = float(env.rewards[mover])
-        terminated = _game_over(env)
-        next_state = self._state(env, method.commit(env, state.position, action), terminated)
-        if self.clone_method == "snapshot":
-            method.loaded = next_state
+        next_state = self._state(env, method.commit(env, state.position, action))
+        # With legal actions left the agent to move plays on, so not every agent is done.
+        terminated = not next_state.actions and _game_over(env)
+        if method.reuses_scratch:
+            self._scratch_holds = next_state
         return StepResult(next_state, reward, terminated)
 
     def rollout(
@@ -727,12 +751,11 @@ class PettingZooModel:
             * (gamma if the agent to move stays the same else -gamma)``.
         """
         method = self._method
-        if self.clone_method == "snapshot" and method.loaded is state:
+        if state is self._scratch_holds:
             env = method.scratch  # step() has just left the scratch env in this state
         else:
             env = method.load(state.position)
-        if self.clone_method == "snapshot":
-            method.loaded = None
+        self._scratch_holds = None
         legal_actions = method.legal_actions
         random_ = rng.random
         actions = state.actions
@@ -760,16 +783,16 @@ class PettingZooModel:
 
     # ------------------------------------------------------------- internals
 
-    def _state(self, env: AECEnv, position: Any, over: bool | None = None) -> PettingZooState:
-        """The state of ``env``'s position; ``position`` is the method's copy of it."""
+    def _state(self, env: AECEnv, position: Any) -> PettingZooState:
+        """The state of ``env``'s position; ``position`` is the method's copy of it.
+
+        No legal actions when the agent to move is terminated or truncated
+        (so also when every agent is): PettingZoo's mask is not read there.
+        """
         agent = env.agent_selection
-        if over is None:
-            over = _game_over(env)
-        if over or env.terminations.get(agent, True) or env.truncations.get(agent, True):
-            actions: tuple = ()
-        else:
-            actions = tuple(self._method.legal_actions(env, agent))
-        return PettingZooState(agent, actions, position)
+        if env.terminations.get(agent, True) or env.truncations.get(agent, True):
+            return PettingZooState(agent, (), position)
+        return PettingZooState(agent, tuple(self._method.legal_actions(env, agent)), position)
 
     def _check_clone(self, env: AECEnv, position: Any) -> None:
         """The start-up clone check (module docstring); raises CloneCheckError."""
@@ -815,6 +838,7 @@ class PettingZooModel:
                     raise failure(
                         f"a clone of a clone one move into the game differs from it: {difference}"
                     )
+            self._scratch_holds = None
         except CloneCheckError:
             raise
         except Exception as error:  # a broken clone may fail in any way: report it as such

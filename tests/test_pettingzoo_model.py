@@ -381,3 +381,20 @@ def test_states_are_immutable_values():
     env.step(2)  # the live game moves on; the state does not
     assert model.actions(state) == (0, 1, 2, 3, 4, 5, 6)
     assert model.player(state) == "player_1"
+
+
+def test_copies_do_not_render(monkeypatch):
+    """In "human" mode PettingZoo's tic-tac-toe renders (and waits a frame) on every step."""
+    from pettingzoo.classic.tictactoe import tictactoe
+
+    monkeypatch.setenv("SDL_VIDEODRIVER", "dummy")
+    rendered = []
+    monkeypatch.setattr(tictactoe.raw_env, "render", lambda self: rendered.append(self))
+    env = tictactoe_v3.env(render_mode="human")
+    env.reset(seed=1)
+    env.step(4)
+    assert len(rendered) == 1
+    for clone in (None, "attributes"):
+        model = PettingZooModel(env, clone=clone)
+        MCTS(model, 50, seed=0).search(model.state_of(env))
+    assert rendered == [env.unwrapped]
