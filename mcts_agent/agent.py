@@ -19,11 +19,15 @@ left exactly as it was::
 
 What it plans on:
 
-* PettingZoo tic-tac-toe (``classic/tictactoe-v3``): our own
-  :class:`~mcts_agent.envs.tic_tac_toe.TicTacToeModel` by default (the same
-  game, rewards and turn order, converted from PettingZoo's column-major cells
-  and back), far faster than stepping PettingZoo's env; ``native_models=False``
-  plans through :class:`~mcts_agent.adapters.PettingZooModel` instead.
+* PettingZoo tic-tac-toe (``classic/tictactoe-v3``) and connect four
+  (``classic/connect_four-v3``): by default our own models of the same games
+  (same rules, rewards and turn order):
+  :class:`~mcts_agent.envs.tic_tac_toe.TicTacToeModel` (PettingZoo's
+  column-major cells converted to our row-major ones and back) and
+  :class:`~mcts_agent.envs.connect_four.ConnectFourModel` (the same column
+  actions), several times faster than stepping PettingZoo's envs.
+  ``native_models=False`` (or any ``clone``) plans through
+  :class:`~mcts_agent.adapters.PettingZooModel` instead.
 * any other PettingZoo AEC env (``pettingzoo.AECEnv``, wrapped or not):
   :class:`~mcts_agent.adapters.PettingZooModel`, made once per env (its clone
   check runs once, not at every move).
@@ -50,6 +54,11 @@ __all__ = ["MCTSAgent"]
 
 _TICTACTOE = ("pettingzoo.classic.tictactoe.tictactoe", "raw_env")
 """Module and class name of PettingZoo's tic-tac-toe (``env.unwrapped``)."""
+_TICTACTOE_AGENTS = ("player_1", "player_2")  # players 1 (X) and 2 (O) of TicTacToeModel
+
+_CONNECT_FOUR = ("pettingzoo.classic.connect_four.connect_four", "raw_env")
+"""Module and class name of PettingZoo's connect four (``env.unwrapped``)."""
+_CONNECT_FOUR_AGENTS = ("player_0", "player_1")  # players 1 and 2 of ConnectFourModel
 
 
 class _Binding:
@@ -87,12 +96,14 @@ class MCTSAgent:
             called with the planned-on model's states and actions (see the
             module docstring: for PettingZoo tic-tac-toe by default
             :class:`~mcts_agent.envs.tic_tac_toe.TicTacToeModel`'s int states
-            and row-major cells).
+            and row-major cells; otherwise ``PettingZooState`` and the env's
+            actions).
         seed: int seed of the agent's generator (each planner is seeded from
             it), or None for fresh entropy.
-        native_models: True to plan PettingZoo tic-tac-toe on our
-            ``TicTacToeModel`` (unless ``clone`` is given); False to plan every
-            PettingZoo env through ``PettingZooModel``.
+        native_models: True to plan PettingZoo tic-tac-toe and connect four
+            on our ``TicTacToeModel`` and ``ConnectFourModel`` (unless
+            ``clone`` is given); False to plan every PettingZoo env through
+            ``PettingZooModel``.
         clone: passed to ``PettingZooModel`` (None, ``"snapshot"``,
             ``"attributes"``, ``"replay"`` or a function ``env -> copy``).
         env_factory: passed to ``PettingZooModel`` (for ``clone="replay"``).
@@ -138,8 +149,8 @@ class MCTSAgent:
         self.native_models = native_models
         self.clone = clone
         self.env_factory = env_factory
-        # The tic-tac-toe planner is made at once: it also checks the search options.
-        self._tictactoe_binding = self._tictactoe()
+        # The native planners are made at once: that also checks the search options.
+        self._native = self._native_bindings()
         self._bindings: weakref.WeakKeyDictionary[Any, _Binding] = weakref.WeakKeyDictionary()
         self.last_summary: SearchSummary | None = None
         self.last_planner: MCTS | None = None
@@ -169,7 +180,7 @@ class MCTSAgent:
         binding = self._binding(env)
         if history is None:
             state = binding.state_of(env)
-        elif self.clone == "replay" and binding is not self._tictactoe_binding:
+        elif self.clone == "replay" and binding not in self._native.values():
             state = binding.state_of(env, history=history)
         else:
             raise ValueError("history is only read with clone='replay' (PettingZoo envs)")
@@ -199,20 +210,43 @@ class MCTSAgent:
     def _planner(self, model: Any) -> MCTS:
         return MCTS(model, seed=self._rng.getrandbits(63), **self._search_options)
 
-    def _tictactoe(self) -> _Binding:
+    def _native_bindings(self) -> dict[tuple[str, str], _Binding]:
+        """Planners on our own models of PettingZoo's tic-tac-toe and connect four."""
+        from mcts_agent.envs.connect_four import ConnectFourModel, from_pettingzoo_board
         from mcts_agent.envs.tic_tac_toe import (
             TicTacToeModel,
             state_from_pettingzoo,
             to_pettingzoo_action,
         )
 
-        agents = ("player_1", "player_2")  # players 1 (X) and 2 (O) of TicTacToeModel
-        return _Binding(
-            self._planner(TicTacToeModel()),
-            state_from_pettingzoo,
-            to_pettingzoo_action,
-            lambda player: agents[player - 1],
-        )
+        connect_four = ConnectFourModel()
+
+        def connect_four_state(env: Any) -> tuple[int, int]:
+            inner = env.unwrapped
+            state = from_pettingzoo_board(inner.board)
+            if connect_four.actions(state):
+                expected = _CONNECT_FOUR_AGENTS[connect_four.player(state) - 1]
+                if inner.agent_selection != expected:
+                    raise ValueError(
+                        f"the env has {inner.agent_selection!r} to move, but its board has "
+                        f"{expected!r} to move"
+                    )
+            return state
+
+        return {
+            _TICTACTOE: _Binding(
+                self._planner(TicTacToeModel()),
+                state_from_pettingzoo,
+                to_pettingzoo_action,
+                lambda player: _TICTACTOE_AGENTS[player - 1],
+            ),
+            _CONNECT_FOUR: _Binding(
+                self._planner(connect_four),
+                connect_four_state,
+                _same,  # PettingZoo's columns 0..6 are the model's actions
+                lambda player: _CONNECT_FOUR_AGENTS[player - 1],
+            ),
+        }
 
     def _binding(self, env: Any) -> _Binding:
         """The cached binding of ``env`` (keyed by ``env.unwrapped``), made at first use."""
@@ -226,12 +260,12 @@ class MCTSAgent:
                     "instead of asking the agent for a move"
                 )
             cls = type(inner)
-            native = self.native_models and self.clone is None
-            if native and (cls.__module__, cls.__qualname__) == _TICTACTOE:
+            native = self._native.get((cls.__module__, cls.__qualname__))
+            if native is not None and self.native_models and self.clone is None:
                 from mcts_agent.adapters.pettingzoo_model import unwrap_policing
 
                 unwrap_policing(env)
-                return self._tictactoe_binding
+                return native
         binding = self._bindings.get(inner)
         if binding is None:
             if kind == "pettingzoo":

@@ -123,6 +123,25 @@ def test_agent_plays_the_win_and_the_adapter_scores_it(path, seed):
 
 
 @pytest.mark.parametrize("path", PATHS)
+def test_agent_wins_and_blocks_at_connect_four(path):
+    agent = MCTSAgent(500, exploration=C, seed=0, **PATHS[path])
+    win = played(make_connect_four, [0, 1, 0, 1, 0, 1])  # player_0 has three in column 0
+    assert agent.act(win) == 0
+    assert agent.last_summary.player == "player_0"
+    assert agent.last_summary.values[agent.last_summary.actions.index(0)] == 1.0
+    block = played(make_connect_four, [0, 1, 0, 1, 0])  # player_1 must block column 0
+    assert agent.act(block) == 0
+    assert agent.last_summary.player == "player_1"
+
+
+def test_native_connect_four_checks_the_agent_to_move():
+    env = played(make_connect_four, [3])
+    env.unwrapped.agent_selection = "player_0"
+    with pytest.raises(ValueError, match="'player_1' to move"):
+        MCTSAgent(10, seed=0).act(env)
+
+
+@pytest.mark.parametrize("path", PATHS)
 @pytest.mark.parametrize(
     ("make_env", "moves"),
     [(make_tictactoe, [4, 0]), (make_tictactoe, [4]), (make_connect_four, [3, 3, 2])],
@@ -183,9 +202,10 @@ def random_seat(observation, env):
     [
         (make_tictactoe, 200, 25, "native"),
         (make_tictactoe, 200, 25, "adapter"),
+        (make_connect_four, 50, 50, "native"),
         (make_connect_four, 50, 50, "adapter"),
     ],
-    ids=["tictactoe-native", "tictactoe-adapter", "connect_four"],
+    ids=["tictactoe-native", "tictactoe-adapter", "connect_four-native", "connect_four-adapter"],
 )
 def test_never_an_illegal_move_as_either_player(make_env, games, iterations, path):
     agent = MCTSAgent(iterations, exploration=C, seed=0, **PATHS[path])
@@ -260,7 +280,7 @@ def test_adapter_is_made_once_per_env(monkeypatch):
         original(self, env, **kwargs)
 
     monkeypatch.setattr(pettingzoo_model.PettingZooModel, "__init__", counting_init)
-    agent = MCTSAgent(20, seed=0)
+    agent = MCTSAgent(20, seed=0, native_models=False)
     env = played(make_connect_four, [])
     for _ in range(3):
         env.step(agent.act(env))
