@@ -51,7 +51,8 @@ one of these methods (``clone_method``):
   descriptions; the model never samples from them).
 * ``"replay"``: a fresh env from ``env_factory()``, ``reset(seed=seed)``, and
   the same actions stepped again. The model cannot see an env's past, so
-  ``state_of`` needs ``history=(seed, actions)``.
+  ``state_of`` needs ``history=(seed, actions)`` (and checks, at every call,
+  that the replay reaches the env's position).
 * a function ``clone(env) -> env`` of your own (``clone_method`` ``"user"``),
   applied to the env you pass (wrappers included), which must return an
   independent copy of its current position.
@@ -617,6 +618,11 @@ class PettingZooModel:
         game = _known_game(env)
         if callable(clone):
             self._method: Any = _UserMethod(clone)
+        elif clone is not None and not isinstance(clone, str):
+            raise TypeError(
+                "clone must be None, 'snapshot', 'attributes', 'replay' or a function "
+                f"env -> independent copy, got {clone!r}"
+            )
         elif clone is None or clone in ("snapshot", "attributes"):
             if clone == "snapshot" and game is None:
                 raise ValueError(
@@ -665,8 +671,8 @@ class PettingZooModel:
         Raises:
             TypeError: if ``env`` is not an env of the model's game.
             ValueError: if ``"replay"`` is used without ``history``.
-            CloneCheckError: (``"replay"``, first call) if the replayed env
-                differs from ``env``.
+            CloneCheckError: (``"replay"``) if the replayed env differs from
+                ``env`` (every call), or fails the clone check (first call).
         """
         if not isinstance(env, AECEnv) or type(env.unwrapped) is not self._game_type:
             raise TypeError(
@@ -684,6 +690,12 @@ class PettingZooModel:
             if not self._checked:
                 self._check_clone(env, position)
             work = method.load(position)
+            difference = _first_difference(_fingerprint(env), _fingerprint(work))
+            if difference:
+                raise CloneCheckError(
+                    f"clone method 'replay' ({method.description}) did not reach the env's "
+                    f"position from history {history!r}: {difference}; {method.advice}"
+                )
         else:
             position = method.capture(env)
             work = env.unwrapped if self.clone_method == "snapshot" else position

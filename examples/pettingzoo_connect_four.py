@@ -5,6 +5,7 @@ ones), prints the board and the agent's root statistics at each of its moves
 in the first game, and a win/draw/loss tally::
 
     python examples/pettingzoo_connect_four.py --seed 0 --iterations 500 --games 4
+    python examples/pettingzoo_connect_four.py --adapter   # plan through PettingZooModel
 """
 
 from __future__ import annotations
@@ -69,9 +70,17 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=0, help="seed of game i is seed + i")
     parser.add_argument("--iterations", type=int, default=500, help="MCTS iterations per move")
     parser.add_argument("--games", type=int, default=4, help="games to play")
+    parser.add_argument(
+        "--adapter", action="store_true", help="plan through PettingZooModel, not ConnectFourModel"
+    )
     args = parser.parse_args()
 
-    agent = MCTSAgent(iterations=args.iterations, exploration=2 * math.sqrt(2), seed=args.seed)
+    agent = MCTSAgent(
+        iterations=args.iterations,
+        exploration=2 * math.sqrt(2),
+        seed=args.seed,
+        native_models=not args.adapter,
+    )
     tally = {1: 0, 0: 0, -1: 0}
     for game in range(args.games):
         seat = "player_0" if game % 2 == 0 else "player_1"

@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import copy
 import math
+import pathlib
+import runpy
+import sys
 
 import gymnasium
 import numpy as np
@@ -323,3 +326,22 @@ def test_plays_a_gymnasium_env_without_touching_it():
     assert (env.unwrapped.s, env.unwrapped.np_random.bit_generator.state) == (position, rng_state)
     assert agent.last_summary.player == 0
     assert sum(agent.last_summary.visit_counts) == 200
+
+
+@pytest.mark.parametrize(
+    ("script", "last_line"),
+    [
+        ("pettingzoo_tictactoe.py", "result: {'player_1': 1, 'player_2': -1}"),
+        ("pettingzoo_connect_four.py", "MCTS vs random, 2 games: W 2 D 0 L 0"),
+    ],
+)
+@pytest.mark.parametrize("adapter", [False, True], ids=["native", "adapter"])
+def test_examples_run(script, last_line, adapter, monkeypatch, capsys):
+    path = pathlib.Path(__file__).parent.parent / "examples" / script
+    argv = [script, "--seed", "1", "--iterations", "300"]
+    argv += ["--games", "2"] if "connect_four" in script else []
+    monkeypatch.setattr(sys, "argv", [*argv, *(["--adapter"] if adapter else [])])
+    runpy.run_path(str(path), run_name="__main__")
+    output = capsys.readouterr().out
+    assert output.strip().splitlines()[-1] == last_line
+    assert "visits" in output

@@ -296,6 +296,11 @@ def test_clone_check_rejects_a_replay_of_other_moves():
     model = PettingZooModel(env, clone="replay", env_factory=make_tictactoe)
     with pytest.raises(CloneCheckError, match=r"clone method 'replay'.*history"):
         model.state_of(env, history=(1, [4, 8]))
+    model.state_of(env, history=(1, [4, 0]))  # checked once, then every position is compared
+    env.step(8)
+    with pytest.raises(CloneCheckError, match=r"did not reach the env's position"):
+        model.state_of(env, history=(1, [4, 0, 2]))
+    assert model.actions(model.state_of(env, history=(1, [4, 0, 8]))) == (1, 2, 3, 5, 6, 7)
 
 
 # ------------------------------------------------------------------- wrappers
@@ -357,6 +362,8 @@ def test_bad_arguments_raise_clear_errors():
         PettingZooModel(env, clone="replay")
     with pytest.raises(ValueError, match="clone must be None"):
         PettingZooModel(env, clone="pickle")
+    with pytest.raises(TypeError, match="clone must be None"):
+        PettingZooModel(env, clone=3)
     with pytest.raises(ValueError, match="knows tictactoe and connect_four only"):
         PettingZooModel(played(chess_v6.env, []), clone="snapshot")
     unreset = make_tictactoe()
