@@ -224,8 +224,8 @@ class MCTS(Generic[StateT]):
         """The inner loop: ``SPEC.md``'s four steps, written for speed (profiled).
 
         Readable version of one iteration (the code below does exactly this,
-        with the tree's lists bound to locals and no per-iteration allocation
-        beyond the new node)::
+        with the tree's lists bound to locals; an iteration allocates only the
+        new node's entries and the floats it computes)::
 
             node, path = ROOT, []
             while not terminal(node) and every action of node is tried:     # 1
