@@ -64,19 +64,21 @@ _CONNECT_FOUR_AGENTS = ("player_0", "player_1")  # players 1 and 2 of ConnectFou
 class _Binding:
     """One env's planner and the conversions between the env and the planner's model."""
 
-    __slots__ = ("planner", "state_of", "to_env_action", "to_env_player")
+    __slots__ = ("planner", "state_of", "to_env_action", "to_env_player", "replays")
 
     def __init__(
         self,
         planner: MCTS,
-        state_of: Callable[[Any], Any],
+        state_of: Callable[..., Any],
         to_env_action: Callable[[Any], Any],
         to_env_player: Callable[[Hashable], Hashable],
+        replays: bool = False,
     ) -> None:
         self.planner = planner
         self.state_of = state_of
         self.to_env_action = to_env_action
         self.to_env_player = to_env_player
+        self.replays = replays  # state_of needs history=(seed, actions)
 
 
 def _same(value: Any) -> Any:
@@ -104,9 +106,11 @@ class MCTSAgent:
             on our ``TicTacToeModel`` and ``ConnectFourModel`` (unless
             ``clone`` is given); False to plan every PettingZoo env through
             ``PettingZooModel``.
-        clone: passed to ``PettingZooModel`` (None, ``"snapshot"``,
-            ``"attributes"``, ``"replay"`` or a function ``env -> copy``).
-        env_factory: passed to ``PettingZooModel`` (for ``clone="replay"``).
+        clone: PettingZoo envs only: passed to ``PettingZooModel`` (None,
+            ``"snapshot"``, ``"attributes"``, ``"replay"`` or a function
+            ``env -> copy``).
+        env_factory: PettingZoo envs only: passed to ``PettingZooModel`` (for
+            ``clone="replay"``).
 
     Attributes:
         last_summary: :class:`~mcts_agent.search.SearchSummary` of the last
@@ -180,7 +184,7 @@ class MCTSAgent:
         binding = self._binding(env)
         if history is None:
             state = binding.state_of(env)
-        elif self.clone == "replay" and binding not in self._native.values():
+        elif binding.replays:
             state = binding.state_of(env, history=history)
         else:
             raise ValueError("history is only read with clone='replay' (PettingZoo envs)")
@@ -276,7 +280,13 @@ class MCTSAgent:
                 from mcts_agent.adapters.gymnasium_model import GymnasiumModel
 
                 model = GymnasiumModel(env)
-            binding = _Binding(self._planner(model), model.state_of, model.to_env_action, _same)
+            binding = _Binding(
+                self._planner(model),
+                model.state_of,
+                model.to_env_action,
+                _same,
+                replays=getattr(model, "clone_method", None) == "replay",
+            )
             self._bindings[inner] = binding
         return binding
 
