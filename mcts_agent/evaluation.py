@@ -47,6 +47,7 @@ from mcts_agent.policies import MinimaxPolicy, PerfectPolicy, Policy, RandomPoli
 from mcts_agent.search import MCTS
 
 __all__ = [
+    "BACKENDS",
     "DEFAULT_EXPLORATION",
     "GAME_NAMES",
     "Game",
@@ -78,6 +79,7 @@ Player = Callable[[Model, int], Policy]
 Seats = Literal["alternate", "first", "second"]
 Backend = Literal["process", "ray"]
 BACKENDS = ("process", "ray")
+"""The backends :func:`run_matches` accepts."""
 SEATS = ("alternate", "first", "second")
 
 # ------------------------------------------------------------------ players
