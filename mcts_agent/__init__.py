@@ -7,6 +7,7 @@ The public surface::
     action = planner(state)
 """
 
+from mcts_agent.agent import MCTSAgent
 from mcts_agent.minimax import ExhaustiveMinimax
 from mcts_agent.model import Model, RolloutModel, StepResult
 from mcts_agent.policies import PerfectPolicy, Policy, RandomPolicy
@@ -15,6 +16,7 @@ from mcts_agent.tree import ROOT, UNVISITED, Node, Tree
 
 __all__ = (
     "MCTS",
+    "MCTSAgent",
     "ROOT",
     "UNVISITED",
     "ExhaustiveMinimax",
