@@ -3,13 +3,14 @@
 Measures, for one search from the empty tic-tac-toe board (random rollouts,
 c = 2 sqrt(2)):
 
-* iterations per second at 1k, 10k and 100k iterations (median of repeats,
-  the two planners interleaved), for ``mcts_agent.MCTS`` and for
+* iterations per CPU second (``time.process_time``) at 1k, 10k and 100k
+  iterations (median of repeats, the two planners interleaved), for ``mcts_agent.MCTS`` and for
   :class:`PlainUCT` below, a straightforward UCT with one Python object per node
   (``__slots__``) written from ``SPEC.md``; both call the model's fused rollout
   with the same generator, so both build the same tree (checked);
-* the cost per node on the selection path (time / sum of the path lengths),
-  which stays flat while the tree deepens;
+* the cost per node on the path (time / sum over iterations of the nodes
+  below the root on the path), which shows that the slower rate of a deeper
+  tree comes from longer paths, not from a costlier node;
 * bytes per node retained by the finished tree (``tracemalloc``), with the
   states included and without them (allocations made by the model's code,
   i.e. the states, left out). Tic-tac-toe's states are the model's
@@ -140,11 +141,16 @@ class PlainUCT:
 
 
 def timed_search(planner: Any, state: Any) -> float:
-    """Returns the seconds one search takes (garbage collected before)."""
+    """Returns the CPU seconds one search takes (garbage collected before).
+
+    CPU time of this process (``time.process_time``) rather than wall time: a
+    machine shared with other jobs disturbs it much less; on an idle machine
+    the two agree.
+    """
     gc.collect()
-    start = time.perf_counter()
+    start = time.process_time()
     planner.search(state)
-    return time.perf_counter() - start
+    return time.process_time() - start
 
 
 def root_visits_ours(planner: MCTS) -> list[int]:
