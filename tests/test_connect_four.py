@@ -9,6 +9,7 @@ import numpy as np
 import pettingzoo
 import pytest
 
+from mcts_agent import MCTS
 from mcts_agent.envs.connect_four import (
     EMPTY_BOARD,
     ConnectFourModel,
@@ -18,6 +19,7 @@ from mcts_agent.envs.connect_four import (
     render_board,
     to_pettingzoo_board,
 )
+from mcts_agent.testing import check_model
 
 MODEL = ConnectFourModel()
 AGENTS = ("player_0", "player_1")
@@ -85,6 +87,11 @@ def play_against_pettingzoo(choose, seed):
         assert env.rewards[agent] == reward
         other = AGENTS[1 - AGENTS.index(agent)]
         assert env.rewards[other] == -reward  # the loser's -1 is the mover's +1, negated
+
+
+def test_the_model_passes_the_conformance_check():
+    check_model(MODEL, EMPTY_BOARD, seed=0, num_playouts=30)
+    check_model(MODEL, parse_board(LATE_POSITIONS[0]), seed=1, num_playouts=30)
 
 
 def test_random_games_agree_with_pettingzoo_move_for_move():
@@ -365,3 +372,28 @@ def test_the_homogeneity_test_rejects_a_rollout_that_avoids_a_column():
     fused = counts_of(MODEL.rollout, EMPTY_BOARD, 1, 6000, 1000, 0.9)
     skewed = counts_of(avoids_column_zero, EMPTY_BOARD, 2, 6000, 1000, 0.9)
     assert chi_square_homogeneity_p_value(fused, skewed) < 1e-3
+
+
+class WithoutFusedRollout:
+    """ConnectFourModel seen through the plain protocol: the search's generic rollout."""
+
+    actions = staticmethod(MODEL.actions)
+    player = staticmethod(MODEL.player)
+    step = staticmethod(MODEL.step)
+
+
+@pytest.mark.parametrize(
+    "columns, right_moves",
+    [
+        ([3, 3, 4, 4, 5, 5], {2, 6}),  # X wins on the bottom row at either end
+        ([3, 0, 3, 0, 3], {3}),  # O must block the column
+        ([0, 3, 1, 3, 6, 3], {3}),  # X must block O's column rather than extend its own row
+    ],
+    ids=["win", "block-column", "block-not-extend"],
+)
+def test_the_planner_wins_and_blocks_with_either_rollout(columns, right_moves):
+    state = play(columns)
+    for model in (MODEL, WithoutFusedRollout()):
+        for seed in range(3):
+            planner = MCTS(model, 1500, exploration=2 * math.sqrt(2), seed=seed)
+            assert planner(state) in right_moves
