@@ -8,9 +8,9 @@ The public surface::
 """
 
 from mcts_agent.agent import MCTSAgent
-from mcts_agent.minimax import ExhaustiveMinimax
+from mcts_agent.minimax import AlphaBetaMinimax, ExhaustiveMinimax
 from mcts_agent.model import Model, RolloutModel, StepResult
-from mcts_agent.policies import PerfectPolicy, Policy, RandomPolicy
+from mcts_agent.policies import MinimaxPolicy, PerfectPolicy, Policy, RandomPolicy
 from mcts_agent.search import MCTS, RolloutPolicy, SearchSummary
 from mcts_agent.tree import ROOT, UNVISITED, Node, Tree
 
@@ -19,7 +19,9 @@ __all__ = (
     "MCTSAgent",
     "ROOT",
     "UNVISITED",
+    "AlphaBetaMinimax",
     "ExhaustiveMinimax",
+    "MinimaxPolicy",
     "Model",
     "Node",
     "PerfectPolicy",
