@@ -226,7 +226,8 @@ def report(
     """
     print(f"\n{game}: one search from the empty board, random rollouts, c = 2 sqrt(2)\n")
     print(
-        "| iterations | planner | iterations/s (median) | ratio to ours | repeats | first moves |"
+        "| iterations | planner | iterations per CPU second (median) | ratio to ours | repeats "
+        "| first moves |"
     )
     print("|---:|---|---:|---:|---:|---|")
     medians: dict[tuple[str, int], float] = {}
