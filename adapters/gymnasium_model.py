@@ -111,7 +111,8 @@ MAX_ACTIONS = 100_000
 """Most actions a ``MultiDiscrete`` space may have (every combination is one action)."""
 
 # The attributes that hold the whole position of the Gymnasium envs we know
-# (read in their ``step`` and ``reset``, Gymnasium 1.4). Every one of these
+# (read in their ``step`` and ``reset``, Gymnasium 1.4); exact classes only, as
+# a subclass may keep more state. Every one of these
 # envs *replaces* these attributes in ``step`` (never mutates them in place),
 # so a snapshot may share the objects with the scratch env.
 _KNOWN_SNAPSHOTS: dict[type, tuple[str, ...]] = {
@@ -125,10 +126,14 @@ _KNOWN_SNAPSHOTS: dict[type, tuple[str, ...]] = {
     PendulumEnv: ("state", "last_u"),
 }
 
-# The mask of the current position, for envs that report masks only in ``info``.
+# The mask of the current position, for envs (and their subclasses) that report
+# masks only in ``info``.
 _KNOWN_MASKS: dict[type, Callable[[Any], Any]] = {
     TaxiEnv: lambda env: env.action_mask(env.s),
 }
+
+# Toy-text envs whose step only draws one outcome of their transition table P.
+_TABLE_ENVS = (FrozenLakeEnv, CliffWalkingEnv, TaxiEnv)
 
 # What makes a toy-text transition table stochastic, for the error message.
 _RANDOMNESS_CAUSES: dict[type, str] = {
@@ -259,8 +264,9 @@ class GymnasiumModel:
         self._user_mask = action_mask
         self._position_mask = action_mask
         if action_mask is None:
-            if env_class in _KNOWN_MASKS:
-                self._position_mask = _KNOWN_MASKS[env_class]
+            known = [_KNOWN_MASKS[c] for c in env_class.__mro__ if c in _KNOWN_MASKS]
+            if known:
+                self._position_mask = known[0]
             elif callable(getattr(env_class, "action_mask", None)):
                 self._position_mask = env_class.action_mask
 
@@ -495,7 +501,10 @@ class GymnasiumModel:
             self._commit = _identity
             self._capture = _detached_copy
             return
-        scratch = _detached_copy(self._unwrapped)
+        if self.clone_method == "snapshot" and env_class in _TABLE_ENVS:
+            scratch: Any = _TableStepper(self._unwrapped)
+        else:
+            scratch = _detached_copy(self._unwrapped)
         if self.clone_method == "snapshot":
             names = _KNOWN_SNAPSHOTS[env_class]
             getter = operator.attrgetter(*names) if len(names) > 1 else _single_getter(names[0])
@@ -517,7 +526,7 @@ class GymnasiumModel:
 
             self._checkout = checkout
             self._commit = get_state
-            self._capture = get_state
+            self._capture = lambda live: copy.deepcopy(get_state(live))
 
     # ---------------------------------------------------------- the masks
 
@@ -584,7 +593,7 @@ class GymnasiumModel:
             snapshot = root.snapshot
             for i, action in enumerate(actions):
                 elsewhere = self._checkout(root.snapshot)
-                elsewhere.step(self._inner_actions[actions[-1 - i]])
+                elsewhere.step(self._inner_actions[root.actions[(i + 1) % len(root.actions)]])
                 clone = self._checkout(snapshot)
                 outcome = clone.step(self._inner_actions[action])
                 snapshot = self._commit(clone)
@@ -623,13 +632,16 @@ class GymnasiumModel:
 
     def _probe_actions(self, root: GymnasiumState, rng: random.Random) -> list:
         """A random sequence of legal actions from ``root`` (at most ``_PROBE_STEPS``)."""
-        actions = []
-        state = root
-        while state.actions and len(actions) < _PROBE_STEPS:
-            action = state.actions[rng.randrange(len(state.actions))]
-            actions.append(action)
-            state = self.step(state, action).next_state
-        return actions
+        env = self._checkout(root.snapshot)
+        steps = _PROBE_STEPS if root.steps_left is None else min(_PROBE_STEPS, root.steps_left)
+        sequence = []
+        actions = root.actions
+        while actions and len(sequence) < steps:
+            action = actions[rng.randrange(len(actions))]
+            sequence.append(action)
+            _, _, terminated, truncated, info = env.step(self._inner_actions[action])
+            actions = () if terminated or truncated else self._next_actions(env, info)
+        return sequence
 
     def _check_determinism(self, root: GymnasiumState) -> None:
         for trial in range(_PROBE_TRIALS):
@@ -651,6 +663,41 @@ class GymnasiumModel:
 
 
 # ------------------------------------------------------------------ helpers
+
+
+class _TableStepper:
+    """Steps a deterministic toy-text env through its transition table ``P``.
+
+    FrozenLake, CliffWalking and Taxi keep their model in ``P[s][a]``, a list
+    of ``(probability, next_s, reward, terminated)``; their ``step`` draws one
+    outcome with ``np_random`` and sets ``s`` and ``lastaction``. Once ``P``
+    is checked to have one outcome per entry, this does the same without the
+    draw, ~10x faster (the start-up clone check compares it with the env's
+    own ``step``). The position attributes of ``_KNOWN_SNAPSHOTS`` live in
+    the instance's ``__dict__``, as on the env.
+    """
+
+    def __init__(self, env: Any) -> None:
+        self.transitions = {
+            s: {a: next(o[1:] for o in outcomes if o[0] > 0) for a, outcomes in moves.items()}
+            for s, moves in env.P.items()
+        }
+        self.masks = None
+        if isinstance(env, TaxiEnv):  # Taxi's step reports info["action_mask"]
+            self.masks = {s: env.action_mask(s) for s in self.transitions}
+            for mask in self.masks.values():
+                mask.flags.writeable = False
+        self.np_random = None  # never drawn from; set by the determinism check
+        for name in _KNOWN_SNAPSHOTS[type(env)]:
+            setattr(self, name, copy.deepcopy(getattr(env, name)))
+
+    def step(self, action: int) -> tuple[int, float, bool, bool, dict]:
+        """The env's ``step`` for one action, as Gymnasium returns it."""
+        next_s, reward, terminated = self.transitions[self.s][action]
+        self.s = next_s
+        self.lastaction = action
+        info = {} if self.masks is None else {"action_mask": self.masks[next_s]}
+        return next_s, reward, terminated, False, info
 
 
 def _identity(value: Any) -> Any:

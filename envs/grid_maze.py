@@ -73,8 +73,8 @@ class MazeLayout(NamedTuple):
             (``FLOOR``, ``WALL``, ``TRAP``, ``GOAL``).
         start: int, the start cell (``row * size + column``).
         goal: int, the goal cell.
-        masks: tuple of ``size * size`` read-only int8 arrays of shape ``[4]``,
-            the action mask of each cell (1 where the neighbour is not a wall).
+        masks: tuple of ``size * size`` 4-tuples of ints, the action mask of
+            each cell (1 where the neighbour is not a wall).
     """
 
     size: int
@@ -96,7 +96,10 @@ class GridMazeEnv(gym.Env[np.ndarray, int]):
             cells off the start-goal path).
         loop_fraction: float in [0, 1], the share of the remaining inner walls
             between two corridors knocked down to make loops.
-        step_cost: float >= 0, paid on every step.
+        step_cost: float >= 0, paid on every step. Keep ``step_cost *
+            max_episode_steps`` below ``trap_penalty``, so that a trap is
+            always worse than running out of time (else a planner that cannot
+            find the goal may rightly prefer the trap).
         trap_penalty: float >= 0, paid on stepping on a trap.
         goal_reward: float, received on reaching the goal.
         cell_pixels: int >= 1, side of one cell in ``"rgb_array"`` frames.
@@ -114,7 +117,7 @@ class GridMazeEnv(gym.Env[np.ndarray, int]):
         size: int = 9,
         num_traps: int = 4,
         loop_fraction: float = 0.2,
-        step_cost: float = 0.01,
+        step_cost: float = 0.002,
         trap_penalty: float = 1.0,
         goal_reward: float = 1.0,
         cell_pixels: int = 16,
@@ -208,7 +211,7 @@ class GridMazeEnv(gym.Env[np.ndarray, int]):
             reward,
             terminated,
             False,
-            {"action_mask": layout.masks[position].copy()},
+            {"action_mask": np.array(layout.masks[position], dtype=np.int8)},
         )
 
     def render(self) -> str | np.ndarray | None:
@@ -235,7 +238,7 @@ class GridMazeEnv(gym.Env[np.ndarray, int]):
         """
         if self._layout is None:
             raise RuntimeError("call reset() before action_mask()")
-        return self._layout.masks[self._position].copy()
+        return np.array(self._layout.masks[self._position], dtype=np.int8)
 
     def get_state(self) -> tuple[MazeLayout, int]:
         """Returns the whole position: ``(layout, agent_cell)``, immutable.
@@ -386,12 +389,10 @@ def _distances(layout: MazeLayout, source: int) -> dict[int, int]:
 
 
 def _layout(size: int, cells: np.ndarray, start: int, goal: int) -> MazeLayout:
-    masks = []
-    for cell in range(size * size):
-        mask = np.zeros(4, dtype=np.int8)
-        if cells[cell] != WALL:
-            for action, (dr, dc) in enumerate(_MOVES):
-                mask[action] = cells[cell + dr * size + dc] != WALL
-        mask.flags.writeable = False
-        masks.append(mask)
-    return MazeLayout(size, cells.tobytes(), start, goal, tuple(masks))
+    masks = tuple(
+        (0, 0, 0, 0)
+        if cells[cell] == WALL
+        else tuple(int(cells[cell + dr * size + dc] != WALL) for dr, dc in _MOVES)
+        for cell in range(size * size)
+    )
+    return MazeLayout(size, cells.tobytes(), start, goal, masks)

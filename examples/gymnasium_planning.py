@@ -1,0 +1,213 @@
+"""Plans episode after episode in a deterministic Gymnasium env with MCTSAgent.
+
+The agent plans every step from a clone of the live env (through
+``mcts_agent.adapters.GymnasiumModel``) and the env is then stepped with the
+chosen action. Prints each episode's return and length and a summary::
+
+    python examples/gymnasium_planning.py --env FrozenLake-v1 --episodes 20 --iterations 200
+    python examples/gymnasium_planning.py --env FrozenLake-v1 --env-kwargs map_name=8x8 \
+        --episodes 20 --iterations 2000
+    python examples/gymnasium_planning.py --env CartPole-v1 --episodes 10
+    python examples/gymnasium_planning.py --env mcts_agent/GridMaze-v0 --episodes 20
+
+Every env has preset settings (``PRESETS``: env keyword arguments, iterations,
+rollout_limit, gamma, exploration); the flags override them. The exploration
+constant c is scaled to the range of the returns (UCB1's sqrt(2) is for
+returns in [0, 1]). Episode ``i`` is reset with ``seed + i``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import math
+import statistics
+import time
+from collections.abc import Callable
+from typing import Any, NamedTuple
+
+import gymnasium as gym
+
+import mcts_agent.envs  # noqa: F401  (registers mcts_agent/GridMaze-v0)
+from mcts_agent.agent import MCTSAgent
+
+
+class Episode(NamedTuple):
+    """One episode's outcome: its return, length, last reward and how it ended."""
+
+    total: float
+    length: int
+    last_reward: float
+    terminated: bool
+    truncated: bool
+
+
+class Preset(NamedTuple):
+    """Settings of one env: what it is made with and how the agent plans in it.
+
+    Attributes:
+        env_kwargs: keyword arguments of ``gymnasium.make``.
+        iterations: UCT iterations per step.
+        rollout_limit: most steps of one rollout.
+        gamma: discount rate.
+        exploration: c of UCB1, scaled to the range of the returns.
+        success: ``(episode) -> bool`` given an :class:`Episode`: did it
+            reach its goal; None if the env has no goal.
+        success_label: what a success is, for the summary.
+    """
+
+    env_kwargs: dict[str, Any]
+    iterations: int
+    rollout_limit: int
+    gamma: float
+    exploration: float
+    success: Callable[[Episode], bool] | None
+    success_label: str
+
+
+def _reached_goal(episode: Episode) -> bool:
+    return episode.terminated and episode.last_reward > 0
+
+
+def _ended_by_goal(episode: Episode) -> bool:
+    return episode.terminated
+
+
+PRESETS: dict[str, Preset] = {
+    # Returns in [0, 1] (1 at the goal, discounted): UCB1's c = sqrt(2) scaled by 1/2.
+    "FrozenLake-v1": Preset(
+        {"is_slippery": False}, 200, 100, 0.95, math.sqrt(2) / 2, _reached_goal, "reached the goal"
+    ),
+    # +1 per step: a 50-step rollout returns at most 50 (c = 20, tuned in [10, 70]).
+    "CartPole-v1": Preset(
+        {},
+        50,
+        50,
+        1.0,
+        20.0,
+        lambda episode: episode.length == 500,
+        "balanced the pole for 500 steps",
+    ),
+    # Goal +1, trap -1, -0.002 per step: returns in [-1.4, 1].
+    "mcts_agent/GridMaze-v0": Preset(
+        {}, 300, 100, 1.0, math.sqrt(2), _reached_goal, "reached the goal"
+    ),
+    # -1 per step, -100 for the cliff; the goal ends the episode.
+    # (CliffWalking-v1 has no time limit of its own.)
+    "CliffWalking-v1": Preset(
+        {"max_episode_steps": 200},
+        2000,
+        200,
+        1.0,
+        100.0,
+        _ended_by_goal,
+        "reached the goal",
+    ),
+    # -1 per step, -10 for a wrong pick-up or drop-off, +20 for the delivery.
+    "Taxi-v4": Preset(
+        {},
+        2000,
+        200,
+        1.0,
+        30.0,
+        _ended_by_goal,
+        "delivered the passenger",
+    ),
+}
+_DEFAULT = Preset({}, 500, 100, 1.0, math.sqrt(2), None, "")
+
+
+def _parse_kwarg(text: str) -> tuple[str, Any]:
+    """``key=value`` with a Python literal value (``True``, ``8``, ``'8x8'``) or a bare string."""
+    key, separator, raw = text.partition("=")
+    if not separator or not key:
+        raise argparse.ArgumentTypeError(f"expected key=value, got {text!r}")
+    literal = {"true": "True", "false": "False", "none": "None"}.get(raw.lower(), raw)
+    try:
+        return key, ast.literal_eval(literal)
+    except (ValueError, SyntaxError):
+        return key, raw
+
+
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--env", default="FrozenLake-v1", help="Gymnasium env id")
+    parser.add_argument(
+        "--env-kwargs",
+        nargs="*",
+        type=_parse_kwarg,
+        default=[],
+        metavar="KEY=VALUE",
+        help="keyword arguments of gymnasium.make, added to the preset's (e.g. map_name=8x8)",
+    )
+    parser.add_argument("--episodes", type=int, default=10)
+    parser.add_argument("--iterations", type=int, help="UCT iterations per step")
+    parser.add_argument("--rollout-limit", type=int, help="most steps of one rollout")
+    parser.add_argument("--gamma", type=float, help="discount rate")
+    parser.add_argument("--exploration", type=float, help="c of UCB1 (scale to the returns)")
+    parser.add_argument("--seed", type=int, default=0, help="episode i is reset with seed + i")
+    parser.add_argument("--quiet", action="store_true", help="print the summary only")
+    return parser.parse_args(argv)
+
+
+def run_episode(env: gym.Env, agent: MCTSAgent, seed: int) -> Episode:
+    """Plays one episode from ``env.reset(seed=seed)``, the agent choosing every action."""
+    env.reset(seed=seed)
+    total, length = 0.0, 0
+    while True:
+        _, reward, terminated, truncated, _ = env.step(agent.act(env))
+        total += float(reward)
+        length += 1
+        if terminated or truncated:
+            return Episode(total, length, float(reward), terminated, truncated)
+
+
+def main(argv: list[str] | None = None) -> dict[str, float]:
+    args = parse_args(argv)
+    preset = PRESETS.get(args.env, _DEFAULT)
+    env_kwargs = {**preset.env_kwargs, **dict(args.env_kwargs)}
+    settings = {
+        "iterations": preset.iterations if args.iterations is None else args.iterations,
+        "rollout_limit": preset.rollout_limit if args.rollout_limit is None else args.rollout_limit,
+        "gamma": preset.gamma if args.gamma is None else args.gamma,
+        "exploration": preset.exploration if args.exploration is None else args.exploration,
+    }
+    print(f"{args.env} {env_kwargs}: {args.episodes} episodes, seeds {args.seed}.., {settings}")
+    env = gym.make(args.env, **env_kwargs)
+    agent = MCTSAgent(seed=args.seed, **settings)
+    returns, lengths, successes = [], [], 0
+    for episode in range(args.episodes):
+        start = time.perf_counter()
+        outcome = run_episode(env, agent, args.seed + episode)
+        success = preset.success is not None and preset.success(outcome)
+        successes += success
+        returns.append(outcome.total)
+        lengths.append(outcome.length)
+        if not args.quiet:
+            end = "terminated" if outcome.terminated else "truncated"
+            mark = " (success)" if success else ""
+            print(
+                f"episode {episode:3d}: return {outcome.total:8.2f}  length {outcome.length:4d}  "
+                f"{end}{mark}  {time.perf_counter() - start:6.1f} s"
+            )
+    summary = {
+        "episodes": args.episodes,
+        "mean_return": statistics.fmean(returns),
+        "mean_length": statistics.fmean(lengths),
+        "successes": successes,
+    }
+    print(
+        f"summary: mean return {summary['mean_return']:.3f}, mean length "
+        f"{summary['mean_length']:.1f}, min/max length {min(lengths)}/{max(lengths)}"
+        + (
+            f", {preset.success_label} in {successes} of {args.episodes} episodes"
+            if preset.success is not None
+            else ""
+        )
+    )
+    env.close()
+    return summary
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,123 @@
+"""MCTSAgent.act on Gymnasium envs: plans from a clone, answers in the env's action space."""
+
+from __future__ import annotations
+
+import copy
+import math
+
+import gymnasium as gym
+import numpy as np
+import pytest
+from gymnasium import spaces
+
+import mcts_agent.envs  # noqa: F401  (registers mcts_agent/GridMaze-v0)
+from mcts_agent.agent import MCTSAgent
+
+
+def make(env_id: str, seed: int = 0, steps: tuple = (), **kwargs) -> gym.Env:
+    env = gym.make(env_id, **kwargs)
+    env.reset(seed=seed)
+    for action in steps:
+        env.step(action)
+    return env
+
+
+def fingerprint(env: gym.Env) -> tuple:
+    """The live env's position, generator state and time limit, copied."""
+    inner = env.unwrapped
+    position = inner.s if hasattr(inner, "s") else np.array(inner.state)
+    return (
+        copy.deepcopy(position),
+        getattr(inner, "lastaction", None),
+        copy.deepcopy(inner.np_random.bit_generator.state),
+        env._elapsed_steps,
+    )
+
+
+def assert_unchanged(before: tuple, after: tuple) -> None:
+    np.testing.assert_array_equal(before[0], after[0])
+    assert before[1:] == after[1:]
+
+
+@pytest.mark.parametrize(
+    ("env_id", "kwargs", "steps"),
+    [
+        ("FrozenLake-v1", {"is_slippery": False}, (2, 2)),
+        ("CartPole-v1", {}, (0, 1, 1)),
+        ("Taxi-v4", {}, (1, 3)),
+    ],
+    ids=["FrozenLake", "CartPole", "Taxi"],
+)
+def test_act_returns_an_env_action_and_leaves_the_live_env_exactly_as_it_was(env_id, kwargs, steps):
+    env = make(env_id, steps=steps, **kwargs)
+    reference = copy.deepcopy(env)
+    before = fingerprint(env)
+    agent = MCTSAgent(iterations=100, rollout_limit=50, seed=0)
+    action = agent.act(env)
+    assert isinstance(action, int) and env.action_space.contains(action)
+    assert_unchanged(before, fingerprint(env))
+    # The agent planned from the live position: its root is the env's state.
+    root = agent.last_planner.tree[0].state
+    np.testing.assert_array_equal(root.snapshot[0], before[0])
+    # And the env still steps exactly as an untouched copy does.
+    observation, reward, terminated, truncated, _ = env.step(action)
+    expected = reference.step(action)
+    np.testing.assert_array_equal(observation, expected[0])
+    assert (reward, terminated, truncated) == expected[1:4]
+
+
+def test_taxi_answer_is_legal_under_its_mask():
+    env = make("Taxi-v4", seed=3)
+    agent = MCTSAgent(iterations=200, rollout_limit=50, seed=1)
+    for _ in range(5):
+        action = agent.act(env)
+        mask = env.unwrapped.action_mask(env.unwrapped.s)
+        assert mask[action] == 1
+        env.step(action)
+
+
+def test_frozen_lake_next_to_the_goal_steps_onto_it():
+    # SFFF / FHFH / FFFH / HFFG: from cell 14 (row 3, column 2), right (2) reaches the goal.
+    env = make("FrozenLake-v1", is_slippery=False, steps=(1, 1, 2, 1, 2))
+    assert env.unwrapped.s == 14
+    agent = MCTSAgent(iterations=200, exploration=math.sqrt(2) / 2, gamma=0.95, seed=0)
+    action = agent.act(env)
+    assert action == 2
+    assert env.step(action)[1:3] == (1.0, True)
+
+
+def test_grid_maze_plans_on_the_maze_of_the_current_episode():
+    env = gym.make("mcts_agent/GridMaze-v0")
+    agent = MCTSAgent(iterations=100, rollout_limit=50, seed=0)
+    planners = []
+    for seed in (0, 1):
+        env.reset(seed=seed)
+        action = agent.act(env)
+        root = agent.last_planner.tree[0].state
+        assert root.snapshot == env.unwrapped.get_state()  # this episode's layout and cell
+        assert env.unwrapped.action_mask()[action] == 1
+        planners.append(agent.last_planner)
+    assert planners[0] is planners[1]  # one model and planner per env, made once
+
+
+def test_multidiscrete_answer_is_an_array_of_the_space():
+    class Walker(gym.Env):
+        observation_space = spaces.Discrete(21, start=-10)
+        action_space = spaces.MultiDiscrete([2, 2])
+
+        def reset(self, *, seed=None, options=None):
+            super().reset(seed=seed)
+            self.position = 0
+            return self.position, {}
+
+        def step(self, action):
+            self.position += int(action[0]) - int(action[1])
+            reached = self.position == 3
+            return self.position, float(reached), reached, False, {}
+
+    env = gym.wrappers.TimeLimit(Walker(), max_episode_steps=20)
+    env.reset(seed=0)
+    agent = MCTSAgent(iterations=200, rollout_limit=10, gamma=0.9, seed=0)
+    action = agent.act(env)
+    assert isinstance(action, np.ndarray) and env.action_space.contains(action)
+    np.testing.assert_array_equal(action, [1, 0])  # the only move towards the goal at +3

@@ -1,0 +1,458 @@
+"""GymnasiumModel on real Gymnasium envs: cloning, time limits, masks, checks, planning."""
+
+from __future__ import annotations
+
+import copy
+import random
+
+import gymnasium as gym
+import numpy as np
+import pytest
+from gymnasium import spaces
+from gymnasium.envs.toy_text import TaxiEnv
+from gymnasium.wrappers import ClipReward, DiscretizeAction
+
+import mcts_agent.envs  # noqa: F401  (registers mcts_agent/GridMaze-v0)
+from mcts_agent import MCTS
+from mcts_agent.adapters import CloneCheckError, GymnasiumModel
+from mcts_agent.testing import check_model
+
+# ------------------------------------------------------------------ helpers
+
+
+def make(env_id: str, seed: int = 0, steps: tuple = (), **kwargs) -> gym.Env:
+    """A reset env, stepped along ``steps`` (its live position mid-episode)."""
+    env = gym.make(env_id, **kwargs)
+    env.reset(seed=seed)
+    for action in steps:
+        env.step(action)
+    return env
+
+
+def inner_position(env: gym.Env):
+    """What the env's own step reads: toy-text ``s``, classic-control ``state``."""
+    inner = env.unwrapped if isinstance(env, gym.Wrapper) else env
+    return inner.s if hasattr(inner, "s") else np.array(inner.state, dtype=np.float64)
+
+
+def live_fingerprint(env: gym.Env) -> tuple:
+    """Everything an agent must leave as it was: position, generator, time limit."""
+    inner = env.unwrapped
+    position = copy.deepcopy(inner_position(env))
+    elapsed = env._elapsed_steps if isinstance(env, gym.wrappers.TimeLimit) else None
+    return (
+        position,
+        getattr(inner, "lastaction", None),
+        inner.np_random.bit_generator.state,
+        elapsed,
+    )
+
+
+def assert_same(a, b) -> None:
+    assert len(a) == len(b)
+    for x, y in zip(a, b, strict=True):
+        if isinstance(x, np.ndarray) or isinstance(y, np.ndarray):
+            np.testing.assert_array_equal(x, y)
+        elif isinstance(x, tuple) and isinstance(y, tuple):
+            assert_same(x, y)
+        else:
+            assert x == y
+
+
+# Mid-episode positions: (env id, make kwargs, actions played on the live env first).
+MID_EPISODE = [
+    ("FrozenLake-v1", {"is_slippery": False}, (2, 2, 1)),
+    ("CartPole-v1", {}, (0, 1, 1, 0, 1)),
+    ("Taxi-v4", {}, (0, 0, 2)),
+]
+
+# ------------------------------------------------------------------ cloning
+
+
+@pytest.mark.parametrize("clone", [None, "deepcopy"])
+@pytest.mark.parametrize(("env_id", "kwargs", "prefix"), MID_EPISODE, ids=lambda v: str(v))
+def test_clone_steps_like_the_env_mid_episode(env_id, kwargs, prefix, clone):
+    env = make(env_id, steps=prefix, **kwargs)
+    model = GymnasiumModel(env, clone=clone)
+    assert model.clone_method == ("snapshot" if clone is None else "deepcopy")
+    reference = copy.deepcopy(env.unwrapped)
+    state = model.state_of(env)
+    rng = random.Random(1)
+    for _ in range(12):
+        if not state.actions:
+            break
+        action = state.actions[rng.randrange(len(state.actions))]
+        _, reward, terminated, truncated, _ = reference.step(action)
+        result = model.step(state, action)
+        assert result.reward == float(reward)
+        assert result.terminated == (terminated or truncated)
+        stepped = result.next_state.snapshot
+        position = inner_position(stepped) if clone == "deepcopy" else stepped[0]
+        np.testing.assert_array_equal(position, inner_position(reference))
+        state = result.next_state
+
+
+@pytest.mark.parametrize(("env_id", "kwargs", "prefix"), MID_EPISODE, ids=lambda v: str(v))
+def test_step_leaves_its_input_state_and_the_live_env_unchanged(env_id, kwargs, prefix):
+    env = make(env_id, steps=prefix, **kwargs)
+    before = live_fingerprint(env)
+    model = GymnasiumModel(env)
+    state = model.state_of(env)
+    check_model(model, state, seed=0, num_playouts=3, max_moves=40)
+    MCTS(model, 100, seed=0).search(state)
+    assert_same(live_fingerprint(env), before)
+
+
+def test_state_of_is_an_independent_copy():
+    env = make("CartPole-v1")
+    model = GymnasiumModel(env)
+    state = model.state_of(env)
+    saved = np.array(state.snapshot[0])
+    env.step(1)
+    env.step(1)
+    np.testing.assert_array_equal(state.snapshot[0], saved)
+    assert state.steps_left == 500
+    assert model.state_of(env).steps_left == 498
+
+
+def test_user_get_state_and_set_state_are_used_and_checked():
+    env = make("FrozenLake-v1", is_slippery=False, steps=(2,))
+    model = GymnasiumModel(
+        env,
+        get_state=lambda e: (e.s, e.lastaction),
+        set_state=lambda e, snap: setattr(e, "s", snap[0]) or setattr(e, "lastaction", snap[1]),
+    )
+    assert model.clone_method == "user"
+    state = model.state_of(env)
+    assert state.snapshot == (1, 2)
+    assert model.step(state, 1).next_state.snapshot == (5, 1)  # down from cell 1: cell 5, a hole
+    assert model.step(state, 1).terminated
+
+
+def test_incomplete_user_snapshot_is_caught_at_start_up():
+    env = make("FrozenLake-v1", is_slippery=False, steps=(2,))
+    with pytest.raises(CloneCheckError, match="does not behave like the env"):
+        GymnasiumModel(
+            env,
+            get_state=lambda e: e.lastaction,  # misses the agent's cell, e.s
+            set_state=lambda e, snap: setattr(e, "lastaction", snap),
+        )
+
+
+def test_snapshot_sharing_a_mutable_array_with_the_env_is_caught():
+    class InPlace(gym.Env):
+        """Walks a counter; its state array is updated in place."""
+
+        action_space = spaces.Discrete(2)
+        observation_space = spaces.Box(-100, 100, (1,), np.float64)
+
+        def reset(self, *, seed=None, options=None):
+            super().reset(seed=seed)
+            self.position = np.zeros(1)
+            return self.position.copy(), {}
+
+        def step(self, action):
+            self.position += 1 if action else -1
+            return self.position.copy(), float(self.position[0]), False, False, {}
+
+    env = InPlace()
+    env.reset(seed=0)
+    with pytest.raises(CloneCheckError):
+        GymnasiumModel(
+            env,
+            get_state=lambda e: e.position,  # no copy: clones step the live array
+            set_state=lambda e, snap: setattr(e, "position", snap),
+        )
+    np.testing.assert_array_equal(env.position, [0.0])  # a failed check left it alone
+
+
+def test_deepcopy_that_recurses_forever_gets_a_clear_error():
+    class Forwarding(gym.Env):
+        """Forwards every unknown attribute to ``inner``, even while being copied."""
+
+        def __init__(self):
+            self.inner = gym.make("CartPole-v1")
+            self.action_space = self.inner.action_space
+            self.observation_space = self.inner.observation_space
+
+        def __getattr__(self, name):
+            return getattr(self.inner, name)
+
+        def reset(self, *, seed=None, options=None):
+            return self.inner.reset(seed=seed)
+
+        def step(self, action):
+            return self.inner.step(action)
+
+    env = Forwarding()
+    env.reset(seed=0)
+    with pytest.raises(CloneCheckError, match="recursed forever.*__getattr__"):
+        GymnasiumModel(env)
+
+
+def test_env_methods_are_the_clone_of_grid_maze():
+    env = make("mcts_agent/GridMaze-v0", seed=3)
+    model = GymnasiumModel(env)
+    assert model.clone_method == "env_methods"
+    state = model.state_of(env)
+    assert state.snapshot == env.unwrapped.get_state()
+    check_model(model, state, seed=0, num_playouts=5, max_moves=60)
+
+
+# ------------------------------------------------------------- time limits
+
+
+def test_time_limit_steps_left_end_the_plan_and_rollouts():
+    env = make("CartPole-v1", max_episode_steps=10, steps=(0, 1, 0, 1, 0, 1, 0))
+    model = GymnasiumModel(env)
+    state = model.state_of(env)
+    assert state.steps_left == 3
+    # From an upright pole three steps never fall, so every rollout earns exactly 3.
+    returns = {model.rollout(state, random.Random(seed), 1000, 1.0) for seed in range(30)}
+    assert returns == {3.0}
+    for action in (1, 0):
+        result = model.step(state, action)
+        assert not result.terminated
+        state = result.next_state
+    last = model.step(state, 1)
+    assert last.terminated and last.reward == 1.0
+    assert last.next_state.steps_left == 0 and model.actions(last.next_state) == ()
+
+
+def test_planning_does_not_advance_the_live_time_limit():
+    env = make("CartPole-v1", steps=(0, 1))
+    model = GymnasiumModel(env)
+    MCTS(model, 200, seed=0).search(model.state_of(env))
+    assert env._elapsed_steps == 2
+    assert model.state_of(env).steps_left == 498
+
+
+def test_an_env_without_time_limit_has_no_horizon():
+    env = gym.make("CliffWalking-v1")
+    env.reset(seed=0)
+    assert GymnasiumModel(env).state_of(env).steps_left is None
+
+
+# ------------------------------------------------------------------- actions
+
+
+class StrictTaxi(TaxiEnv):
+    """Taxi that fails the test if it is ever stepped with a masked action."""
+
+    def step(self, a):
+        assert self.action_mask(self.s)[a] == 1, f"masked action {a} tried in state {self.s}"
+        return super().step(a)
+
+
+def test_taxi_never_tries_a_masked_action():
+    env = gym.wrappers.TimeLimit(StrictTaxi(), max_episode_steps=200)
+    env.reset(seed=2)
+    model = GymnasiumModel(  # the env's own step runs for every edge and rollout move
+        env,
+        get_state=lambda e: (e.s, e.lastaction),
+        set_state=lambda e, snap: e.__dict__.update(s=snap[0], lastaction=snap[1]),
+    )
+    planner = MCTS(model, 300, rollout_limit=50, seed=0)
+    planner.search(model.state_of(env))
+    for node in planner.tree:
+        if not node.terminated:
+            legal = np.flatnonzero(env.unwrapped.action_mask(node.state.snapshot[0]))
+            assert node.actions == tuple(legal.tolist())
+
+
+def test_taxi_snapshot_actions_follow_its_mask():
+    env = make("Taxi-v4", seed=5)
+    model = GymnasiumModel(env)
+    planner = MCTS(model, 300, seed=0)
+    planner.search(model.state_of(env))
+    taxi = env.unwrapped
+    assert len(planner.tree) > 50
+    for node in planner.tree:
+        if not node.terminated:
+            legal = np.flatnonzero(taxi.action_mask(node.state.snapshot[0]))
+            assert node.actions == tuple(legal.tolist())
+
+
+def test_user_action_mask_is_honoured_and_validated():
+    env = make("CartPole-v1")
+    model = GymnasiumModel(env, action_mask=lambda e: np.array([0, 1], dtype=np.int8))
+    state = model.state_of(env)
+    assert state.actions == (1,)
+    assert model.step(state, 1).next_state.actions == (1,)
+    with pytest.raises(ValueError, match="not legal"):
+        model.step(state, 0)
+    with pytest.raises(ValueError, match=r"shape \(2,\)"):
+        GymnasiumModel(env, action_mask=lambda e: np.ones(3))
+
+
+class Walker(gym.Env):
+    """A deterministic walk on a line; the action space is given."""
+
+    observation_space = spaces.Discrete(41, start=-20)
+
+    def __init__(self, action_space):
+        self.action_space = action_space
+
+    def reset(self, *, seed=None, options=None):
+        super().reset(seed=seed)
+        self.position = 0
+        return self.position, {}
+
+    def step(self, action):
+        move = int(np.sum(action))
+        self.position = max(-20, min(20, self.position + move))
+        return self.position, float(move), abs(self.position) == 20, False, {}
+
+
+def test_discrete_start_is_honoured():
+    env = Walker(spaces.Discrete(3, start=-1))
+    env.reset(seed=0)
+    model = GymnasiumModel(env, clone="deepcopy")
+    state = model.state_of(env)
+    assert state.actions == (-1, 0, 1)
+    assert model.step(state, -1).reward == -1.0
+    assert model.to_env_action(-1) == -1 and env.action_space.contains(model.to_env_action(-1))
+
+
+def test_multidiscrete_gives_every_combination():
+    space = spaces.MultiDiscrete([2, 3], start=[0, -1])
+    env = Walker(space)
+    env.reset(seed=0)
+    model = GymnasiumModel(env)
+    state = model.state_of(env)
+    assert state.actions == ((0, -1), (0, 0), (0, 1), (1, -1), (1, 0), (1, 1))
+    assert model.step(state, (1, 1)).reward == 2.0
+    action = model.to_env_action((1, -1))
+    assert isinstance(action, np.ndarray) and space.contains(action)
+    np.testing.assert_array_equal(action, [1, -1])
+    with pytest.raises(ValueError, match="not an action of this model"):
+        model.to_env_action((2, 0))
+
+
+def test_box_action_space_asks_to_discretise():
+    env = make("Pendulum-v1")
+    with pytest.raises(TypeError, match="continuous.*DiscretizeAction"):
+        GymnasiumModel(env)
+
+
+def test_discretised_pendulum_is_planned_through_the_wrapper():
+    env = DiscretizeAction(gym.make("Pendulum-v1"), bins=5)
+    env.reset(seed=0)
+    model = GymnasiumModel(env)
+    state = model.state_of(env)
+    assert state.actions == (0, 1, 2, 3, 4)
+    reference = copy.deepcopy(env.unwrapped)
+    _, reward, *_ = reference.step(np.array([1.6], dtype=np.float32))  # bin 4's centre
+    assert model.step(state, 4).reward == pytest.approx(reward)
+
+
+# ------------------------------------------------------------- what it refuses
+
+
+def test_slippery_frozen_lake_is_refused_naming_the_cause():
+    env = make("FrozenLake-v1", is_slippery=True)
+    with pytest.raises(ValueError, match="not deterministic.*is_slippery=True"):
+        GymnasiumModel(env)
+
+
+def test_stochastic_env_without_table_fails_the_determinism_check():
+    env = make("Blackjack-v1", seed=1)
+    with pytest.raises(ValueError, match="BlackjackEnv is not deterministic.*two seeds"):
+        GymnasiumModel(env)
+
+
+def test_fickle_taxi_is_refused():
+    env = make("Taxi-v4", fickle_passenger=True)
+    with pytest.raises(ValueError, match="fickle_passenger=True"):
+        GymnasiumModel(env)
+
+
+def test_a_reward_wrapper_is_refused():
+    env = ClipReward(gym.make("CartPole-v1"), 0.0, 0.5)
+    env.reset(seed=0)
+    with pytest.raises(ValueError, match="ClipReward"):
+        GymnasiumModel(env)
+
+
+def test_bad_arguments_and_other_envs_are_refused():
+    env = make("CartPole-v1")
+    with pytest.raises(TypeError, match="gymnasium.Env"):
+        GymnasiumModel("CartPole-v1")
+    with pytest.raises(ValueError, match="together"):
+        GymnasiumModel(env, get_state=lambda e: e.state)
+    with pytest.raises(ValueError, match="clone must be"):
+        GymnasiumModel(env, clone="pickle")
+    with pytest.raises(ValueError, match='clone="snapshot" knows'):
+        GymnasiumModel(make("mcts_agent/GridMaze-v0"), clone="snapshot")
+    with pytest.raises(ValueError, match="not been reset"):
+        GymnasiumModel(gym.make("CartPole-v1"))
+    model = GymnasiumModel(env)
+    with pytest.raises(ValueError, match="built for"):
+        model.state_of(make("CartPole-v1"))
+
+
+# ------------------------------------------------------------------- rollouts
+
+
+@pytest.mark.parametrize(
+    ("env_id", "kwargs"),
+    [("CartPole-v1", {}), ("Taxi-v4", {}), ("FrozenLake-v1", {"is_slippery": False})],
+)
+def test_fused_rollout_equals_the_step_by_step_rollout(env_id, kwargs):
+    """Same draws from the same generator: the fused rollout returns exactly what stepping does."""
+    env = make(env_id, **kwargs)
+    model = GymnasiumModel(env)
+    state = model.state_of(env)
+    for seed in range(10):
+        fused = model.rollout(state, random.Random(seed), 40, 0.9)
+        rng = random.Random(seed)
+        g, coef, current = 0.0, 1.0, state
+        for _ in range(40):
+            actions = current.actions
+            current, reward, terminated = model.step(
+                current, actions[int(rng.random() * len(actions))]
+            )
+            g += coef * reward
+            coef *= 0.9
+            if terminated or not current.actions:
+                break
+        assert fused == pytest.approx(g)
+
+
+# ------------------------------------------------------------------- planning
+
+
+def test_frozen_lake_4x4_reaches_the_goal_in_20_of_20_episodes():
+    """The README's row: 200 iterations per step, c = sqrt(2)/2, gamma 0.95."""
+    env = gym.make("FrozenLake-v1", is_slippery=False)
+    env.reset(seed=0)
+    model = GymnasiumModel(env)
+    planner = MCTS(model, 200, exploration=2**0.5 / 2, gamma=0.95, rollout_limit=100, seed=0)
+    goals = 0
+    for episode in range(20):
+        env.reset(seed=episode)
+        while True:
+            action = model.to_env_action(planner(model.state_of(env)))
+            _, reward, terminated, truncated, _ = env.step(action)
+            if terminated or truncated:
+                goals += reward == 1.0
+                break
+    assert goals == 20
+
+
+def test_grid_maze_reaches_the_goal_in_at_least_18_of_20_mazes():
+    """The README's row: 300 iterations per step, c = sqrt(2), gamma 1."""
+    env = gym.make("mcts_agent/GridMaze-v0")
+    env.reset(seed=0)
+    model = GymnasiumModel(env)
+    planner = MCTS(model, 300, exploration=2**0.5, rollout_limit=100, seed=0)
+    goals = 0
+    for episode in range(20):
+        env.reset(seed=episode)  # a new maze
+        while True:
+            action = model.to_env_action(planner(model.state_of(env)))
+            _, reward, terminated, truncated, _ = env.step(action)
+            if terminated or truncated:
+                goals += terminated and reward > 0
+                break
+    assert goals >= 18
