@@ -8,9 +8,11 @@ c = 2 sqrt(2)):
   :class:`PlainUCT` below, a straightforward UCT with one Python object per node
   (``__slots__``) written from ``SPEC.md``; both call the model's fused rollout
   with the same generator, so both build the same tree (checked);
-* the cost per node on the path (time / sum over iterations of the nodes
-  below the root on the path), which shows that the slower rate of a deeper
-  tree comes from longer paths, not from a costlier node;
+* the mean path length (nodes below the root that an iteration selects,
+  expands and backs up) and the cost per node on the path: as the tree fills
+  tic-tac-toe's game tree the paths double in length (selection scores about
+  twice as many children per iteration), so the rate per iteration falls
+  while the cost per node on the path does not grow;
 * bytes per node retained by the finished tree (``tracemalloc``), with the
   states included and without them (allocations made by the model's code,
   i.e. the states, left out). Tic-tac-toe's states are the model's
@@ -227,6 +229,7 @@ def main(argv: list[str] | None = None) -> int:
 
     rates: dict[tuple[str, int], list[float]] = {}
     per_path_node: dict[int, list[float]] = {}
+    path_length: dict[int, list[float]] = {}
     same_tree = True
     for repeat in range(args.repeats):
         for iterations in sizes:
@@ -247,21 +250,26 @@ def main(argv: list[str] | None = None) -> int:
                     per_path_node.setdefault(iterations, []).append(
                         seconds / path_nodes(ours) * 1e9
                     )
+                    path_length.setdefault(iterations, []).append(path_nodes(ours) / iterations)
             same_tree &= root_visits_ours(ours) == root_visits_plain(plain.root)
 
     print("Tic-tac-toe, one search from the empty board, c = 2 sqrt(2), random rollouts;")
     print(f"median of {args.repeats} searches each, interleaved.")
     print()
     print(
-        "| iterations | ours (it/s) | plain object-per-node UCT (it/s) | ours / plain "
-        "| ours: ns per node on the path |"
+        "| iterations | ours (it/s, CPU time) | plain object-per-node UCT (it/s, CPU time) "
+        "| ours / plain | mean path length | ours: ns per node on the path |"
     )
-    print("|---:|---:|---:|---:|---:|")
+    print("|---:|---:|---:|---:|---:|---:|")
     for iterations in sizes:
         ours = statistics.median(rates[("ours", iterations)])
         plain = statistics.median(rates[("plain", iterations)])
         ns = statistics.median(per_path_node[iterations])
-        print(f"| {iterations:,} | {ours:,.0f} | {plain:,.0f} | {ours / plain:.2f}x | {ns:.0f} |")
+        length = statistics.median(path_length[iterations])
+        print(
+            f"| {iterations:,} | {ours:,.0f} | {plain:,.0f} | {ours / plain:.2f}x "
+            f"| {length:.2f} | {ns:.0f} |"
+        )
     first = statistics.median(rates[("ours", sizes[0])])
     last = statistics.median(rates[("ours", sizes[-1])])
     print()
