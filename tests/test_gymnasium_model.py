@@ -456,3 +456,24 @@ def test_grid_maze_reaches_the_goal_in_at_least_18_of_20_mazes():
                 goals += terminated and reward > 0
                 break
     assert goals >= 18
+
+
+@pytest.mark.parametrize("integrator", ["euler", "semi-implicit euler"])
+def test_cartpole_snapshot_steps_bit_for_bit_like_the_env_for_500_steps(integrator):
+    env = make("CartPole-v1", seed=3)
+    env.unwrapped.kinematics_integrator = integrator
+    model = GymnasiumModel(env)
+    state = model.state_of(env)
+    reference = copy.deepcopy(env.unwrapped)
+    steps = 0
+    while state.actions:
+        x, x_dot, theta, theta_dot = reference.state
+        action = int(theta + 0.5 * theta_dot > 0)  # a balancing policy: long episodes
+        observation, reward, terminated, _, _ = reference.step(action)
+        result = model.step(state, action)
+        assert result.next_state.snapshot[0] == tuple(reference.state.tolist())
+        time_is_up = state.steps_left == 1
+        assert (result.reward, result.terminated) == (reward, terminated or time_is_up)
+        state = result.next_state
+        steps += 1
+    assert steps == 500  # balanced to the time limit, every step identical
