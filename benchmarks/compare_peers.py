@@ -49,11 +49,15 @@ from collections.abc import Callable
 from importlib import metadata
 from typing import Any
 
-import mcts as mcts_pypi
 import numpy as np
 import pettingzoo
-import pyspiel
-from open_spiel.python.algorithms import mcts as openspiel_mcts
+
+try:
+    import mcts as mcts_pypi
+    import pyspiel
+    from open_spiel.python.algorithms import mcts as openspiel_mcts
+except ImportError as missing:
+    sys.exit(f"compare_peers.py needs the bench extra: pip install -e '.[bench]' ({missing})")
 
 from mcts_agent import MCTS
 from mcts_agent.adapters.pettingzoo_model import PettingZooModel
