@@ -20,7 +20,11 @@ How a position is cloned, fastest first (:attr:`GymnasiumModel.clone_method`):
                           attributes (toy-text ``s`` and ``lastaction``, Taxi's
                           ``fickle_step``; classic-control ``state`` and
                           CartPole's ``steps_beyond_terminated``), copied into
-                          a tuple and restored into one scratch copy of the env.
+                          a tuple and restored into one scratch copy of the
+                          env. FrozenLake, CliffWalking and Taxi are stepped
+                          through their transition table ``P``, CartPole by a
+                          bit-exact replica of its ``step`` on Python floats
+                          (both checked against the env's own ``step``).
 ``"user"``                ``get_state(env) -> snapshot`` and
                           ``set_state(env, snapshot)`` passed by the user.
 ``"env_methods"``         the env's own ``get_state()`` and ``set_state(state)``

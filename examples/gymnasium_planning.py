@@ -1,19 +1,24 @@
-"""Plans episode after episode in a deterministic Gymnasium env with MCTSAgent.
+"""Plans episode after episode in a deterministic Gymnasium env with UCT.
 
-The agent plans every step from a clone of the live env (through
-``mcts_agent.adapters.GymnasiumModel``) and the env is then stepped with the
-chosen action. Prints each episode's return and length and a summary::
+Every step is planned from a clone of the live env through
+``mcts_agent.adapters.GymnasiumModel`` (what ``MCTSAgent.act(env)`` does too),
+and the env is then stepped with the chosen action. Prints each episode's
+return and length and a summary::
 
     python examples/gymnasium_planning.py --env FrozenLake-v1 --episodes 20 --iterations 200
     python examples/gymnasium_planning.py --env FrozenLake-v1 --env-kwargs map_name=8x8 \
         --episodes 20 --iterations 2000
     python examples/gymnasium_planning.py --env CartPole-v1 --episodes 10
     python examples/gymnasium_planning.py --env mcts_agent/GridMaze-v0 --episodes 20
+    python examples/gymnasium_planning.py --env CliffWalking-v1 --iterations 500 \
+        --rollout-policy greedy
 
 Every env has preset settings (``PRESETS``: env keyword arguments, iterations,
 rollout_limit, gamma, exploration); the flags override them. The exploration
 constant c is scaled to the range of the returns (UCB1's sqrt(2) is for
-returns in [0, 1]). Episode ``i`` is reset with ``seed + i``.
+returns in [0, 1]). Episode ``i`` is reset with ``seed + i``. Rollouts are
+uniformly random unless ``--rollout-policy greedy`` (one-step lookahead: the
+action of highest immediate reward, ties broken at random).
 """
 
 from __future__ import annotations
@@ -21,15 +26,18 @@ from __future__ import annotations
 import argparse
 import ast
 import math
+import random
 import statistics
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any, NamedTuple
 
 import gymnasium as gym
 
 import mcts_agent.envs  # noqa: F401  (registers mcts_agent/GridMaze-v0)
-from mcts_agent.agent import MCTSAgent
+from mcts_agent import MCTS
+from mcts_agent.adapters import GymnasiumModel, GymnasiumState
+from mcts_agent.search import RolloutPolicy
 
 
 class Episode(NamedTuple):
@@ -129,6 +137,27 @@ def _parse_kwarg(text: str) -> tuple[str, Any]:
         return key, raw
 
 
+def greedy_rollout_policy(model: GymnasiumModel) -> RolloutPolicy:
+    """A user-supplied rollout policy: one-step lookahead on the immediate reward.
+
+    Args:
+        model: the model the planner searches (its ``step`` looks one move ahead).
+
+    Returns:
+        ``policy(state, actions, rng) -> action``: an action of highest reward
+        from ``state``, ties broken with ``rng``. It costs one ``step`` per
+        legal action per rollout move, and it steps around CliffWalking's
+        cliff (-100) and GridMaze's traps, which random rollouts fall into.
+    """
+
+    def policy(state: GymnasiumState, actions: Sequence[Any], rng: random.Random) -> Any:
+        rewards = [model.step(state, action).reward for action in actions]
+        best = max(rewards)
+        return rng.choice([a for a, r in zip(actions, rewards, strict=True) if r == best])
+
+    return policy
+
+
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--env", default="FrozenLake-v1", help="Gymnasium env id")
@@ -145,17 +174,21 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--rollout-limit", type=int, help="most steps of one rollout")
     parser.add_argument("--gamma", type=float, help="discount rate")
     parser.add_argument("--exploration", type=float, help="c of UCB1 (scale to the returns)")
+    parser.add_argument(
+        "--rollout-policy", choices=("random", "greedy"), default="random", help="rollout moves"
+    )
     parser.add_argument("--seed", type=int, default=0, help="episode i is reset with seed + i")
     parser.add_argument("--quiet", action="store_true", help="print the summary only")
     return parser.parse_args(argv)
 
 
-def run_episode(env: gym.Env, agent: MCTSAgent, seed: int) -> Episode:
-    """Plays one episode from ``env.reset(seed=seed)``, the agent choosing every action."""
+def run_episode(env: gym.Env, model: GymnasiumModel, planner: MCTS, seed: int) -> Episode:
+    """Plays one episode from ``env.reset(seed=seed)``, planning every action."""
     env.reset(seed=seed)
     total, length = 0.0, 0
     while True:
-        _, reward, terminated, truncated, _ = env.step(agent.act(env))
+        action = model.to_env_action(planner(model.state_of(env)))
+        _, reward, terminated, truncated, _ = env.step(action)
         total += float(reward)
         length += 1
         if terminated or truncated:
@@ -172,13 +205,19 @@ def main(argv: list[str] | None = None) -> dict[str, float]:
         "gamma": preset.gamma if args.gamma is None else args.gamma,
         "exploration": preset.exploration if args.exploration is None else args.exploration,
     }
-    print(f"{args.env} {env_kwargs}: {args.episodes} episodes, seeds {args.seed}.., {settings}")
+    print(
+        f"{args.env} {env_kwargs}: {args.episodes} episodes, seeds {args.seed}.., {settings}, "
+        f"{args.rollout_policy} rollouts"
+    )
     env = gym.make(args.env, **env_kwargs)
-    agent = MCTSAgent(seed=args.seed, **settings)
+    env.reset(seed=args.seed)
+    model = GymnasiumModel(env)  # checks its clone of env once; reused for every episode
+    policy = greedy_rollout_policy(model) if args.rollout_policy == "greedy" else None
+    planner = MCTS(model, seed=args.seed, rollout_policy=policy, **settings)
     returns, lengths, successes = [], [], 0
     for episode in range(args.episodes):
         start = time.perf_counter()
-        outcome = run_episode(env, agent, args.seed + episode)
+        outcome = run_episode(env, model, planner, args.seed + episode)
         success = preset.success is not None and preset.success(outcome)
         successes += success
         returns.append(outcome.total)

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import copy
+import importlib.util
 import random
+from pathlib import Path
 
 import gymnasium as gym
 import numpy as np
@@ -477,3 +479,17 @@ def test_cartpole_snapshot_steps_bit_for_bit_like_the_env_for_500_steps(integrat
         state = result.next_state
         steps += 1
     assert steps == 500  # balanced to the time limit, every step identical
+
+
+def test_planning_example_runs_and_reports_consistently(capsys):
+    path = Path(__file__).resolve().parents[1] / "examples" / "gymnasium_planning.py"
+    spec = importlib.util.spec_from_file_location("gymnasium_planning", path)
+    example = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(example)
+    summary = example.main(
+        ["--env", "FrozenLake-v1", "--episodes", "3", "--iterations", "50", "--quiet"]
+    )
+    assert summary["episodes"] == 3
+    # FrozenLake pays 1 at the goal and 0 otherwise: the mean return counts the successes.
+    assert summary["mean_return"] == pytest.approx(summary["successes"] / 3)
+    assert "reached the goal in" in capsys.readouterr().out
