@@ -86,13 +86,13 @@ PRESETS: dict[str, Preset] = {
     "FrozenLake-v1": Preset(
         {"is_slippery": False}, 200, 100, 0.95, math.sqrt(2) / 2, _reached_goal, "reached the goal"
     ),
-    # +1 per step: a 50-step rollout returns at most 50 (c = 20, tuned in [10, 70]).
+    # +1 per step: a 50-step rollout returns at most 50, so c = sqrt(2) * 50.
     "CartPole-v1": Preset(
         {},
-        50,
+        200,
         50,
         1.0,
-        20.0,
+        math.sqrt(2) * 50,
         lambda episode: episode.length == 500,
         "balanced the pole for 500 steps",
     ),
