@@ -4,6 +4,9 @@ Importing this package registers the Gymnasium envs defined here:
 
 * ``"mcts_agent/GridMaze-v0"``: :class:`mcts_agent.envs.grid_maze.GridMazeEnv`
   (200 steps per episode).
+
+``gymnasium.make("mcts_agent.envs:mcts_agent/GridMaze-v0")`` imports this
+package first, so it works without an explicit import.
 """
 
 import gymnasium

@@ -8,6 +8,9 @@ imported (``max_episode_steps=200``)::
     env = gymnasium.make("mcts_agent/GridMaze-v0", render_mode="ansi")
     observation, info = env.reset(seed=3)   # the seed picks the layout
 
+Without the import, name the module in the id (Gymnasium 1.x has no plugin
+entry points): ``gymnasium.make("mcts_agent.envs:mcts_agent/GridMaze-v0")``.
+
 The grid is ``size x size`` cells, walls all round. ``reset(seed=...)``
 carves a maze (a randomised depth-first search over the cells of odd row and
 column, Buck, 2015, "Mazes for Programmers", ch. 8), knocks down a few more
