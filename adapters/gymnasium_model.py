@@ -106,7 +106,7 @@ from gymnasium.wrappers import (
     TransformAction,
 )
 
-from mcts_agent.adapters.pettingzoo_model import CloneCheckError
+from mcts_agent.adapters.errors import CloneCheckError
 from mcts_agent.model import StepResult
 
 __all__ = ["GymnasiumModel", "GymnasiumState"]

@@ -107,11 +107,11 @@ from pettingzoo.utils.wrappers import (
     TerminateIllegalWrapper,
 )
 
+from mcts_agent.adapters.errors import CloneCheckError
 from mcts_agent.model import StepResult
 
 __all__ = [
     "POLICING_WRAPPERS",
-    "CloneCheckError",
     "PettingZooModel",
     "PettingZooState",
     "unwrap_policing",
@@ -139,14 +139,6 @@ _RESET_ATTRIBUTES = (
 
 History = tuple[int | None, Sequence[Any]]
 """``(seed, actions)``: the ``reset`` seed and every action stepped since, in order."""
-
-
-class CloneCheckError(ValueError):
-    """The model's clone of the env is not an exact, independent copy.
-
-    The message names the clone method that failed, what differed, and what to
-    pass instead.
-    """
 
 
 def unwrap_policing(env: AECEnv) -> AECEnv:

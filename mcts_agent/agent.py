@@ -29,10 +29,12 @@ What it plans on:
   ``native_models=False`` (or any ``clone``) plans through
   :class:`~mcts_agent.adapters.PettingZooModel` instead.
 * any other PettingZoo AEC env (``pettingzoo.AECEnv``, wrapped or not):
-  :class:`~mcts_agent.adapters.PettingZooModel`, made once per env (its clone
-  check runs once, not at every move).
+  :class:`~mcts_agent.adapters.PettingZooModel`, made when the agent first
+  plans on that env and kept while the agent keeps planning on it (its clone
+  check runs once, not at every move; planning on another env replaces it, so
+  a dropped env is freed).
 * a Gymnasium env (``gymnasium.Env``): ``mcts_agent.adapters.GymnasiumModel``,
-  also made once per env.
+  kept the same way.
 
 Every model the agent plans on gets its own :class:`~mcts_agent.search.MCTS`,
 seeded from the agent's one generator (``seed``), so a seeded agent plays the
@@ -44,7 +46,6 @@ from __future__ import annotations
 
 import math
 import random
-import weakref
 from collections.abc import Callable, Hashable, Sequence
 from typing import Any
 
@@ -155,7 +156,9 @@ class MCTSAgent:
         self.env_factory = env_factory
         # The native planners are made at once: that also checks the search options.
         self._native = self._native_bindings()
-        self._bindings: weakref.WeakKeyDictionary[Any, _Binding] = weakref.WeakKeyDictionary()
+        # The adapter binding of the last env planned on: (env.unwrapped, binding). One slot,
+        # so that an env the user dropped is freed (the binding's model holds its env).
+        self._cached: tuple[Any, _Binding] | None = None
         self.last_summary: SearchSummary | None = None
         self.last_planner: MCTS | None = None
 
@@ -253,7 +256,7 @@ class MCTSAgent:
         }
 
     def _binding(self, env: Any) -> _Binding:
-        """The cached binding of ``env`` (keyed by ``env.unwrapped``), made at first use."""
+        """The binding of ``env``: cached for the last env planned on, else made (and checked)."""
         kind = _env_kind(env)
         inner = env.unwrapped
         if kind == "pettingzoo":
@@ -270,24 +273,24 @@ class MCTSAgent:
 
                 unwrap_policing(env)
                 return native
-        binding = self._bindings.get(inner)
-        if binding is None:
-            if kind == "pettingzoo":
-                from mcts_agent.adapters.pettingzoo_model import PettingZooModel
+        if self._cached is not None and self._cached[0] is inner:
+            return self._cached[1]
+        if kind == "pettingzoo":
+            from mcts_agent.adapters.pettingzoo_model import PettingZooModel
 
-                model = PettingZooModel(env, clone=self.clone, env_factory=self.env_factory)
-            else:
-                from mcts_agent.adapters.gymnasium_model import GymnasiumModel
+            model = PettingZooModel(env, clone=self.clone, env_factory=self.env_factory)
+        else:
+            from mcts_agent.adapters.gymnasium_model import GymnasiumModel
 
-                model = GymnasiumModel(env)
-            binding = _Binding(
-                self._planner(model),
-                model.state_of,
-                model.to_env_action,
-                _same,
-                replays=getattr(model, "clone_method", None) == "replay",
-            )
-            self._bindings[inner] = binding
+            model = GymnasiumModel(env)
+        binding = _Binding(
+            self._planner(model),
+            model.state_of,
+            model.to_env_action,
+            _same,
+            replays=getattr(model, "clone_method", None) == "replay",
+        )
+        self._cached = (inner, binding)
         return binding
 
 

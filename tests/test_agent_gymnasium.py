@@ -121,3 +121,19 @@ def test_multidiscrete_answer_is_an_array_of_the_space():
     action = agent.act(env)
     assert isinstance(action, np.ndarray) and env.action_space.contains(action)
     np.testing.assert_array_equal(action, [1, 0])  # the only move towards the goal at +3
+
+
+def test_the_agent_moves_between_envs_and_frees_the_ones_it_left():
+    import gc
+    import weakref
+
+    agent = MCTSAgent(iterations=100, gamma=0.95, seed=0)
+    first = make("FrozenLake-v1", is_slippery=False)
+    second = make("FrozenLake-v1", seed=1, steps=(2,), is_slippery=False)
+    for env in (first, second, first, second):
+        assert agent.act(env) in range(4)
+    assert agent.last_summary.player == 0
+    dropped = weakref.ref(first.unwrapped)
+    del first
+    gc.collect()
+    assert dropped() is None, "the agent still holds an env it no longer plans on"
