@@ -32,6 +32,7 @@ import pstats
 import time
 
 import numpy as np
+import pettingzoo
 from pettingzoo.classic.tictactoe import board as ttt_board
 from pettingzoo.classic.tictactoe import tictactoe as ttt_env
 
@@ -44,13 +45,7 @@ PETTINGZOO_DIR = os.path.dirname(ttt_env.__file__).rsplit(os.sep, 2)[0]  # .../p
 
 
 def make_env():
-    try:
-        from pettingzoo import make
-    except ImportError:
-        from pettingzoo.classic import tictactoe_v3
-
-        return tictactoe_v3.env()
-    return make("aec", "classic/tictactoe-v3")
+    return pettingzoo.make("aec", "classic/tictactoe-v3")
 
 
 class NaiveDeepcopyModel:

@@ -13,18 +13,14 @@ from __future__ import annotations
 import argparse
 import math
 
+import pettingzoo
+
 from mcts_agent.agent import MCTSAgent
 
 
 def make_env():
-    """``classic/connect_four-v3`` (``pettingzoo.make`` where PettingZoo has it)."""
-    try:
-        from pettingzoo import make
-    except ImportError:  # PettingZoo < 1.27
-        from pettingzoo.classic import connect_four_v3
-
-        return connect_four_v3.env()
-    return make("aec", "classic/connect_four-v3")
+    """``classic/connect_four-v3`` from PettingZoo's registry."""
+    return pettingzoo.make("aec", "classic/connect_four-v3")
 
 
 def board_text(env) -> str:

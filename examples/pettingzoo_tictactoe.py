@@ -12,18 +12,14 @@ from __future__ import annotations
 import argparse
 import math
 
+import pettingzoo
+
 from mcts_agent.agent import MCTSAgent
 
 
 def make_env():
-    """``classic/tictactoe-v3`` (``pettingzoo.make`` where PettingZoo has it)."""
-    try:
-        from pettingzoo import make
-    except ImportError:  # PettingZoo < 1.27
-        from pettingzoo.classic import tictactoe_v3
-
-        return tictactoe_v3.env()
-    return make("aec", "classic/tictactoe-v3")
+    """``classic/tictactoe-v3`` from PettingZoo's registry."""
+    return pettingzoo.make("aec", "classic/tictactoe-v3")
 
 
 def board_text(env) -> str:

@@ -11,8 +11,8 @@ import sys
 import gymnasium
 import numpy as np
 import pytest
-from pettingzoo.classic import connect_four_v3, tictactoe_v3
 from pettingzoo.test import api_test
+from pettingzoo_envs import make_connect_four, make_tictactoe
 
 import mcts_agent.adapters.pettingzoo_model as pettingzoo_model
 from mcts_agent.agent import MCTSAgent
@@ -23,19 +23,6 @@ from mcts_agent.envs.tic_tac_toe import (
     state_from_pettingzoo,
     to_pettingzoo_action,
 )
-
-try:
-    from pettingzoo import make as _pz_make
-
-    def make_tictactoe():
-        return _pz_make("aec", "classic/tictactoe-v3")
-
-    def make_connect_four():
-        return _pz_make("aec", "classic/connect_four-v3")
-
-except ImportError:  # PettingZoo < 1.27
-    make_tictactoe = tictactoe_v3.env
-    make_connect_four = connect_four_v3.env
 
 C = 2 * math.sqrt(2)
 PATHS = {"native": {"native_models": True}, "adapter": {"native_models": False}}

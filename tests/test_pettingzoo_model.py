@@ -9,25 +9,12 @@ import random
 
 import numpy as np
 import pytest
-from pettingzoo.classic import chess_v6, connect_four_v3, tictactoe_v3
 from pettingzoo.utils.wrappers import BaseWrapper
+from pettingzoo_envs import make_chess, make_connect_four, make_tictactoe
 
 from mcts_agent import MCTS
 from mcts_agent.adapters import CloneCheckError, PettingZooModel, PettingZooState
 from mcts_agent.testing import check_model
-
-try:
-    from pettingzoo import make as _pz_make
-
-    def make_tictactoe():
-        return _pz_make("aec", "classic/tictactoe-v3")
-
-    def make_connect_four():
-        return _pz_make("aec", "classic/connect_four-v3")
-
-except ImportError:  # PettingZoo < 1.27
-    make_tictactoe = tictactoe_v3.env
-    make_connect_four = connect_four_v3.env
 
 METHODS = ["snapshot", "attributes", "replay", "user"]
 GAMES = {"tictactoe": make_tictactoe, "connect_four": make_connect_four}
@@ -131,7 +118,7 @@ def test_winning_move_rewards_player_1_and_ends_the_game(method):
 def test_clone_method_defaults_to_snapshot_for_known_games_and_attributes_otherwise():
     assert PettingZooModel(played(make_tictactoe, [])).clone_method == "snapshot"
     assert PettingZooModel(played(make_connect_four, [])).clone_method == "snapshot"
-    assert PettingZooModel(played(chess_v6.env, [])).clone_method == "attributes"
+    assert PettingZooModel(played(make_chess, [])).clone_method == "attributes"
 
 
 # --------------------------------------------- every method against the real game
@@ -195,7 +182,7 @@ def test_model_passes_check_model(game, method):
 
 def test_attribute_copy_clones_chess_mid_game():
     """The generic method on a game with no snapshot: chess after 1. e4 e5 2. Nf3."""
-    env = chess_v6.env()
+    env = make_chess()
     env.reset(seed=0)
     for _ in range(3):
         env.step(int(np.flatnonzero(env.observe(env.agent_selection)["action_mask"])[0]))
@@ -365,7 +352,7 @@ def test_bad_arguments_raise_clear_errors():
     with pytest.raises(TypeError, match="clone must be None"):
         PettingZooModel(env, clone=3)
     with pytest.raises(ValueError, match="knows tictactoe and connect_four only"):
-        PettingZooModel(played(chess_v6.env, []), clone="snapshot")
+        PettingZooModel(played(make_chess, []), clone="snapshot")
     unreset = make_tictactoe()
     with pytest.raises((ValueError, AttributeError), match="reset"):
         PettingZooModel(unreset)
@@ -397,7 +384,7 @@ def test_copies_do_not_render(monkeypatch):
     monkeypatch.setenv("SDL_VIDEODRIVER", "dummy")
     rendered = []
     monkeypatch.setattr(tictactoe.raw_env, "render", lambda self: rendered.append(self))
-    env = tictactoe_v3.env(render_mode="human")
+    env = make_tictactoe(render_mode="human")
     env.reset(seed=1)
     env.step(4)
     assert len(rendered) == 1
