@@ -28,15 +28,15 @@ import argparse
 import gc
 import math
 import os
-import platform
 import random
 import statistics
 import sys
 import time
 import tracemalloc
 from collections.abc import Hashable
-from importlib import metadata
 from typing import Any
+
+from machine import describe_machine
 
 from mcts_agent import MCTS
 from mcts_agent.envs.connect_four import EMPTY_BOARD as CONNECT_FOUR_START
@@ -195,28 +195,6 @@ def bytes_per_node(make_planner: Any, state: Any, model_file: str) -> tuple[int,
     return nodes, total / nodes, (total - model_bytes) / nodes
 
 
-def machine() -> str:
-    """Returns one line on the CPU, OS, Python, package version and load."""
-    load = os.getloadavg()
-    return (
-        f"Machine: {cpu_name()}, {os.cpu_count()} CPUs, {platform.system()} "
-        f"{platform.release()}; Python {platform.python_version()}; mcts-agent "
-        f"{metadata.version('mcts-agent')}; load average {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}"
-    )
-
-
-def cpu_name() -> str:
-    """Returns the CPU model from /proc/cpuinfo where there is one."""
-    try:
-        with open("/proc/cpuinfo") as cpuinfo:
-            for line in cpuinfo:
-                if line.startswith("model name"):
-                    return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or platform.machine()
-
-
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=5, help="searches per size and planner")
@@ -224,7 +202,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     model = TicTacToeModel()
     sizes = (1_000, 10_000, 100_000)
-    print(machine())
+    print(describe_machine())
     print()
 
     rates: dict[tuple[str, int], list[float]] = {}

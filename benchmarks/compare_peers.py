@@ -40,13 +40,11 @@ import argparse
 import gc
 import math
 import os
-import platform
 import random
 import statistics
 import sys
 import time
 from collections.abc import Callable
-from importlib import metadata
 from typing import Any
 
 import numpy as np
@@ -58,6 +56,8 @@ try:
     from open_spiel.python.algorithms import mcts as openspiel_mcts
 except ImportError as missing:
     sys.exit(f"compare_peers.py needs the bench extra: pip install -e '.[bench]' ({missing})")
+
+from machine import describe_machine
 
 from mcts_agent import MCTS
 from mcts_agent.adapters.pettingzoo_model import PettingZooModel
@@ -159,35 +159,6 @@ def mcts_package() -> Search:
 # ------------------------------------------------------------------------ measuring
 
 
-def version(distribution: str) -> str:
-    try:
-        return metadata.version(distribution)
-    except metadata.PackageNotFoundError:
-        return "?"
-
-
-def cpu_name() -> str:
-    try:
-        with open("/proc/cpuinfo") as cpuinfo:
-            for line in cpuinfo:
-                if line.startswith("model name"):
-                    return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or platform.machine()
-
-
-def describe_machine() -> str:
-    load = os.getloadavg()
-    return (
-        f"Machine: {cpu_name()}, {os.cpu_count()} CPUs, {platform.system()} {platform.release()}; "
-        f"load average at start {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}\n"
-        f"Versions: Python {platform.python_version()}, mcts-agent {version('mcts-agent')}, "
-        f"open-spiel {version('open_spiel')}, mcts {version('mcts')}, "
-        f"pettingzoo {version('pettingzoo')}, numpy {version('numpy')}"
-    )
-
-
 def measure(
     planners: dict[str, Search],
     sizes: tuple[int, ...],
@@ -267,7 +238,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args(argv)
-    print(describe_machine())
+    print(describe_machine(("mcts-agent", "open_spiel", "mcts", "pettingzoo", "numpy")))
 
     tic_tac_toe = {
         OURS: ours(TicTacToeModel(), EMPTY_BOARD),

@@ -1,4 +1,4 @@
-"""Small hand-written and random game models for the search tests, and a reference UCT."""
+"""Small hand-written and random game models, a reference UCT and reference rollouts."""
 
 from __future__ import annotations
 
@@ -126,23 +126,44 @@ class ReferenceUCT:
         return root
 
     def rollout(self, state, actions, player):
-        rewards, players = [], []
-        for _ in range(self.rollout_limit):
-            action = actions[int(self.rng.random() * len(actions))]
-            players.append(player)
-            state, reward, terminated = self.model.step(state, action)
-            rewards.append(reward)
-            if terminated:
-                break
-            actions = tuple(self.model.actions(state))
-            if not actions:
-                break
-            player = self.model.player(state)
-        g = 0.0
-        for t in reversed(range(len(rewards))):
-            nxt_same = t + 1 < len(players) and players[t + 1] == players[t]
-            g = rewards[t] + self.gamma * g if nxt_same else rewards[t] - self.gamma * g
-        return g
+        return reference_rollout(self.model, state, self.rng, self.rollout_limit, self.gamma)
+
+
+def reference_rollout(model, state, rng, limit, gamma):
+    """SPEC.md's rollout, step by step: uniform moves, the return worked out backwards."""
+    rewards, players = [], [model.player(state)]
+    actions = tuple(model.actions(state))
+    while actions and len(rewards) < limit:
+        state, reward, terminated = model.step(state, actions[int(rng.random() * len(actions))])
+        rewards.append(reward)
+        if terminated:
+            break
+        actions = tuple(model.actions(state))
+        if actions:
+            players.append(model.player(state))
+    g = 0.0
+    for t in reversed(range(len(rewards))):
+        same = t + 1 < len(players) and players[t + 1] == players[t]
+        g = rewards[t] + gamma * g if same else rewards[t] - gamma * g
+    return g
+
+
+def exact_rollout_distribution(model, state, gamma):
+    """{return (rounded to 9 places): probability} of a uniformly random playout, enumerated."""
+    dist = {}
+    stack = [(state, 1.0, 1.0)]
+    while stack:
+        state, prob, coef = stack.pop()
+        actions = model.actions(state)
+        for action in actions:
+            nxt, reward, done = model.step(state, action)
+            p = prob / len(actions)
+            if done:
+                key = round(coef * reward, 9)
+                dist[key] = dist.get(key, 0.0) + p
+            else:
+                stack.append((nxt, p, -gamma * coef))
+    return dist
 
 
 def nested_reference(node):

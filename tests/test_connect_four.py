@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import math
 import random
+from functools import partial
 
 import numpy as np
 import pettingzoo
 import pytest
+from scripted_games import exact_rollout_distribution, reference_rollout
 
 from mcts_agent import MCTS
 from mcts_agent.envs.connect_four import (
@@ -230,42 +232,6 @@ def test_parse_board_rejects_non_text():
 # ------------------------------------------------------------------ the fused rollout
 
 
-def reference_rollout(state, rng, limit, gamma):
-    """SPEC.md's rollout, step by step: uniform moves, return worked out backwards."""
-    rewards, players = [], [MODEL.player(state)]
-    actions = MODEL.actions(state)
-    while actions and len(rewards) < limit:
-        state, reward, terminated = MODEL.step(state, actions[int(rng.random() * len(actions))])
-        rewards.append(reward)
-        if terminated:
-            break
-        actions = MODEL.actions(state)
-        players.append(MODEL.player(state))
-    g = 0.0
-    for t in reversed(range(len(rewards))):
-        same = t + 1 < len(players) and players[t + 1] == players[t]
-        g = rewards[t] + gamma * g if same else rewards[t] - gamma * g
-    return g
-
-
-def exact_rollout_distribution(state, gamma):
-    """{return: probability} of a uniformly random playout, by enumeration."""
-    dist = {}
-    stack = [(state, 1.0, 1.0)]
-    while stack:
-        state, prob, coef = stack.pop()
-        actions = MODEL.actions(state)
-        for action in actions:
-            nxt, reward, done = MODEL.step(state, action)
-            p = prob / len(actions)
-            if done:
-                key = round(coef * reward, 9)
-                dist[key] = dist.get(key, 0.0) + p
-            else:
-                stack.append((nxt, p, -gamma * coef))
-    return dist
-
-
 def counts_of(rollout, state, seed, samples, limit, gamma):
     rng = random.Random(seed)
     counts = {}
@@ -329,7 +295,7 @@ LATE_POSITIONS = [
 @pytest.mark.parametrize("gamma", [1.0, 0.9])
 def test_the_fused_rollout_has_the_exact_distribution_of_random_play_late_in_a_game(text, gamma):
     state = parse_board(text)
-    exact = exact_rollout_distribution(state, gamma)
+    exact = exact_rollout_distribution(MODEL, state, gamma)
     assert len(exact) >= 3  # wins, losses and (pooled) draws are all possible
     samples = 20_000
     counts = counts_of(MODEL.rollout, state, 0, samples, 1000, gamma)
@@ -349,7 +315,7 @@ def test_the_fused_rollout_matches_the_step_by_step_rollout(columns, limit, gamm
     # compares the distribution of who wins and when.
     state = play(columns)
     fused = counts_of(MODEL.rollout, state, 1, 6000, limit, gamma)
-    reference = counts_of(reference_rollout, state, 2, 6000, limit, gamma)
+    reference = counts_of(partial(reference_rollout, MODEL), state, 2, 6000, limit, gamma)
     assert len(reference) >= 4
     assert chi_square_homogeneity_p_value(fused, reference) > 1e-3, (fused, reference)
 
