@@ -328,17 +328,11 @@ class ConnectFourModel:
     ) -> float:
         """Plays uniformly random moves from ``state``; returns the mover's return.
 
-        Same distribution as the search's generic random rollout: up to
-        ``limit`` moves, the winner's move earns 1, each later-to-earlier ply
-        flips the sign and discounts by ``gamma``. Readable equivalent::
-
-            g, coef = 0.0, 1.0
-            while moves left:
-                a = uniform choice of actions(state)
-                state, r, done = step(state, a)
-                g += coef * r
-                if done: break
-                coef *= -gamma          # players alternate
+        The fused form of the search's generic random rollout, with the same
+        distribution of returns (its readable form is in
+        :meth:`mcts_agent.model.RolloutModel.rollout`): up to ``limit`` moves,
+        the winner's move earns 1, and players alternate, so each ply flips
+        the sign and discounts by ``gamma``.
 
         Fast path: ``free`` lists, for each column not full, the bit of its
         lowest empty cell; a move takes ``free[i]`` for a uniform ``i``, moves

@@ -87,5 +87,27 @@ class RolloutModel(Model[StateT], Protocol[StateT]):
     """
 
     def rollout(self, state: StateT, rng: random.Random, limit: int, gamma: float) -> float:
-        """Returns one random rollout's return from ``state`` (``limit`` >= 1 moves)."""
+        """Returns one random rollout's return from ``state`` (``limit`` >= 1 moves).
+
+        Readable form (what a fused rollout computes, faster)::
+
+            g, coef, player = 0.0, 1.0, player(state)
+            for _ in range(limit):
+                a = uniform choice of actions(state)       # from rng
+                state, r, done = step(state, a)
+                g += coef * r
+                if done or not actions(state): break
+                mover, player = player, player(state)
+                coef *= gamma if player == mover else -gamma
+            return g
+
+        Args:
+            state: a state with at least one legal action.
+            rng: the planner's generator; draw from it only.
+            limit: int >= 1, most moves played.
+            gamma: discount rate in [0, 1].
+
+        Returns:
+            float, the return from the point of view of ``player(state)``.
+        """
         ...
