@@ -107,6 +107,7 @@ from pettingzoo.utils.wrappers import (
     TerminateIllegalWrapper,
 )
 
+from mcts_agent._validation import require_seed
 from mcts_agent.adapters.errors import CloneCheckError
 from mcts_agent.model import StepResult
 
@@ -475,9 +476,7 @@ class _ReplayMethod:
                 f"history must be a tuple (seed, actions), got {type(history).__name__}"
             )
         seed, actions = history
-        if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int)):
-            raise TypeError(f"history's seed must be an int or None, got {seed!r}")
-        return (seed, tuple(actions))
+        return (require_seed("history's seed", seed), tuple(actions))
 
     def load(self, position: tuple) -> AECEnv:
         seed, actions = position

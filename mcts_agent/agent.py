@@ -49,6 +49,7 @@ import random
 from collections.abc import Callable, Hashable, Sequence
 from typing import Any
 
+from mcts_agent._validation import require_seed
 from mcts_agent.search import MCTS, RolloutPolicy, SearchSummary
 
 __all__ = ["MCTSAgent"]
@@ -139,8 +140,7 @@ class MCTSAgent:
         clone: str | Callable[[Any], Any] | None = None,
         env_factory: Callable[[], Any] | None = None,
     ) -> None:
-        if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int)):
-            raise TypeError(f"seed must be an int or None, got {seed!r}")
+        seed = require_seed("seed", seed)
         if not isinstance(native_models, bool):
             raise TypeError(f"native_models must be a bool, got {native_models!r}")
         self._search_options = {

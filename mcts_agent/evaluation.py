@@ -41,6 +41,7 @@ from typing import Any, Literal, NamedTuple
 
 import numpy as np
 
+from mcts_agent._validation import require_int
 from mcts_agent.minimax import Evaluation, ExhaustiveMinimax
 from mcts_agent.model import Model
 from mcts_agent.policies import MinimaxPolicy, PerfectPolicy, Policy, RandomPolicy
@@ -83,14 +84,6 @@ BACKENDS = ("process", "ray")
 SEATS = ("alternate", "first", "second")
 
 # ------------------------------------------------------------------ players
-
-
-def _require_int(name: str, value: Any, minimum: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, int | np.integer):
-        raise TypeError(f"{name} must be an int >= {minimum}, got {value!r}")
-    if value < minimum:
-        raise ValueError(f"{name} must be >= {minimum}, got {value}")
-    return int(value)
 
 
 def _label(player: Any) -> str:
@@ -172,7 +165,7 @@ class MinimaxPlayer:
 
     def __post_init__(self) -> None:
         if self.depth is not None:
-            _require_int("depth", self.depth, 1)
+            require_int("depth", self.depth, 1)
         if self.evaluation is not None and not callable(self.evaluation):
             raise TypeError(
                 f"evaluation must be a callable state -> float, got {self.evaluation!r}"
@@ -211,8 +204,8 @@ class MCTSPlayer:
     rollout_limit: int = 1000
 
     def __post_init__(self) -> None:
-        _require_int("iterations", self.iterations, 1)
-        _require_int("rollout_limit", self.rollout_limit, 0)
+        require_int("iterations", self.iterations, 1)
+        require_int("rollout_limit", self.rollout_limit, 0)
         if isinstance(self.exploration, bool) or not isinstance(
             self.exploration, int | float | np.floating
         ):
@@ -608,8 +601,8 @@ class MatchSpec:
                     f"perfect play needs a game small enough to solve outright; {self.game.name} "
                     "is not: use a MinimaxPlayer (opponent 'minimax') instead"
                 )
-        _require_int("games_per_seat", self.games_per_seat, 1)
-        _require_int("seed", self.seed, 0)
+        require_int("games_per_seat", self.games_per_seat, 1)
+        require_int("seed", self.seed, 0)
         if self.seats not in SEATS:
             raise ValueError(f"seats must be one of {', '.join(SEATS)}; got {self.seats!r}")
 
@@ -1017,7 +1010,7 @@ def run_matches(
     if backend not in BACKENDS:
         raise ValueError(f"backend must be one of {', '.join(BACKENDS)}; got {backend!r}")
     if workers is not None:
-        _require_int("workers", workers, 1)
+        require_int("workers", workers, 1)
     if address is not None and backend != "ray":
         raise ValueError(f"address is for backend='ray' only; got backend={backend!r}")
     items = [(m, i) for m, spec in enumerate(specs) for i in range(spec.num_games)]

@@ -17,6 +17,7 @@ import random
 from collections.abc import Callable, Hashable, Sequence
 from typing import Any, Generic, NamedTuple
 
+from mcts_agent._validation import require_int, require_seed
 from mcts_agent.model import Model, StateT
 from mcts_agent.tree import ROOT, TERMINAL, UNVISITED, Node, Tree
 
@@ -46,14 +47,6 @@ class SearchSummary(NamedTuple):
     values: tuple[float, ...]
     action: Any
     player: Hashable
-
-
-def _require_int(name: str, value: Any, minimum: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise TypeError(f"{name} must be an int >= {minimum}, got {value!r}")
-    if value < minimum:
-        raise ValueError(f"{name} must be >= {minimum}, got {value}")
-    return value
 
 
 class MCTS(Generic[StateT]):
@@ -114,7 +107,7 @@ class MCTS(Generic[StateT]):
                     f"player(state); {type(model).__name__} has no {method}()"
                 )
         self.model = model
-        self.iterations = _require_int("iterations", iterations, 1)
+        self.iterations = require_int("iterations", iterations, 1)
         exploration = float(exploration)
         if not (math.isfinite(exploration) and exploration >= 0):
             raise ValueError(f"exploration must be a finite number >= 0, got {exploration}")
@@ -123,16 +116,14 @@ class MCTS(Generic[StateT]):
         if not 0.0 <= gamma <= 1.0:
             raise ValueError(f"gamma must be in [0, 1], got {gamma}")
         self.gamma = gamma
-        self.rollout_limit = _require_int("rollout_limit", rollout_limit, 0)
+        self.rollout_limit = require_int("rollout_limit", rollout_limit, 0)
         if rollout_policy is not None and not callable(rollout_policy):
             raise TypeError(
                 f"rollout_policy must be a callable (state, actions, rng) -> action, "
                 f"got {rollout_policy!r}"
             )
         self.rollout_policy = rollout_policy
-        if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int)):
-            raise TypeError(f"seed must be an int or None, got {seed!r}")
-        self.seed = seed
+        self.seed = require_seed("seed", seed)
         self.rng = random.Random(seed)
         self._tree: Tree | None = None
 
