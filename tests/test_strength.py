@@ -30,9 +30,13 @@ def play_games(num_games, iterations, opponent_factory, planner_player):
     return tally
 
 
-@pytest.mark.parametrize("planner_player", [1, 2], ids=["as X", "as O"])
-def test_never_loses_to_perfect_play_with_10000_iterations(planner_player):
-    tally = play_games(25, 10_000, perfect_policy, planner_player)
+@pytest.mark.parametrize(
+    "planner_player, iterations, num_games",
+    [(1, 10_000, 25), (2, 10_000, 25), (1, 5000, 100), (2, 5000, 100)],
+    ids=["as X, 10000 iterations", "as O, 10000 iterations", "as X, 5000", "as O, 5000"],
+)
+def test_never_loses_to_perfect_play(planner_player, iterations, num_games):
+    tally = play_games(num_games, iterations, perfect_policy, planner_player)
     assert tally["loss"] == 0, tally
 
 
