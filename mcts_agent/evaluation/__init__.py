@@ -1,0 +1,64 @@
+"""The arena: matches between two players, sweeps, and the backends that run them.
+
+One module per concept, every public name re-exported here:
+
+* :mod:`~mcts_agent.evaluation.players`: the players, picklable factories
+  ``player(model, seed) -> policy`` (:class:`RandomPlayer`, :class:`PerfectPlayer`,
+  :class:`MinimaxPlayer`, :class:`MCTSPlayer`).
+* :mod:`~mcts_agent.evaluation.games`: where the games are played (:class:`ModelGame`,
+  :class:`PettingZooGame`, :func:`make_game`, :data:`GAME_NAMES`).
+* :mod:`~mcts_agent.evaluation.match_spec`: what a match plays (:class:`MatchSpec`).
+* :mod:`~mcts_agent.evaluation.results`: what came of it (:class:`Tally`,
+  :class:`GameRecord`, :class:`MatchResult`, :class:`SweepResult`; tables, JSON, CSV, plots).
+* :mod:`~mcts_agent.evaluation.runner`: seeding and the backends that play the games
+  (:func:`game_seeds`, :func:`run_matches`, :func:`play_match`, :func:`sweep`).
+
+Example::
+
+    game = make_game("tictactoe")
+    result = sweep(game, [RandomPlayer(), PerfectPlayer()], iterations=[10, 100], games_per_seat=50)
+    print(result.table())
+    result.save_json("results.json")
+"""
+
+from __future__ import annotations
+
+from mcts_agent.evaluation.games import GAME_NAMES, Game, ModelGame, PettingZooGame, make_game
+from mcts_agent.evaluation.match_spec import SEATS as SEATS
+from mcts_agent.evaluation.match_spec import MatchSpec
+from mcts_agent.evaluation.match_spec import Seats as Seats
+from mcts_agent.evaluation.players import (
+    DEFAULT_EXPLORATION,
+    MCTSPlayer,
+    MinimaxPlayer,
+    PerfectPlayer,
+    Player,
+    RandomPlayer,
+)
+from mcts_agent.evaluation.results import GameRecord, MatchResult, SweepResult, Tally
+from mcts_agent.evaluation.runner import BACKENDS, game_seeds, play_match, run_matches, sweep
+from mcts_agent.evaluation.runner import Backend as Backend
+
+__all__ = [
+    "BACKENDS",
+    "DEFAULT_EXPLORATION",
+    "GAME_NAMES",
+    "Game",
+    "GameRecord",
+    "MCTSPlayer",
+    "MatchResult",
+    "MatchSpec",
+    "MinimaxPlayer",
+    "ModelGame",
+    "PerfectPlayer",
+    "PettingZooGame",
+    "Player",
+    "RandomPlayer",
+    "SweepResult",
+    "Tally",
+    "game_seeds",
+    "make_game",
+    "play_match",
+    "run_matches",
+    "sweep",
+]

@@ -1,0 +1,71 @@
+"""What a match plays: the game, the two players, how many games, the seed and the seats."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+from mcts_agent._validation import require_int
+from mcts_agent.evaluation.games import Game, ModelGame, PettingZooGame
+from mcts_agent.evaluation.players import PerfectPlayer, Player
+
+__all__ = ["MatchSpec"]
+
+Seats = Literal["alternate", "first", "second"]
+SEATS = ("alternate", "first", "second")
+
+
+@dataclass(frozen=True)
+class MatchSpec:
+    """What to play: ``agent`` against ``opponent`` on ``game``.
+
+    Attributes:
+        game: a :class:`ModelGame` or :class:`PettingZooGame`.
+        agent: the player whose wins, draws and losses are counted.
+        opponent: the other player.
+        games_per_seat: int >= 1, games with the agent in each seat it takes.
+        seed: master seed; game ``i`` is seeded from ``(seed, i)``.
+        seats: ``"alternate"`` (game ``i`` puts the agent in seat ``i % 2``,
+            ``2 * games_per_seat`` games), ``"first"`` or ``"second"`` (always
+            that seat, ``games_per_seat`` games).
+
+    Raises:
+        TypeError, ValueError: if a field has the wrong type or value.
+    """
+
+    game: Game
+    agent: Player
+    opponent: Player
+    games_per_seat: int = 100
+    seed: int = 0
+    seats: Seats = "alternate"
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.game, ModelGame | PettingZooGame):
+            raise TypeError(
+                f"game must be a ModelGame or PettingZooGame (see make_game), got {self.game!r}"
+            )
+        for role in ("agent", "opponent"):
+            player = getattr(self, role)
+            if not callable(player):
+                raise TypeError(f"{role} must be a player(model, seed) -> policy, got {player!r}")
+            if isinstance(player, PerfectPlayer) and not self.game.solvable:
+                raise ValueError(
+                    f"perfect play needs a game small enough to solve outright; {self.game.name} "
+                    "is not: use a MinimaxPlayer (opponent 'minimax') instead"
+                )
+        require_int("games_per_seat", self.games_per_seat, 1)
+        require_int("seed", self.seed, 0)
+        if self.seats not in SEATS:
+            raise ValueError(f"seats must be one of {', '.join(SEATS)}; got {self.seats!r}")
+
+    @property
+    def num_games(self) -> int:
+        """Number of games the match plays."""
+        return self.games_per_seat * (2 if self.seats == "alternate" else 1)
+
+    def agent_seat(self, index: int) -> int:
+        """Returns the agent's seat (0 or 1) in game ``index``."""
+        if self.seats == "alternate":
+            return index % 2
+        return 0 if self.seats == "first" else 1

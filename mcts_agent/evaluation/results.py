@@ -1,0 +1,390 @@
+"""Results of matches and sweeps: tallies, game records, tables, JSON, CSV and plots."""
+
+from __future__ import annotations
+
+import csv
+import json
+import math
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, Literal, NamedTuple
+
+import numpy as np
+
+from mcts_agent.evaluation.match_spec import MatchSpec
+from mcts_agent.evaluation.players import _label
+
+__all__ = ["GameRecord", "MatchResult", "SweepResult", "Tally"]
+
+
+class Tally(NamedTuple):
+    """Wins, draws and losses of the agent."""
+
+    wins: int
+    draws: int
+    losses: int
+
+    @property
+    def games(self) -> int:
+        """Number of games counted."""
+        return self.wins + self.draws + self.losses
+
+
+def _jsonable(value: Any) -> Any:
+    if isinstance(value, np.generic):
+        return value.item()
+    if isinstance(value, tuple | list):
+        return [_jsonable(v) for v in value]
+    if value is None or isinstance(value, bool | int | float | str):
+        return value
+    return repr(value)
+
+
+@dataclass(frozen=True)
+class GameRecord:
+    """One game of a match.
+
+    Attributes:
+        index: the game's index in its match (0-based); its seeds come from it.
+        agent_seat: 0 if the agent moved first, 1 if second.
+        seeds: ``(agent's seed, opponent's seed, env's seed)``.
+        moves: every action played, in order (model actions, or env actions
+            for a PettingZoo game).
+        returns: ``(agent's return, opponent's return)``: the sum of the rewards
+            each received.
+        seconds: wall-clock seconds the game took (the only field that varies
+            between runs).
+    """
+
+    index: int
+    agent_seat: int
+    seeds: tuple[int, int, int]
+    moves: tuple
+    returns: tuple[float, float]
+    seconds: float
+
+    @property
+    def outcome(self) -> Literal["win", "draw", "loss"]:
+        """``"win"``, ``"draw"`` or ``"loss"`` for the agent (higher return wins)."""
+        agent, opponent = self.returns
+        return "win" if agent > opponent else "loss" if agent < opponent else "draw"
+
+    @property
+    def length(self) -> int:
+        """Number of moves played."""
+        return len(self.moves)
+
+    def to_dict(self) -> dict[str, Any]:
+        """Returns the record as a JSON-ready dict (with its outcome and length)."""
+        return {
+            "index": self.index,
+            "agent_seat": self.agent_seat,
+            "seeds": list(self.seeds),
+            "outcome": self.outcome,
+            "length": self.length,
+            "returns": list(self.returns),
+            "moves": _jsonable(self.moves),
+            "seconds": self.seconds,
+        }
+
+
+def _describe(player: Any) -> dict[str, Any]:
+    describe = getattr(player, "describe", None)
+    return describe() if callable(describe) else {"kind": _label(player)}
+
+
+@dataclass(frozen=True)
+class MatchResult:
+    """The games of one match and their counts.
+
+    Attributes:
+        spec: what was played.
+        records: every game, in index order.
+    """
+
+    spec: MatchSpec
+    records: tuple[GameRecord, ...]
+
+    def tally(self, seat: int | None = None) -> Tally:
+        """Returns the agent's wins, draws and losses in ``seat`` (0, 1) or all seats."""
+        outcomes = [r.outcome for r in self.records if seat is None or r.agent_seat == seat]
+        return Tally(outcomes.count("win"), outcomes.count("draw"), outcomes.count("loss"))
+
+    @property
+    def seat_names(self) -> tuple[str, str]:
+        """Names of seat 0 and seat 1 (``("X", "O")`` for tic-tac-toe)."""
+        return self.spec.game.seat_names
+
+    @property
+    def mean_length(self) -> float:
+        """Mean number of moves per game."""
+        return sum(r.length for r in self.records) / len(self.records)
+
+    @property
+    def moves_per_second(self) -> float:
+        """Moves played per second of game time (both players' thinking included)."""
+        seconds = sum(r.seconds for r in self.records)
+        return sum(r.length for r in self.records) / seconds if seconds > 0 else math.inf
+
+    def summary(self) -> str:
+        """Returns a few lines: the players and the W/D/L of the agent per seat."""
+        spec = self.spec
+        lines = [
+            f"{spec.game.name}: {_label(spec.agent)} vs {_label(spec.opponent)}, "
+            f"seed {spec.seed}, {len(self.records)} games"
+        ]
+        for seat, name in enumerate(self.seat_names):
+            tally = self.tally(seat)
+            if tally.games:
+                lines.append(
+                    f"  as {name}: {tally.wins} won, {tally.draws} drawn, {tally.losses} lost"
+                )
+        lines.append(
+            f"  mean length {self.mean_length:.2f} moves, {self.moves_per_second:,.0f} moves/s"
+        )
+        return "\n".join(lines)
+
+    def to_dict(self) -> dict[str, Any]:
+        """Returns the match as a JSON-ready dict, every game included."""
+        spec = self.spec
+        return {
+            "game": spec.game.name,
+            "agent": _describe(spec.agent),
+            "opponent": _describe(spec.opponent),
+            "seed": spec.seed,
+            "seats": spec.seats,
+            "games_per_seat": spec.games_per_seat,
+            "tally": {
+                name: self.tally(seat)._asdict() for seat, name in enumerate(self.seat_names)
+            },
+            "mean_length": self.mean_length,
+            "moves_per_second": self.moves_per_second,
+            "games": [r.to_dict() for r in self.records],
+        }
+
+    def save_json(self, path: str | os.PathLike) -> None:
+        """Writes :meth:`to_dict` to ``path`` as JSON."""
+        with open(path, "w", encoding="utf-8") as f:
+            json.dump(self.to_dict(), f, indent=1)
+
+    def save_csv(self, path: str | os.PathLike) -> None:
+        """Writes one row per game to ``path``.
+
+        Columns: ``index, agent_seat, seat, outcome, length, agent_return,
+        opponent_return, seconds, moves`` (moves separated by spaces).
+        """
+        with open(path, "w", encoding="utf-8", newline="") as f:
+            writer = csv.writer(f)
+            writer.writerow(
+                [
+                    "index",
+                    "agent_seat",
+                    "seat",
+                    "outcome",
+                    "length",
+                    "agent_return",
+                    "opponent_return",
+                    "seconds",
+                    "moves",
+                ]
+            )
+            for r in self.records:
+                writer.writerow(
+                    [
+                        r.index,
+                        r.agent_seat,
+                        self.seat_names[r.agent_seat],
+                        r.outcome,
+                        r.length,
+                        r.returns[0],
+                        r.returns[1],
+                        f"{r.seconds:.6f}",
+                        " ".join(str(_jsonable(m)) for m in r.moves),
+                    ]
+                )
+
+
+_SUMMARY_COLUMNS = (
+    "game",
+    "opponent",
+    "iterations",
+    "exploration",
+    "seed",
+    "seat",
+    "games",
+    "wins",
+    "draws",
+    "losses",
+    "mean_length",
+    "moves_per_second",
+)
+
+
+@dataclass(frozen=True)
+class SweepResult:
+    """The matches of a sweep: an MCTS agent at several settings against opponents.
+
+    Attributes:
+        matches: one :class:`MatchResult` per (opponent, exploration, seed,
+            iterations), in that nesting order; every agent is an
+            :class:`MCTSPlayer`.
+    """
+
+    matches: tuple[MatchResult, ...]
+
+    def _varies(self, attribute: str) -> bool:
+        if attribute == "seed":
+            return len({m.spec.seed for m in self.matches}) > 1
+        return len({getattr(m.spec.agent, attribute) for m in self.matches}) > 1
+
+    def rows(self) -> list[dict[str, Any]]:
+        """Returns one dict per match and agent seat, with :data:`_SUMMARY_COLUMNS` keys."""
+        rows = []
+        for match in self.matches:
+            spec = match.spec
+            for seat, name in enumerate(match.seat_names):
+                tally = match.tally(seat)
+                if not tally.games:
+                    continue
+                rows.append(
+                    {
+                        "game": spec.game.name,
+                        "opponent": _label(spec.opponent),
+                        "iterations": spec.agent.iterations,
+                        "exploration": spec.agent.exploration,
+                        "seed": spec.seed,
+                        "seat": name,
+                        "games": tally.games,
+                        "wins": tally.wins,
+                        "draws": tally.draws,
+                        "losses": tally.losses,
+                        "mean_length": match.mean_length,
+                        "moves_per_second": match.moves_per_second,
+                    }
+                )
+        return rows
+
+    def table(self) -> str:
+        """Returns the W/D/L table: one line per opponent and setting, one column group per seat.
+
+        The columns ``c`` and ``seed`` appear when the sweep varies them.
+        """
+        first = self.matches[0]
+        seat_names = first.seat_names
+        key_names = ["opponent", "iterations"]
+        if self._varies("exploration"):
+            key_names.insert(1, "c")
+        if self._varies("seed"):
+            key_names.insert(-1, "seed")
+        keys = []
+        for match in self.matches:
+            spec = match.spec
+            values = {
+                "opponent": _label(spec.opponent),
+                "c": f"{spec.agent.exploration:.3g}",
+                "seed": str(spec.seed),
+                "iterations": str(spec.agent.iterations),
+            }
+            cells = []
+            for seat in range(2):
+                tally = match.tally(seat)
+                cells.extend(
+                    [str(tally.wins), str(tally.draws), str(tally.losses)]
+                    if tally.games
+                    else ["-", "-", "-"]
+                )
+            keys.append([values[k] for k in key_names] + cells)
+        header = key_names + ["W", "D", "L"] * 2
+        widths = [max(len(h), *(len(row[i]) for row in keys)) for i, h in enumerate(header)]
+        num_keys = len(key_names)
+
+        def line(cells: Sequence[str]) -> str:
+            text = "  ".join(
+                cell.ljust(widths[i]) if i == 0 else cell.rjust(widths[i])
+                for i, cell in enumerate(cells[:num_keys])
+            )
+            for group in (cells[num_keys : num_keys + 3], cells[num_keys + 3 :]):
+                text += "   " + "  ".join(
+                    cell.rjust(widths[num_keys + j]) for j, cell in enumerate(group)
+                )
+            return text
+
+        lines = [line(header), *(line(k) for k in keys)]
+        group_widths = (sum(widths[num_keys : num_keys + 3]) + 4, sum(widths[num_keys + 3 :]) + 4)
+        groups = " " * (len(lines[0]) - sum(group_widths) - 6)
+        for name, width in zip(seat_names, group_widths, strict=True):
+            groups += "   " + f"as {name}".center(width)
+        spec = first.spec
+        title = (
+            f"{spec.game.name}: MCTS vs each opponent, {spec.games_per_seat} games per seat"
+            + ("" if self._varies("exploration") else f", c = {spec.agent.exploration:.3g}")
+            + ("" if self._varies("seed") else f", seed {spec.seed}")
+            + " (W/D/L of MCTS)"
+        )
+        return "\n".join([title, groups.rstrip(), *lines])
+
+    def to_dict(self) -> dict[str, Any]:
+        """Returns the sweep as a JSON-ready dict: summary rows and every match."""
+        return {"rows": self.rows(), "matches": [m.to_dict() for m in self.matches]}
+
+    def save_json(self, path: str | os.PathLike) -> None:
+        """Writes :meth:`to_dict` to ``path`` as JSON (every game's moves included)."""
+        with open(path, "w", encoding="utf-8") as f:
+            json.dump(self.to_dict(), f, indent=1)
+
+    def save_csv(self, path: str | os.PathLike) -> None:
+        """Writes :meth:`rows` to ``path``: one row per match and agent seat."""
+        with open(path, "w", encoding="utf-8", newline="") as f:
+            writer = csv.DictWriter(f, fieldnames=_SUMMARY_COLUMNS)
+            writer.writeheader()
+            writer.writerows(self.rows())
+
+    def plot(self, path: str | os.PathLike) -> None:
+        """Draws win and loss rates against iterations (log scale) to an image file.
+
+        One line per opponent, seat (and exploration constant, if it varies);
+        seeds are pooled.
+
+        Raises:
+            ImportError: if matplotlib is not installed (``pip install
+                'mcts-agent[plot]'``).
+        """
+        try:
+            from matplotlib.figure import Figure
+        except ImportError as error:
+            raise ImportError(
+                "plotting needs matplotlib: pip install 'mcts-agent[plot]' (or matplotlib)"
+            ) from error
+        series: dict[tuple[str, str, str], dict[int, list[int]]] = {}
+        show_c = self._varies("exploration")
+        for row in self.rows():
+            c = f", c={row['exploration']:.3g}" if show_c else ""
+            key = (row["opponent"], row["seat"], c)
+            counts = series.setdefault(key, {}).setdefault(row["iterations"], [0, 0, 0])
+            counts[0] += row["wins"]
+            counts[1] += row["losses"]
+            counts[2] += row["games"]
+        figure = Figure(figsize=(10, 4), layout="constrained")
+        win_axes, loss_axes = figure.subplots(1, 2, sharex=True)
+        seat_names = self.matches[0].seat_names
+        colours: dict[tuple[str, str], str] = {}
+        for (opponent, seat, c), by_iterations in series.items():
+            xs = sorted(by_iterations)
+            style = {
+                "color": colours.setdefault((opponent, c), f"C{len(colours) % 10}"),
+                "linestyle": "-" if seat == seat_names[0] else "--",
+                "marker": "o" if seat == seat_names[0] else "s",
+                "label": f"vs {opponent}, as {seat}{c}",
+            }
+            win_axes.plot(xs, [by_iterations[x][0] / by_iterations[x][2] for x in xs], **style)
+            loss_axes.plot(xs, [by_iterations[x][1] / by_iterations[x][2] for x in xs], **style)
+        for axes, what in ((win_axes, "win rate"), (loss_axes, "loss rate")):
+            axes.set_xscale("log")
+            axes.set_xlabel("MCTS iterations per move")
+            axes.set_ylabel(what)
+            axes.set_ylim(-0.03, 1.03)
+            axes.grid(True, alpha=0.3)
+        loss_axes.legend(fontsize="small")
+        figure.suptitle(f"{self.matches[0].spec.game.name}: MCTS against each opponent")
+        figure.savefig(path, dpi=100)
