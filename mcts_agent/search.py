@@ -17,7 +17,7 @@ import random
 from collections.abc import Callable, Hashable, Sequence
 from typing import Any, Generic, NamedTuple
 
-from mcts_agent._validation import require_int, require_seed
+from mcts_agent._validation import require_float, require_int, require_seed
 from mcts_agent.model import Model, StateT
 from mcts_agent.tree import ROOT, TERMINAL, UNVISITED, Node, Tree
 
@@ -108,14 +108,8 @@ class MCTS(Generic[StateT]):
                 )
         self.model = model
         self.iterations = require_int("iterations", iterations, 1)
-        exploration = float(exploration)
-        if not (math.isfinite(exploration) and exploration >= 0):
-            raise ValueError(f"exploration must be a finite number >= 0, got {exploration}")
-        self.exploration = exploration
-        gamma = float(gamma)
-        if not 0.0 <= gamma <= 1.0:
-            raise ValueError(f"gamma must be in [0, 1], got {gamma}")
-        self.gamma = gamma
+        self.exploration = require_float("exploration", exploration, 0.0)
+        self.gamma = require_float("gamma", gamma, 0.0, 1.0)
         self.rollout_limit = require_int("rollout_limit", rollout_limit, 0)
         if rollout_policy is not None and not callable(rollout_policy):
             raise TypeError(

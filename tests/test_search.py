@@ -189,7 +189,9 @@ def test_expansion_never_changes_a_list_based_state():
         ({"iterations": 2.5}, TypeError, "iterations must be an int"),
         ({"iterations": 5, "exploration": -1}, ValueError, "exploration must be"),
         ({"iterations": 5, "exploration": math.inf}, ValueError, "exploration must be"),
-        ({"iterations": 5, "gamma": 1.5}, ValueError, r"gamma must be in \[0, 1\], got 1.5"),
+        ({"iterations": 5, "gamma": 1.5}, ValueError, r"gamma must be .* in \[0.0, 1.0\], got 1.5"),
+        ({"iterations": 5, "exploration": "sqrt(2)"}, TypeError, "exploration must be a real"),
+        ({"iterations": 5, "gamma": None}, TypeError, "gamma must be a real number, got None"),
         ({"iterations": 5, "rollout_limit": -1}, ValueError, "rollout_limit must be >= 0"),
         ({"iterations": 5, "seed": "x"}, TypeError, "seed must be an int or None"),
         ({"iterations": 5, "rollout_policy": 3}, TypeError, "rollout_policy must be a callable"),
@@ -198,6 +200,12 @@ def test_expansion_never_changes_a_list_based_state():
 def test_bad_parameters_are_rejected_with_what_was_expected(kwargs, error, message):
     with pytest.raises(error, match=message):
         MCTS(ScriptedGame(CHAIN), **kwargs)
+
+
+def test_numpy_numbers_are_accepted():
+    planner = MCTS(ScriptedGame(CHAIN), np.int64(5), exploration=np.float32(1), seed=np.int64(3))
+    assert (planner.iterations, planner.seed) == (5, 3)
+    assert type(planner.iterations) is int and type(planner.exploration) is float
 
 
 def test_a_model_without_the_protocol_is_rejected():
