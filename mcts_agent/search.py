@@ -118,7 +118,7 @@ class MCTS(Generic[StateT]):
             )
         self.rollout_policy = rollout_policy
         self.seed = require_seed("seed", seed)
-        self.rng = random.Random(seed)
+        self.rng = random.Random(self.seed)
         self._tree: Tree | None = None
 
     # ------------------------------------------------------------------ API
