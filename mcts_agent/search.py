@@ -143,7 +143,9 @@ class MCTS(Generic[StateT]):
         """Runs ``iterations`` UCT iterations from ``state`` in a new tree.
 
         ``state`` is never changed. If the model raises during the search, the
-        exception propagates and the previous tree (if any) is kept.
+        exception propagates (with a note pointing to
+        :func:`mcts_agent.testing.check_model`) and the previous tree (if any) is
+        kept.
 
         Args:
             state: the model state to plan from; it must have a legal action.
@@ -162,7 +164,16 @@ class MCTS(Generic[StateT]):
                 f"got state {state!r}"
             )
         tree = Tree(state, model.player(state), root_actions)
-        self._run(tree)
+        try:
+            self._run(tree)
+        except Exception as error:
+            if hasattr(error, "add_note"):  # Python >= 3.11
+                error.add_note(
+                    "(raised during MCTS.search, which calls the model's actions, step and "
+                    "player; mcts_agent.testing.check_model(model, state) checks a model "
+                    "against the protocol)"
+                )
+            raise
         self._tree = tree
         return tree[ROOT]
 

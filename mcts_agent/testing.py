@@ -16,6 +16,7 @@ from typing import Any
 
 import numpy as np
 
+from mcts_agent._validation import require_int
 from mcts_agent.model import Model
 
 __all__ = ["ModelCheckError", "check_model"]
@@ -50,8 +51,19 @@ def check_model(
 
     Raises:
         ModelCheckError: (an ``AssertionError``) naming the first violation,
-            with the state and action involved.
+            with the state and action involved (also when the model lacks a
+            method, or ``step`` raises on an action ``actions`` called legal).
+        TypeError, ValueError: if ``num_playouts`` or ``max_moves`` is not an
+            int >= 1.
     """
+    for method in ("actions", "step", "player"):
+        if not callable(getattr(model, method, None)):
+            _fail(
+                f"a model needs actions, step and player methods; {type(model).__name__} "
+                f"has no {method}()"
+            )
+    require_int("num_playouts", num_playouts, 1)
+    require_int("max_moves", max_moves, 1)
     rng = random.Random(seed)
     if not list(model.actions(state)):
         _fail(f"check_model needs a state with legal actions; actions({state!r}) is empty")
@@ -71,10 +83,11 @@ def check_model(
             for action in actions:
                 _check_step(model, current, action)
             action = actions[rng.randrange(len(actions))]
+            previous = current
             current, _, terminated = model.step(current, action)
             if terminated and list(model.actions(current)):
                 _fail(
-                    f"step(..., {action!r}) said terminated, but actions({current!r}) "
+                    f"step({previous!r}, {action!r}) said terminated, but actions({current!r}) "
                     "still lists legal actions"
                 )
             if terminated:
@@ -83,7 +96,13 @@ def check_model(
 
 def _check_step(model: Model, state: Any, action: Any) -> None:
     before = copy.deepcopy(state)
-    result = model.step(state, action)
+    try:
+        result = model.step(state, action)
+    except Exception as error:
+        raise ModelCheckError(
+            f"step({state!r}, {action!r}) raised {type(error).__name__}: {error}, although "
+            f"actions({state!r}) lists {action!r} as legal"
+        ) from error
     if not isinstance(result, tuple) or len(result) != 3:
         _fail(
             f"step({state!r}, {action!r}) must return StepResult(next_state, reward, "

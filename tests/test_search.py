@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import random
+import sys
 
 import numpy as np
 import pytest
@@ -237,6 +238,23 @@ def test_a_failing_model_keeps_the_previous_tree():
     with pytest.raises(RuntimeError, match="boom"):
         planner.search(10)
     assert list(planner.tree) == before
+
+
+@pytest.mark.skipif(sys.version_info < (3, 11), reason="exception notes are Python >= 3.11")
+def test_a_model_error_during_the_search_points_to_check_model():
+    class TwoFieldStep:
+        def actions(self, state):
+            return (0, 1)
+
+        def player(self, state):
+            return 1
+
+        def step(self, state, action):
+            return (state + 1, 0.0)  # no terminated flag
+
+    with pytest.raises(ValueError, match="not enough values to unpack") as raised:
+        MCTS(TwoFieldStep(), 10, seed=0).search(0)
+    assert "check_model" in " ".join(raised.value.__notes__)
 
 
 def test_a_rollout_policy_is_used_and_checked():
