@@ -88,7 +88,11 @@ def test_a_good_model_passes():
     [
         (MutatesItsInput(), [5], r"changed its input state"),
         (Noisy(), 6, "is not deterministic"),
-        (SaysTerminatedTooEarly(), 6, r"step\(6, \d\) said terminated, but actions\([45]\) still lists"),
+        (
+            SaysTerminatedTooEarly(),
+            6,
+            r"step\(6, \d\) said terminated, but actions\([45]\) still lists",
+        ),
         (TwoFields(), 6, r"must return StepResult\(next_state, reward, terminated\)"),
         (NoneReward(), 6, "reward must be a real number, got None"),
         (RaisesOnLegalAction(), 6, r"step\(6, 2\) raised KeyError"),
