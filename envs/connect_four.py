@@ -23,7 +23,7 @@ first and moves when both have as many pieces; player 2 (``O``,
 game; the move that fills the board without a four earns 0.0 and ends it. (A
 win on the move that fills the board is a win, as in PettingZoo.) PettingZoo
 also gives the loser -1: in our models the loser's view of the move is the
-same 1.0 with the opposite sign (``SPEC.md``'s backup rule).
+same 1.0 with the opposite sign (``docs/search.md``'s backup rule).
 
 A state is a tuple ``(x, o)`` of two int bitboards, player 1's pieces and
 player 2's, immutable and hashable. Bits follow John Tromp's layout, column

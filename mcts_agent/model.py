@@ -1,7 +1,7 @@
 """The model protocol: what the search needs to know about a game or task.
 
 A model is any object with three methods (a structural :class:`typing.Protocol`,
-not a base class), as in ``SPEC.md``:
+not a base class), as in ``docs/search.md``:
 
 =========================  ==================================================
 ``actions(state)``         the legal moves in ``state``, in a fixed order; an
@@ -79,7 +79,7 @@ class RolloutModel(Model[StateT], Protocol[StateT]):
     """A model with a fused rollout, which the search uses when no policy is given.
 
     ``rollout`` must have the same distribution of returns as the search's own
-    uniformly random rollout (``SPEC.md``, step 3): play uniformly random legal
+    uniformly random rollout (``docs/search.md``, step 3): play uniformly random legal
     moves from ``state`` until the game ends or ``limit`` moves have been
     played, and return the discounted return from the point of view of
     ``player(state)``, with the sign rule of the backup (a reward of another

@@ -1,4 +1,4 @@
-"""UCT: Monte Carlo Tree Search with UCB1 selection, exactly as ``SPEC.md``.
+"""UCT: Monte Carlo Tree Search with UCB1 selection, exactly as ``docs/search.md``.
 
 Sources: Kocsis & Szepesvári (2006), "Bandit based Monte-Carlo planning"
 (UCT); Browne et al. (2012), "A survey of Monte Carlo tree search methods",
@@ -50,7 +50,7 @@ class SearchSummary(NamedTuple):
 
 
 class MCTS(Generic[StateT]):
-    """A UCT planner over a :class:`~mcts_agent.model.Model` (``SPEC.md``).
+    """A UCT planner over a :class:`~mcts_agent.model.Model` (``docs/search.md``).
 
     Usage::
 
@@ -217,7 +217,7 @@ class MCTS(Generic[StateT]):
     # ------------------------------------------------------------ the loop
 
     def _run(self, tree: Tree) -> None:
-        """The inner loop: ``SPEC.md``'s four steps, written for speed (profiled).
+        """The inner loop: ``docs/search.md``'s four steps, written for speed (profiled).
 
         Readable version of one iteration (the code below does exactly this,
         with the tree's lists bound to locals; an iteration allocates only the
@@ -243,7 +243,7 @@ class MCTS(Generic[StateT]):
         keeps W / N so selection reads Q without dividing. A model's fused
         ``rollout(state, rng, limit, gamma)`` is called directly when no
         ``rollout_policy`` is given. UCB1 is computed exactly as written in
-        ``SPEC.md`` (same floating-point operations, so the same ties).
+        ``docs/search.md`` (same floating-point operations, so the same ties).
         """
         model = self.model
         step = model.step
@@ -349,7 +349,7 @@ class MCTS(Generic[StateT]):
         are None when ``rollout_limit`` is 0.
 
         The generic rollout's G is the return from ``player``'s point of view
-        (``SPEC.md``, step 3), accumulated forwards: ``G = sum_t coef_t * r_t``
+        (``docs/search.md``, step 3), accumulated forwards: ``G = sum_t coef_t * r_t``
         with ``coef_0 = 1`` and ``coef_{t+1} = coef_t * (gamma if p_{t+1} ==
         p_t else -gamma)``, which equals the backward rule
         ``G_t = r_t +/- gamma * G_{t+1}``.

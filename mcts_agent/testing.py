@@ -23,7 +23,7 @@ __all__ = ["ModelCheckError", "check_model"]
 
 
 class ModelCheckError(AssertionError):
-    """Raised by :func:`check_model` when a model breaks the protocol of ``SPEC.md``."""
+    """Raised by :func:`check_model` when a model breaks the protocol of ``docs/search.md``."""
 
 
 def _fail(message: str) -> None:

@@ -6,7 +6,7 @@ field, the root is node :data:`ROOT` (0), and an action not tried yet has child
 index :data:`UNVISITED` (-1). Users read it through :class:`Tree`, a read-only
 sequence of :class:`Node` records, root first.
 
-Value convention (negamax, ``SPEC.md``): every node's value is from the point
+Value convention (negamax, ``docs/search.md``): every node's value is from the point
 of view of the player who moved into it, so the player to move at a node
 simply prefers the child of highest value. The root has no mover; its
 ``value_sum`` stays 0.
