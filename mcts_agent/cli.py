@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import math
+import os
 import re
 import sys
 import time
@@ -30,6 +31,7 @@ from mcts_agent.evaluation import (
     MinimaxPlayer,
     PerfectPlayer,
     RandomPlayer,
+    check_ray_address,
     make_game,
     sweep,
 )
@@ -221,6 +223,33 @@ def _opponent(name: str, depth: int):
     return MinimaxPlayer(depth=depth)
 
 
+def _check_output_file(parser: argparse.ArgumentParser, option: str, path: str) -> None:
+    """Exits with an argument error unless ``path`` can be written as a new or existing file."""
+    directory = os.path.dirname(os.path.abspath(path))
+    if os.path.isdir(path):
+        parser.error(f"argument {option}: {path!r} is a directory; give a file name")
+    if not os.path.isdir(directory):
+        parser.error(f"argument {option}: the directory {directory!r} of {path!r} does not exist")
+    if not os.access(directory, os.W_OK):
+        parser.error(f"argument {option}: the directory {directory!r} is not writable")
+
+
+def _check_plot_file(parser: argparse.ArgumentParser, path: str) -> None:
+    """Exits with an argument error unless matplotlib can draw to ``path`` (by its extension)."""
+    try:
+        from matplotlib.figure import Figure
+    except ImportError:
+        parser.error("argument --plot: needs matplotlib (pip install 'mcts-agent[plot]')")
+    formats = Figure().canvas.get_supported_filetypes()
+    extension = os.path.splitext(path)[1].lower().removeprefix(".")
+    if extension not in formats:
+        parser.error(
+            f"argument --plot: matplotlib cannot write {path!r}; end the file name in one of "
+            f"{', '.join('.' + name for name in sorted(formats))}"
+        )
+    _check_output_file(parser, "--plot", path)
+
+
 def _evaluate(args: argparse.Namespace, parser: argparse.ArgumentParser, out: TextIO) -> int:
     game = make_game(args.game)
     if "perfect" in args.opponent and not game.solvable:
@@ -230,11 +259,15 @@ def _evaluate(args: argparse.Namespace, parser: argparse.ArgumentParser, out: Te
         )
     if args.address is not None and args.backend != "ray":
         parser.error("argument --address: only with --backend ray")
+    try:
+        check_ray_address(args.address)
+    except ConnectionError as error:
+        parser.error(f"argument --address: {error}")
+    for option, path in (("--json", args.json), ("--csv", args.csv)):
+        if path:
+            _check_output_file(parser, option, path)
     if args.plot:
-        try:
-            import matplotlib  # noqa: F401
-        except ImportError:
-            parser.error("argument --plot: needs matplotlib (pip install 'mcts-agent[plot]')")
+        _check_plot_file(parser, args.plot)
     opponents = [_opponent(name, args.minimax_depth) for name in dict.fromkeys(args.opponent)]
     start = time.perf_counter()
     result = sweep(

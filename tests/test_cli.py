@@ -7,6 +7,7 @@ import io
 import json
 import math
 import re
+import socket
 import subprocess
 import sys
 
@@ -205,6 +206,43 @@ def test_bad_arguments_exit_2_naming_the_valid_choices(argv, message, capsys):
         main(argv)
     assert error.value.code == 2
     assert message in capsys.readouterr().err
+
+
+def test_an_unreachable_ray_address_is_an_argument_error(capsys):
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    with pytest.raises(SystemExit) as error:
+        main([*EVALUATE, "--backend", "ray", "--address", f"127.0.0.1:{port}"])
+    assert error.value.code == 2
+    assert f"argument --address: no Ray cluster answers at '127.0.0.1:{port}'" in (
+        capsys.readouterr().err
+    )
+
+
+@pytest.mark.parametrize(
+    "option, name, message",
+    [
+        ("--json", "missing/x.json", "argument --json: the directory '{tmp}/missing' of "),
+        ("--csv", "missing/x.csv", "argument --csv: the directory '{tmp}/missing' of "),
+        ("--plot", "missing/x.png", "argument --plot: the directory '{tmp}/missing' of "),
+        ("--json", ".", "argument --json: '{tmp}/.' is a directory"),
+        ("--plot", "p.txt", "argument --plot: matplotlib cannot write '{tmp}/p.txt'; end the "),
+        ("--plot", "p", "argument --plot: matplotlib cannot write '{tmp}/p'; end the "),
+    ],
+)
+def test_bad_output_files_are_argument_errors_before_any_game(
+    option, name, message, tmp_path, capsys
+):
+    # Checked before the sweep: the table is not printed, and no game result is lost.
+    with pytest.raises(SystemExit) as error:
+        main([*EVALUATE, option, f"{tmp_path}/{name}"])
+    assert error.value.code == 2
+    output = capsys.readouterr()
+    assert output.out == ""
+    assert message.format(tmp=tmp_path) in output.err
+    if name == "p.txt":
+        assert ".pdf, .pgf, .png, .ps" in output.err
 
 
 def test_plot_without_matplotlib_is_a_clear_error(monkeypatch, capsys, tmp_path):
