@@ -96,7 +96,10 @@ def _int_at_least(minimum: int):
 
 def _add_search_options(parser: argparse.ArgumentParser, iterations: int) -> None:
     parser.add_argument(
-        "--iterations", type=_int_at_least(1), default=iterations, help="iterations per move"
+        "--iterations",
+        type=_int_at_least(1),
+        default=iterations,
+        help=f"iterations per move (default: {iterations})",
     )
     parser.add_argument(
         "--exploration",
@@ -104,7 +107,9 @@ def _add_search_options(parser: argparse.ArgumentParser, iterations: int) -> Non
         default=DEFAULT_EXPLORATION,
         help="c of UCB1: a number or e.g. 2*sqrt(2) (default: 2*sqrt(2))",
     )
-    parser.add_argument("--seed", type=_int_at_least(0), default=0, help="seed of the rollouts")
+    parser.add_argument(
+        "--seed", type=_int_at_least(0), default=0, help="seed of the rollouts (default: 0)"
+    )
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -119,7 +124,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="play MCTS against opponents and print a wins/draws/losses table",
         description="Plays MCTS at each iteration count (and exploration constant and seed) "
         "against each opponent, --games games in each seat, and prints the wins / draws / "
-        "losses of MCTS.",
+        "losses of MCTS. A value given twice counts once.",
     )
     evaluate.set_defaults(subparser=evaluate)
     evaluate.add_argument(
@@ -168,7 +173,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--minimax-depth",
         type=_int_at_least(1),
         default=4,
-        help="plies searched by the minimax opponent (default 4)",
+        help="plies searched by the minimax opponent (default: 4)",
     )
     evaluate.add_argument(
         "--workers", type=_int_at_least(1), default=None, help="local processes (default: cores)"
@@ -177,9 +182,14 @@ def build_parser() -> argparse.ArgumentParser:
         "--backend",
         choices=BACKENDS,
         default="process",
-        help="local processes, or a Ray cluster (pip install 'mcts-agent[ray]')",
+        help="local processes, or a Ray cluster (pip install 'mcts-agent[ray]') (default: process)",
     )
-    evaluate.add_argument("--address", default=None, help="Ray cluster address (--backend ray)")
+    evaluate.add_argument(
+        "--address",
+        default=None,
+        help="Ray cluster address with --backend ray: host:port, ray://host:port or auto "
+        "(default: a new local Ray instance)",
+    )
     evaluate.add_argument("--json", metavar="FILE", help="write every game to FILE as JSON")
     evaluate.add_argument("--csv", metavar="FILE", help="write the table's rows to FILE as CSV")
     evaluate.add_argument(
@@ -195,7 +205,9 @@ def build_parser() -> argparse.ArgumentParser:
         description="Runs one search and shows each move's visits and value (for the "
         "player to move) laid out on the board, and the move played.",
     )
-    search.add_argument("--game", choices=BOARD_GAMES, default="tictactoe")
+    search.add_argument(
+        "--game", choices=BOARD_GAMES, default="tictactoe", help="the game (default: tictactoe)"
+    )
     search.add_argument(
         "--board",
         default=".........",
@@ -204,9 +216,22 @@ def build_parser() -> argparse.ArgumentParser:
     _add_search_options(search, iterations=5000)
     search.set_defaults(subparser=search)
 
-    play = commands.add_parser("play", help="play against MCTS in the terminal")
-    play.add_argument("--game", choices=BOARD_GAMES, default="tictactoe")
-    play.add_argument("--human", choices=("X", "O"), default="X", help="your side (X moves first)")
+    play = commands.add_parser(
+        "play",
+        help="play against MCTS in the terminal",
+        description="Plays one game against MCTS in the terminal: enter a cell number 0-8 "
+        "(row by row) for your move, or q to quit; after each of its moves MCTS says how many "
+        "visits the move got and its value.",
+    )
+    play.add_argument(
+        "--game", choices=BOARD_GAMES, default="tictactoe", help="the game (default: tictactoe)"
+    )
+    play.add_argument(
+        "--human",
+        choices=("X", "O"),
+        default="X",
+        help="your side; X moves first (default: X)",
+    )
     _add_search_options(play, iterations=2000)
     play.set_defaults(subparser=play)
     return parser
@@ -268,14 +293,15 @@ def _evaluate(args: argparse.Namespace, parser: argparse.ArgumentParser, out: Te
             _check_output_file(parser, option, path)
     if args.plot:
         _check_plot_file(parser, args.plot)
+    # Each value once, in the order given: a repeated value would repeat its matches' rows.
     opponents = [_opponent(name, args.minimax_depth) for name in dict.fromkeys(args.opponent)]
     start = time.perf_counter()
     result = sweep(
         game,
         opponents,
-        args.iterations,
-        explorations=args.exploration,
-        seeds=args.seed,
+        list(dict.fromkeys(args.iterations)),
+        explorations=list(dict.fromkeys(args.exploration)),
+        seeds=list(dict.fromkeys(args.seed)),
         games_per_seat=args.games,
         rollout_limit=args.rollout_limit,
         workers=args.workers,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import csv
 import io
 import json
@@ -13,7 +14,7 @@ import sys
 
 import pytest
 
-from mcts_agent.cli import main, parse_exploration
+from mcts_agent.cli import build_parser, main, parse_exploration
 from mcts_agent.envs.tic_tac_toe import EMPTY_BOARD, TicTacToeModel
 from mcts_agent.evaluation import PerfectPlayer, RandomPlayer, make_game, sweep
 
@@ -107,6 +108,18 @@ def test_evaluate_sweeps_exploration_and_seeds_in_one_table(capsys):
     ]
 
 
+def test_evaluate_counts_a_repeated_value_once_keeping_the_order(capsys):
+    main(
+        ["evaluate", "--opponent", "random", "random", "--iterations", "7", "5", "7", "5"]
+        + ["--seed", "1", "1", "--exploration", "sqrt(2)", "1.4142135623730951", "--games", "1"]
+        + ["--workers", "1", "--no-progress"]
+    )
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[2].split() == ["opponent", "iterations", *"WDLWDL"]  # one c, one seed
+    assert [line.split()[:2] for line in lines[3:5]] == [["random", "7"], ["random", "5"]]
+    assert lines[5].startswith("4 games, ")
+
+
 def test_search_lays_the_root_statistics_out_on_the_board(capsys):
     assert main(["search", "--board", "XX.OO....", "--iterations", "3000", "--seed", "1"]) == 0
     lines = capsys.readouterr().out.splitlines()
@@ -169,6 +182,23 @@ def test_play_as_o_and_quit(capsys):
     assert output.rstrip().endswith("game abandoned")
     main(["play", "--iterations", "50"], stdin=io.StringIO(""))  # end of input
     assert capsys.readouterr().out.rstrip().endswith("game abandoned")
+
+
+def test_every_command_has_a_description_and_every_option_its_default(monkeypatch, capsys):
+    parser = build_parser()
+    (commands,) = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
+    assert sorted(commands.choices) == ["evaluate", "play", "search"]
+    for name, command in commands.choices.items():
+        assert command.description, name
+        for action in command._actions:
+            if action.default not in (None, False, argparse.SUPPRESS):
+                assert "(default: " in action.help, (name, action.dest)
+    monkeypatch.setenv("COLUMNS", "200")  # no line wrapping in the help
+    for command, iterations in (("search", 5000), ("play", 2000)):
+        with pytest.raises(SystemExit) as done:
+            main([command, "--help"])
+        assert done.value.code == 0
+        assert f"iterations per move (default: {iterations})" in capsys.readouterr().out
 
 
 def test_parse_exploration():
