@@ -33,6 +33,13 @@ How a position is cloned, fastest first (:attr:`GymnasiumModel.clone_method`):
                           ``copy.deepcopy`` of ``env.unwrapped``.
 ========================  ====================================================
 
+Rendering: the deep copies (the ``"deepcopy"`` states, the scratch env of
+``"user"`` and ``"env_methods"``, the reference of the start-up check) leave
+the env's pygame objects out (its window or screen, surfaces, ``clock``: a
+pygame ``Clock`` cannot be copied), so an env that has already rendered is
+planned on like any other; the copies are only stepped, never drawn, and the
+live env's renderer is not touched.
+
 Making your own env plannable: keep everything ``step`` reads in a few
 attributes and give the env ``get_state()`` (returns a snapshot that later
 steps of the env cannot change, e.g. a tuple of ints and immutable objects)
@@ -855,13 +862,24 @@ def _check_known_randomness(env: Any) -> None:
 
 
 def _detached_copy(env: Any) -> Any:
-    """``copy.deepcopy(env)`` that never draws: a human render mode is switched off.
+    """``copy.deepcopy(env)`` for stepping only: no renderer is copied and it never draws.
+
+    The env's rendering objects (:func:`_is_render_object`: Gymnasium's
+    toy-text ``window_surface``/``window``, ``clock`` and tile images,
+    classic-control ``screen``, ``surf`` and ``clock``, any pygame object)
+    are not deep-copied (pygame's ``Clock`` cannot be): the copy's attributes
+    holding them are None. A ``"human"`` render mode is switched off, so that
+    the copy's ``step`` does not draw. The env itself, renderer included, is
+    not changed.
 
     Raises:
-        ValueError: if the deep copy fails, recursion included.
+        CloneCheckError: if the deep copy fails, recursion included.
     """
+    memo: dict[int, Any] = {
+        id(value): None for value in vars(env).values() if _is_render_object(value)
+    }
     try:
-        clone = copy.deepcopy(env)
+        clone = copy.deepcopy(env, memo)
     except RecursionError as error:
         raise CloneCheckError(
             f"copy.deepcopy({type(env).__name__}) recursed forever; the class probably "
@@ -877,6 +895,13 @@ def _detached_copy(env: Any) -> Any:
     if getattr(clone, "render_mode", None) == "human":
         clone.render_mode = None
     return clone
+
+
+def _is_render_object(value: Any) -> bool:
+    """True for a pygame object (window, surface, clock, font...) or a list or tuple of them."""
+    if isinstance(value, (list, tuple)):
+        return bool(value) and all(_is_render_object(item) for item in value)
+    return type(value).__module__.partition(".")[0] == "pygame"
 
 
 def _play(env: Any, inner_actions: dict, actions: Sequence) -> list[tuple]:

@@ -137,3 +137,21 @@ def test_the_agent_moves_between_envs_and_frees_the_ones_it_left():
     del first
     gc.collect()
     assert dropped() is None, "the agent still holds an env it no longer plans on"
+
+
+@pytest.mark.parametrize(
+    ("env_id", "kwargs"),
+    [("FrozenLake-v1", {"is_slippery": False}), ("CartPole-v1", {})],
+    ids=["FrozenLake", "CartPole"],
+)
+def test_act_on_an_env_that_has_rendered(env_id, kwargs, monkeypatch):
+    monkeypatch.setenv("SDL_VIDEODRIVER", "dummy")
+    env = make(env_id, render_mode="rgb_array", **kwargs)
+    frame = env.render()
+    clock = env.unwrapped.clock
+    before = fingerprint(env)
+    action = MCTSAgent(iterations=50, rollout_limit=30, seed=0).act(env)
+    assert env.action_space.contains(action)
+    assert_unchanged(before, fingerprint(env))
+    assert env.unwrapped.clock is clock
+    np.testing.assert_array_equal(env.render(), frame)

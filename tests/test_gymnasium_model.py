@@ -201,6 +201,50 @@ def test_env_methods_are_the_clone_of_grid_maze():
     check_model(model, state, seed=0, num_playouts=5, max_moves=60)
 
 
+# Envs whose rgb_array renderer holds pygame objects that cannot be deep-copied (Clock):
+# (env id, make kwargs, the renderer's attributes on env.unwrapped once it has drawn).
+RENDERERS = [
+    ("FrozenLake-v1", {"is_slippery": False}, ("window_surface", "clock")),
+    ("CartPole-v1", {}, ("screen", "surf", "clock")),
+    ("Taxi-v4", {}, ("window", "clock")),
+]
+
+
+@pytest.mark.parametrize("clone", [None, "deepcopy"])
+@pytest.mark.parametrize(("env_id", "kwargs", "renderer"), RENDERERS, ids=lambda v: str(v))
+def test_an_env_that_has_rendered_is_planned_and_keeps_its_renderer(
+    env_id, kwargs, renderer, clone, monkeypatch
+):
+    monkeypatch.setenv("SDL_VIDEODRIVER", "dummy")
+    env = make(env_id, render_mode="rgb_array", **kwargs)
+    frame = env.render()
+    objects = [getattr(env.unwrapped, name) for name in renderer]
+    assert all(value is not None for value in objects)  # it has drawn: pygame objects exist
+    before = live_fingerprint(env)
+    model = GymnasiumModel(env, clone=clone)
+    state = model.state_of(env)
+    if clone == "deepcopy":  # the planner's copies leave the renderer out
+        assert all(getattr(state.snapshot, name) is None for name in renderer)
+    MCTS(model, 100, rollout_limit=30, seed=0).search(state)
+    assert_same(live_fingerprint(env), before)
+    for name, value in zip(renderer, objects, strict=True):
+        assert getattr(env.unwrapped, name) is value  # the live renderer is untouched
+    np.testing.assert_array_equal(env.render(), frame)  # same position, same renderer
+
+
+def test_user_clone_of_an_env_that_has_rendered(monkeypatch):
+    monkeypatch.setenv("SDL_VIDEODRIVER", "dummy")
+    env = make("FrozenLake-v1", render_mode="rgb_array", is_slippery=False, steps=(2,))
+    env.render()
+    model = GymnasiumModel(
+        env,
+        get_state=lambda e: (e.s, e.lastaction),
+        set_state=lambda e, snap: e.__dict__.update(s=snap[0], lastaction=snap[1]),
+    )
+    state = model.state_of(env)
+    assert model.step(state, 2).next_state.snapshot == (2, 2)  # right from cell 1: cell 2
+
+
 # ------------------------------------------------------------- time limits
 
 
