@@ -30,6 +30,7 @@ from mcts_agent.evaluation import (
     GAME_NAMES,
     MinimaxPlayer,
     PerfectPlayer,
+    PettingZooGame,
     RandomPlayer,
     check_ray_address,
     make_game,
@@ -277,6 +278,11 @@ def _check_plot_file(parser: argparse.ArgumentParser, path: str) -> None:
 
 def _evaluate(args: argparse.Namespace, parser: argparse.ArgumentParser, out: TextIO) -> int:
     game = make_game(args.game)
+    if isinstance(game, PettingZooGame):
+        try:  # here, before any worker starts
+            game.make_env().close()
+        except ImportError as error:
+            parser.error(f"argument --game: {error}")
     if "perfect" in args.opponent and not game.solvable:
         parser.error(
             f"argument --opponent: 'perfect' needs a game small enough to solve outright; "

@@ -12,7 +12,9 @@ import socket
 import subprocess
 import sys
 
+import pettingzoo
 import pytest
+from pettingzoo.env_registry.exceptions import FailedToImport
 
 from mcts_agent.cli import build_parser, main, parse_exploration
 from mcts_agent.envs.tic_tac_toe import EMPTY_BOARD, TicTacToeModel
@@ -273,6 +275,33 @@ def test_bad_output_files_are_argument_errors_before_any_game(
     assert message.format(tmp=tmp_path) in output.err
     if name == "p.txt":
         assert ".pdf, .pgf, .png, .ps" in output.err
+
+
+def no_pygame(env_type, env_id):
+    raise ImportError("No module named 'pygame'")
+
+
+def no_pygame_in_the_registry(env_type, env_id):
+    # What pettingzoo.make raises when the entry point's import fails.
+    try:
+        no_pygame(env_type, env_id)
+    except ImportError as error:
+        raise FailedToImport(f"Failed to import entry point for {env_id!r}") from error
+
+
+@pytest.mark.parametrize("maker", [no_pygame, no_pygame_in_the_registry])
+def test_a_pettingzoo_game_without_its_extra_is_an_argument_error(maker, monkeypatch, capsys):
+    monkeypatch.setattr(pettingzoo, "make", maker)
+    argv = [*EVALUATE[:1], "--game", "classic/tictactoe-v3", *EVALUATE[3:]]
+    with pytest.raises(SystemExit) as error:
+        main(argv)
+    assert error.value.code == 2
+    output = capsys.readouterr()
+    assert output.out == ""
+    assert (
+        "argument --game: classic/tictactoe-v3 needs PettingZoo and its classic envs: "
+        "pip install 'mcts-agent[classic]' (No module named 'pygame')"
+    ) in output.err
 
 
 def test_plot_without_matplotlib_is_a_clear_error(monkeypatch, capsys, tmp_path):

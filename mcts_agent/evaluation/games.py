@@ -136,10 +136,32 @@ class PettingZooGame:
         return self.env_id
 
     def make_env(self) -> Any:
-        """Returns a new AEC env of ``env_id``."""
-        import pettingzoo
+        """Returns a new AEC env of ``env_id``.
 
-        return pettingzoo.make("aec", self.env_id)
+        Raises:
+            ImportError: if PettingZoo or the env's own dependencies (pygame for
+                the classic envs) are not installed; the message says what to
+                install (``pip install 'mcts-agent[classic]'`` for ``classic/``).
+        """
+        namespace = self.env_id.partition("/")[0]
+        extra = "mcts-agent[classic]" if namespace == "classic" else f"pettingzoo[{namespace}]"
+
+        def missing(error: Exception) -> ImportError:
+            cause = error.__cause__ if isinstance(error.__cause__, ImportError) else error
+            return ImportError(
+                f"{self.env_id} needs PettingZoo and its {namespace} envs: "
+                f"pip install '{extra}' ({cause})"
+            )
+
+        try:
+            import pettingzoo
+            from pettingzoo.env_registry.exceptions import FailedToImport
+        except ImportError as error:
+            raise missing(error) from error
+        try:
+            return pettingzoo.make("aec", self.env_id)
+        except (ImportError, FailedToImport) as error:
+            raise missing(error) from error
 
     def env_policy(self, player: Player, seed: int) -> Callable[[Any], Any]:
         """Returns ``policy(env) -> env action`` for ``player`` seeded with ``seed``."""
