@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import csv
 import json
+import re
+import socket
 import subprocess
 import sys
 from dataclasses import dataclass
@@ -28,6 +30,7 @@ from mcts_agent.evaluation import (
     PerfectPlayer,
     RandomPlayer,
     Tally,
+    check_ray_address,
     game_seeds,
     make_game,
     play_match,
@@ -161,6 +164,32 @@ def test_ray_backend_on_a_local_instance_gives_identical_results():
         ray.shutdown()
     for a, b in zip(serial.matches, on_ray.matches, strict=True):
         assert without_seconds(a) == without_seconds(b)
+
+
+def free_port():
+    """A local TCP port nothing listens on (bound, then released)."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def test_an_unreachable_ray_address_fails_at_once_naming_it():
+    # Without the check, ray.init retries such an address for minutes; no Ray is needed here.
+    port = free_port()
+    for address in (f"127.0.0.1:{port}", f"ray://127.0.0.1:{port}"):
+        with pytest.raises(
+            ConnectionError, match=f"no Ray cluster answers at {re.escape(repr(address))}"
+        ):
+            play_match(TTT, RandomPlayer(), RandomPlayer(), 1, backend="ray", address=address)
+    with socket.socket() as server:
+        server.bind(("127.0.0.1", 0))
+        server.listen()
+        check_ray_address(f"127.0.0.1:{server.getsockname()[1]}")  # something listens
+        check_ray_address(f"ray://127.0.0.1:{server.getsockname()[1]}")
+    for address in (None, "auto", "local"):  # left to Ray: no host:port to try
+        check_ray_address(address)
+    with pytest.raises(TypeError, match="address must be a str"):
+        check_ray_address(6379)
 
 
 def test_sweep_orders_matches_and_builds_one_table():

@@ -11,7 +11,8 @@ One module per concept, every public name re-exported here:
 * :mod:`~mcts_agent.evaluation.results`: what came of it (:class:`Tally`,
   :class:`GameRecord`, :class:`MatchResult`, :class:`SweepResult`; tables, JSON, CSV, plots).
 * :mod:`~mcts_agent.evaluation.runner`: seeding and the backends that play the games
-  (:func:`game_seeds`, :func:`run_matches`, :func:`play_match`, :func:`sweep`).
+  (:func:`game_seeds`, :func:`run_matches`, :func:`play_match`, :func:`sweep`,
+  :func:`check_ray_address`).
 
 Example::
 
@@ -36,7 +37,15 @@ from mcts_agent.evaluation.players import (
     RandomPlayer,
 )
 from mcts_agent.evaluation.results import GameRecord, MatchResult, SweepResult, Tally
-from mcts_agent.evaluation.runner import BACKENDS, game_seeds, play_match, run_matches, sweep
+from mcts_agent.evaluation.runner import (
+    BACKENDS,
+    RAY_CONNECT_TIMEOUT,
+    check_ray_address,
+    game_seeds,
+    play_match,
+    run_matches,
+    sweep,
+)
 from mcts_agent.evaluation.runner import Backend as Backend
 
 __all__ = [
@@ -53,9 +62,11 @@ __all__ = [
     "PerfectPlayer",
     "PettingZooGame",
     "Player",
+    "RAY_CONNECT_TIMEOUT",
     "RandomPlayer",
     "SweepResult",
     "Tally",
+    "check_ray_address",
     "game_seeds",
     "make_game",
     "play_match",

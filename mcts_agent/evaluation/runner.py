@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import math
 import os
+import socket
 import time
 from collections.abc import Iterable, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
@@ -28,11 +29,22 @@ from mcts_agent.evaluation.match_spec import MatchSpec, Seats
 from mcts_agent.evaluation.players import DEFAULT_EXPLORATION, MCTSPlayer, Player
 from mcts_agent.evaluation.results import GameRecord, MatchResult, SweepResult
 
-__all__ = ["BACKENDS", "game_seeds", "play_match", "run_matches", "sweep"]
+__all__ = [
+    "BACKENDS",
+    "RAY_CONNECT_TIMEOUT",
+    "check_ray_address",
+    "game_seeds",
+    "play_match",
+    "run_matches",
+    "sweep",
+]
 
 Backend = Literal["process", "ray"]
 BACKENDS = ("process", "ray")
 """The backends :func:`run_matches` accepts."""
+
+RAY_CONNECT_TIMEOUT = 5.0
+"""Seconds :func:`check_ray_address` waits for a Ray cluster's port to answer."""
 
 
 def game_seeds(seed: int, index: int) -> tuple[int, int, int]:
@@ -120,6 +132,8 @@ def run_matches(
     Raises:
         TypeError, ValueError: if an argument is invalid.
         ImportError: if ``backend="ray"`` and Ray is not installed.
+        ConnectionError: if ``address`` is ``host:port`` or ``ray://host:port``
+            and nothing listens there (see :func:`check_ray_address`).
     """
     specs = list(specs)
     for spec in specs:
@@ -131,6 +145,7 @@ def run_matches(
         require_int("workers", workers, 1)
     if address is not None and backend != "ray":
         raise ValueError(f"address is for backend='ray' only; got backend={backend!r}")
+    check_ray_address(address)
     items = [(m, i) for m, spec in enumerate(specs) for i in range(spec.num_games)]
     records: list[list[GameRecord | None]] = [[None] * spec.num_games for spec in specs]
     with _progress_bar(len(items), progress) as bar:
@@ -168,6 +183,41 @@ def _run_items(
             pairs = future.result()
             bar.update(len(pairs))
             yield from pairs
+
+
+def check_ray_address(address: str | None, timeout: float = RAY_CONNECT_TIMEOUT) -> None:
+    """Checks that something listens at a Ray address of the form ``host:port``.
+
+    ``ray.init`` retries an unreachable address for minutes without an error;
+    this check fails within ``timeout`` instead. Addresses ``"host:port"`` and
+    ``"ray://host:port"`` (IPv6 hosts in brackets) are checked with one TCP
+    connection; None, ``"auto"``, ``"local"`` and other forms are left to Ray.
+
+    Args:
+        address: the address given to :func:`run_matches`, or None.
+        timeout: seconds to wait for the connection.
+
+    Raises:
+        TypeError: if ``address`` is neither None nor a str.
+        ConnectionError: if nothing accepts a connection at ``host:port``.
+    """
+    if address is None:
+        return
+    if not isinstance(address, str):
+        raise TypeError(
+            f"address must be a str such as 'auto' or 'ray://host:10001', got {address!r}"
+        )
+    host, _, port = address.removeprefix("ray://").rpartition(":")
+    if not host or not port.isdigit():
+        return
+    try:
+        socket.create_connection((host.strip("[]"), int(port)), timeout=timeout).close()
+    except OSError as error:
+        raise ConnectionError(
+            f"no Ray cluster answers at {address!r} ({error}); start one there with "
+            f"'ray start --head', or give its address (or 'auto' for a cluster on this "
+            f"machine, or no address to start a local Ray)"
+        ) from error
 
 
 def _run_on_ray(
@@ -285,6 +335,7 @@ def sweep(
 
     Raises:
         ValueError: if a sequence is empty or a value is invalid.
+        ConnectionError: if nothing listens at a ``host:port`` Ray ``address``.
     """
     for name, values in (
         ("opponents", opponents),
