@@ -234,9 +234,9 @@ class GymnasiumModel:
             discretised), or a function argument is not callable.
         CloneCheckError: if the env cannot be cloned faithfully (a
             ``ValueError``).
-        ValueError: if the env is stochastic, is wrapped in a wrapper
-            planning would ignore, has no legal action in its current
-            position, or an argument is invalid.
+        ValueError: if the env has not been reset, is stochastic, is
+            wrapped in a wrapper planning would ignore, has no legal action
+            in its current position, or an argument is invalid.
     """
 
     def __init__(
@@ -267,6 +267,7 @@ class GymnasiumModel:
         self._unwrapped = unwrapped
         self._time_limits, self._translators = _read_wrappers(env)
         self._init_actions(env.action_space, self._translators)
+        _check_reset(env)
 
         env_class = type(unwrapped)
         self._user_mask = action_mask
@@ -414,6 +415,7 @@ class GymnasiumModel:
                 f"state_of(env) takes the env this GymnasiumModel was built for; got {env!r}, "
                 f"the model was built for {self.env!r}. Build one model per env."
             )
+        _check_reset(env)
         steps_left = _steps_left(time_limits)
         snapshot = self._capture(self._unwrapped)
         if steps_left == 0:
@@ -797,16 +799,40 @@ def _single_getter(name: str) -> Callable[[Any], tuple]:
     return getter
 
 
+def _check_reset(env: gym.Env) -> None:
+    """Raises ValueError if ``env`` has never been reset, as far as can be told.
+
+    Told by Gymnasium's ``OrderEnforcing`` (``has_reset``) and ``TimeLimit``
+    (no elapsed steps yet) wrappers, which ``gymnasium.make`` adds, and for a
+    bare env we know by its position attribute (``_KNOWN_SNAPSHOTS``: toy-text
+    ``s`` is set by the first ``reset``, classic-control ``state`` is None
+    until then). Other bare envs are not checked here; their first step in
+    the start-up check fails instead.
+    """
+    layer: Any = env
+    while isinstance(layer, gym.Wrapper):
+        if (isinstance(layer, OrderEnforcing) and not layer.has_reset) or (
+            isinstance(layer, TimeLimit) and layer._elapsed_steps is None
+        ):
+            break
+        layer = layer.env
+    else:
+        names = _KNOWN_SNAPSHOTS.get(type(layer))
+        if names is None or getattr(layer, names[0], None) is not None:
+            return
+    raise ValueError(
+        f"the env ({type(env.unwrapped).__name__}) has not been reset: call "
+        "env.reset(seed=...) first"
+    )
+
+
 def _steps_left(time_limits: list[TimeLimit]) -> int | None:
     """Steps before the tightest of ``time_limits`` truncates the episode, or None.
 
-    Raises:
-        ValueError: if the env has not been reset.
+    The env must have been reset (:func:`_check_reset`).
     """
     steps_left = None
     for limit in time_limits:
-        if limit._elapsed_steps is None:
-            raise ValueError("the env has not been reset: call env.reset(seed=...) first")
         left = max(limit._max_episode_steps - limit._elapsed_steps, 0)
         steps_left = left if steps_left is None else min(steps_left, left)
     return steps_left

@@ -155,3 +155,10 @@ def test_act_on_an_env_that_has_rendered(env_id, kwargs, monkeypatch):
     assert_unchanged(before, fingerprint(env))
     assert env.unwrapped.clock is clock
     np.testing.assert_array_equal(env.render(), frame)
+
+
+@pytest.mark.parametrize("env_id", ["FrozenLake-v1", "Taxi-v4", "CliffWalking-v1"])
+def test_act_on_an_env_never_reset_says_so(env_id):
+    env = gym.make(env_id)
+    with pytest.raises(ValueError, match=r"has not been reset: call env.reset\(seed=...\)"):
+        MCTSAgent(iterations=50, seed=0).act(env)

@@ -17,6 +17,7 @@ from gymnasium.wrappers import ClipReward, DiscretizeAction
 import mcts_agent.envs  # noqa: F401  (registers mcts_agent/GridMaze-v0)
 from mcts_agent import MCTS
 from mcts_agent.adapters import CloneCheckError, GymnasiumModel
+from mcts_agent.envs.grid_maze import GridMazeEnv
 from mcts_agent.testing import check_model
 
 # ------------------------------------------------------------------ helpers
@@ -430,11 +431,34 @@ def test_bad_arguments_and_other_envs_are_refused():
         GymnasiumModel(env, clone="pickle")
     with pytest.raises(ValueError, match='clone="snapshot" knows'):
         GymnasiumModel(make("mcts_agent/GridMaze-v0"), clone="snapshot")
-    with pytest.raises(ValueError, match="not been reset"):
-        GymnasiumModel(gym.make("CartPole-v1"))
     model = GymnasiumModel(env)
     with pytest.raises(ValueError, match="built for"):
         model.state_of(make("CartPole-v1"))
+
+
+@pytest.mark.parametrize("bare", [False, True], ids=["made", "bare"])
+@pytest.mark.parametrize(
+    ("env_id", "kwargs"),
+    [
+        ("FrozenLake-v1", {"is_slippery": False}),
+        ("Taxi-v4", {}),
+        ("CliffWalking-v1", {}),
+        ("CartPole-v1", {}),
+        ("MountainCar-v0", {}),
+    ],
+)
+def test_an_env_never_reset_is_refused(env_id, kwargs, bare):
+    env = gym.make(env_id, **kwargs)
+    if bare:  # no OrderEnforcing or TimeLimit to ask: the env's own attributes tell
+        env = env.unwrapped
+    with pytest.raises(ValueError, match=r"has not been reset: call env.reset\(seed=...\) first"):
+        GymnasiumModel(env)
+
+
+def test_an_order_enforced_env_never_reset_is_refused():
+    env = gym.wrappers.OrderEnforcing(GridMazeEnv())  # no TimeLimit: OrderEnforcing tells
+    with pytest.raises(ValueError, match="GridMazeEnv.* has not been reset"):
+        GymnasiumModel(env)
 
 
 # ------------------------------------------------------------------- rollouts
