@@ -16,9 +16,16 @@ import math
 from collections.abc import Callable, Hashable
 from typing import Any
 
+from mcts_agent._validation import require_int
 from mcts_agent.model import Model
 
-__all__ = ["TIE_TOLERANCE", "AlphaBetaMinimax", "Evaluation", "ExhaustiveMinimax"]
+__all__ = [
+    "TIE_TOLERANCE",
+    "AlphaBetaMinimax",
+    "Evaluation",
+    "ExhaustiveMinimax",
+    "check_alpha_beta_settings",
+]
 
 
 class ExhaustiveMinimax:
@@ -112,6 +119,28 @@ TIE_TOLERANCE = 1e-9
 """Action values within this of the best count as equally good (alpha-beta)."""
 
 
+def check_alpha_beta_settings(depth: Any, evaluation: Any) -> int | None:
+    """Checks the settings of :class:`AlphaBetaMinimax` (and of players that make one).
+
+    Args:
+        depth: int >= 1 (numpy integers too), or None for no limit.
+        evaluation: a callable ``state -> float``, or None.
+
+    Returns:
+        ``depth`` as an int, or None.
+
+    Raises:
+        TypeError: if ``depth`` is neither None nor an int (a bool is not), or
+            ``evaluation`` is neither None nor callable.
+        ValueError: if ``depth`` < 1.
+    """
+    if depth is not None:
+        depth = require_int("depth", depth, 1)
+    if evaluation is not None and not callable(evaluation):
+        raise TypeError(f"evaluation must be a callable state -> float, got {evaluation!r}")
+    return depth
+
+
 class AlphaBetaMinimax:
     """Depth-limited negamax with alpha-beta pruning, for models too big to solve.
 
@@ -146,15 +175,8 @@ class AlphaBetaMinimax:
     def __init__(
         self, model: Model, depth: int | None = None, evaluation: Evaluation | None = None
     ) -> None:
-        if depth is not None:
-            if isinstance(depth, bool) or not isinstance(depth, int):
-                raise TypeError(f"depth must be an int >= 1 or None, got {depth!r}")
-            if depth < 1:
-                raise ValueError(f"depth must be >= 1 (or None for no limit), got {depth}")
-        if evaluation is not None and not callable(evaluation):
-            raise TypeError(f"evaluation must be a callable state -> float, got {evaluation!r}")
         self.model = model
-        self.depth = depth
+        self.depth = check_alpha_beta_settings(depth, evaluation)
         self.evaluation = evaluation
 
     def value(self, state: Any) -> float:

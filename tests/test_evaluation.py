@@ -11,8 +11,10 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+import numpy as np
 import pytest
 
+from mcts_agent import MCTS
 from mcts_agent.envs import connect_four
 from mcts_agent.envs.connect_four import ConnectFourModel
 from mcts_agent.envs.tic_tac_toe import (
@@ -37,6 +39,7 @@ from mcts_agent.evaluation import (
     run_matches,
     sweep,
 )
+from mcts_agent.minimax import AlphaBetaMinimax
 
 TTT = make_game("tictactoe")
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
@@ -346,6 +349,33 @@ def test_bad_arguments_raise_clear_errors():
     finished = ModelGame(TicTacToeModel(), 0b111 | 0b11 << 12, "finished")
     with pytest.raises(ValueError, match="has no legal actions"):
         play_match(finished, RandomPlayer(), RandomPlayer(), 1, workers=1)
+
+
+def test_players_check_settings_as_the_searches_they_make_do():
+    # One check each: the players' errors are those of AlphaBetaMinimax and MCTS.
+    for settings in ({"depth": 0}, {"depth": 2.0}, {"evaluation": 0.5}):
+        with pytest.raises((TypeError, ValueError)) as from_search:
+            AlphaBetaMinimax(TTT.model, **settings)
+        with pytest.raises(from_search.type, match=re.escape(str(from_search.value))):
+            MinimaxPlayer(**settings)
+    for settings in ({"exploration": -1.0}, {"exploration": "2"}, {"exploration": None}):
+        with pytest.raises((TypeError, ValueError)) as from_search:
+            MCTS(TTT.model, 10, **settings)
+        with pytest.raises(from_search.type, match=re.escape(str(from_search.value))):
+            MCTSPlayer(10, **settings)
+    # Numpy numbers are stored as Python numbers: the players play and describe() is JSON.
+    minimax = MinimaxPlayer(depth=np.int64(2))
+    mcts = MCTSPlayer(np.int64(20), exploration=np.float32(1.5), rollout_limit=np.int8(9))
+    assert json.loads(json.dumps(minimax.describe()))["depth"] == 2
+    assert json.loads(json.dumps(mcts.describe())) == {
+        "kind": "mcts",
+        "iterations": 20,
+        "exploration": 1.5,
+        "rollout_limit": 9,
+    }
+    result = play_match(TTT, mcts, minimax, games_per_seat=1, workers=1)
+    assert result.tally().games == 2
+    assert all(5 <= len(r.moves) <= 9 for r in result.records)
 
 
 def test_the_tic_tac_toe_example_runs_with_few_games():

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import random
 
+import numpy as np
 import pettingzoo
 import pytest
 
@@ -212,6 +213,13 @@ def test_bad_settings_raise(kwargs, error, match):
         AlphaBetaMinimax(TTT, **kwargs)
     with pytest.raises(error, match=match):
         MinimaxPolicy(TTT, **kwargs)
+
+
+def test_a_numpy_integer_depth_is_an_int_depth():
+    solver = AlphaBetaMinimax(TTT, depth=np.int64(2))
+    assert type(solver.depth) is int and solver.depth == 2
+    board = parse_board("XX.OO....")
+    assert solver.action_values(board) == AlphaBetaMinimax(TTT, depth=2).action_values(board)
 
 
 def test_finished_positions():

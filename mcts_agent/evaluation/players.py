@@ -14,10 +14,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-import numpy as np
-
-from mcts_agent._validation import require_int
-from mcts_agent.minimax import Evaluation, ExhaustiveMinimax
+from mcts_agent._validation import require_float, require_int
+from mcts_agent.minimax import Evaluation, ExhaustiveMinimax, check_alpha_beta_settings
 from mcts_agent.model import Model
 from mcts_agent.policies import MinimaxPolicy, PerfectPolicy, Policy, RandomPolicy
 from mcts_agent.search import MCTS
@@ -103,20 +101,18 @@ class MinimaxPlayer:
         evaluation: optional picklable ``state -> float`` for positions at the
             depth limit (0.0 without one).
 
+    A numpy integer ``depth`` is stored as an ``int``.
+
     Raises:
-        TypeError, ValueError: if ``depth`` is not an int >= 1 or None.
+        TypeError, ValueError: if ``depth`` is not an int >= 1 or None, or
+            ``evaluation`` is not callable (:func:`~mcts_agent.minimax.check_alpha_beta_settings`).
     """
 
     depth: int | None = 4
     evaluation: Evaluation | None = None
 
     def __post_init__(self) -> None:
-        if self.depth is not None:
-            require_int("depth", self.depth, 1)
-        if self.evaluation is not None and not callable(self.evaluation):
-            raise TypeError(
-                f"evaluation must be a callable state -> float, got {self.evaluation!r}"
-            )
+        object.__setattr__(self, "depth", check_alpha_beta_settings(self.depth, self.evaluation))
 
     @property
     def label(self) -> str:
@@ -142,6 +138,9 @@ class MCTSPlayer:
         exploration: c >= 0 of UCB1 (default 2*sqrt(2), for returns in [-1, 1]).
         rollout_limit: int >= 0, most moves in one rollout.
 
+    Numpy numbers are stored as ``int`` and ``float`` (so :meth:`describe` is
+    JSON-ready); the checks are :class:`~mcts_agent.search.MCTS`'s.
+
     Raises:
         TypeError, ValueError: if a setting has the wrong type or range.
     """
@@ -151,14 +150,12 @@ class MCTSPlayer:
     rollout_limit: int = 1000
 
     def __post_init__(self) -> None:
-        require_int("iterations", self.iterations, 1)
-        require_int("rollout_limit", self.rollout_limit, 0)
-        if isinstance(self.exploration, bool) or not isinstance(
-            self.exploration, int | float | np.floating
+        for name, value in (
+            ("iterations", require_int("iterations", self.iterations, 1)),
+            ("exploration", require_float("exploration", self.exploration, 0.0)),
+            ("rollout_limit", require_int("rollout_limit", self.rollout_limit, 0)),
         ):
-            raise TypeError(f"exploration must be a number >= 0, got {self.exploration!r}")
-        if not (math.isfinite(self.exploration) and self.exploration >= 0):
-            raise ValueError(f"exploration must be a finite number >= 0, got {self.exploration}")
+            object.__setattr__(self, name, value)
 
     @property
     def label(self) -> str:
