@@ -239,7 +239,17 @@ class SweepResult:
         return len({getattr(m.spec.agent, attribute) for m in self.matches}) > 1
 
     def rows(self) -> list[dict[str, Any]]:
-        """Returns one dict per match and agent seat, with :data:`_SUMMARY_COLUMNS` keys."""
+        """Returns one dict per match and agent seat (seats the agent never took are left out).
+
+        Returns:
+            A list of dicts with the keys ``game`` (name), ``opponent`` (label),
+            ``iterations``, ``exploration`` (c) and ``seed`` (the match's
+            master seed) of the match, ``seat`` (the agent's seat name),
+            ``games``, ``wins``, ``draws`` and ``losses`` (the agent's, in that
+            seat), ``mean_length`` (moves per game) and ``moves_per_second``
+            (both over the whole match). :meth:`save_csv` writes these columns
+            in this order.
+        """
         rows = []
         for match in self.matches:
             spec = match.spec
