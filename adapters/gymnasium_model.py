@@ -44,8 +44,20 @@ Making your own env plannable: keep everything ``step`` reads in a few
 attributes and give the env ``get_state()`` (returns a snapshot that later
 steps of the env cannot change, e.g. a tuple of ints and immutable objects)
 and ``set_state(state)``; if it has action masks, give it ``action_mask()``
-(the mask of the current position, 1 = legal). The adapter checks all of this
-when it starts (below).
+(the mask of the current position, 1 = legal); and ``is_terminal()`` (True
+once the episode has terminated; the name OpenSpiel's states use), so that
+the model refuses to plan from a finished episode. The adapter checks the
+clone and the determinism when it starts (below).
+
+Finished episodes: :meth:`GymnasiumModel.state_of` raises ``ValueError``
+once the live env's ``TimeLimit`` has truncated the episode or its position
+is terminal, for the envs that can tell: the Gymnasium envs we know
+(FrozenLake and CliffWalking at a hole or the goal, Taxi once the passenger
+is delivered, CartPole once the pole has fallen, MountainCar and Acrobot at
+their goal) and envs with ``is_terminal()``. A Gymnasium env in general does
+not record that its episode has terminated, so for any other env the model
+cannot tell: do not plan from a terminal position (every value would be
+meaningless).
 
 Checks at start-up, each failing with a ``ValueError`` that names the cause
 (:class:`~mcts_agent.adapters.CloneCheckError`, a ``ValueError``, for the
@@ -143,6 +155,40 @@ _KNOWN_MASKS: dict[type, Callable[[Any], Any]] = {
     TaxiEnv: lambda env: env.action_mask(env.s),
 }
 
+
+def _frozen_lake_over(env: FrozenLakeEnv) -> bool:
+    row, column = divmod(int(env.s), env.ncol)
+    return env.desc[row, column] in (b"H", b"G")  # a hole or the goal
+
+
+def _cliff_walking_over(env: CliffWalkingEnv) -> bool:
+    rows, columns = env.shape
+    return int(env.s) == rows * columns - 1  # the goal, bottom right (the cliff is not terminal)
+
+
+def _taxi_over(env: TaxiEnv) -> bool:
+    _, _, passenger, destination = env.decode(env.s)
+    return passenger == destination  # delivered (never so at reset)
+
+
+def _mountain_car_over(env: MountainCarEnv | Continuous_MountainCarEnv) -> bool:
+    position, velocity = env.state
+    return bool(position >= env.goal_position and velocity >= env.goal_velocity)
+
+
+# Whether the position of a Gymnasium env we know is terminal, by the rule of
+# its ``step`` (Gymnasium 1.4); exact classes only, as a subclass may change it.
+# Gymnasium envs in general do not record that their episode has terminated.
+_KNOWN_TERMINATIONS: dict[type, Callable[[Any], bool]] = {
+    FrozenLakeEnv: _frozen_lake_over,
+    CliffWalkingEnv: _cliff_walking_over,
+    TaxiEnv: _taxi_over,
+    CartPoleEnv: lambda env: env.steps_beyond_terminated is not None,
+    AcrobotEnv: lambda env: env._terminal(),
+    MountainCarEnv: _mountain_car_over,
+    Continuous_MountainCarEnv: _mountain_car_over,
+}
+
 # What makes a toy-text transition table stochastic, for the error message.
 _RANDOMNESS_CAUSES: dict[type, str] = {
     FrozenLakeEnv: "is_slippery=True",
@@ -160,6 +206,8 @@ _INERT_WRAPPERS = (
     RecordVideo,
     HumanRendering,
 )
+
+_EPISODE_OVER = "the episode is over ({}): call env.reset() before planning"
 
 _PROBE_STEPS = 30  # most steps of one start-up probe
 _PROBE_TRIALS = 8  # random action sequences tried by the determinism check
@@ -234,7 +282,8 @@ class GymnasiumModel:
             discretised), or a function argument is not callable.
         CloneCheckError: if the env cannot be cloned faithfully (a
             ``ValueError``).
-        ValueError: if the env has not been reset, is stochastic, is
+        ValueError: if the env has not been reset, its episode is over
+            (as far as can be told: :meth:`state_of`), it is stochastic, is
             wrapped in a wrapper planning would ignore, has no legal action
             in its current position, or an argument is invalid.
     """
@@ -279,6 +328,9 @@ class GymnasiumModel:
             elif callable(getattr(env_class, "action_mask", None)):
                 self._position_mask = env_class.action_mask
 
+        self._terminal = _KNOWN_TERMINATIONS.get(env_class)
+        if self._terminal is None and callable(getattr(env_class, "is_terminal", None)):
+            self._terminal = env_class.is_terminal
         _check_known_randomness(unwrapped)
         if clone == "snapshot" and env_class not in _KNOWN_SNAPSHOTS:
             raise ValueError(
@@ -398,7 +450,15 @@ class GymnasiumModel:
 
         Raises:
             ValueError: if ``env`` wraps another env than the model's, or
-                translates actions differently, or has not been reset.
+                translates actions differently, or has not been reset; or
+                if its episode is over: truncated by its ``TimeLimit``, or
+                terminated in an env that can tell (FrozenLake,
+                CliffWalking, Taxi, CartPole, MountainCar,
+                MountainCarContinuous, Acrobot, and envs with an
+                ``is_terminal()`` method). Other envs do not record that
+                their episode has terminated, so the model cannot tell: do
+                not plan from a terminal position of theirs (its values
+                would be meaningless).
         """
         if env is self.env:
             time_limits = self._time_limits
@@ -417,9 +477,11 @@ class GymnasiumModel:
             )
         _check_reset(env)
         steps_left = _steps_left(time_limits)
-        snapshot = self._capture(self._unwrapped)
         if steps_left == 0:
-            return GymnasiumState(snapshot, 0, ())
+            raise ValueError(_EPISODE_OVER.format("truncated"))
+        if self._terminal is not None and self._terminal(self._unwrapped):
+            raise ValueError(_EPISODE_OVER.format("terminated"))
+        snapshot = self._capture(self._unwrapped)
         if self._position_mask is None:
             actions = self._all_actions
         else:
@@ -590,8 +652,8 @@ class GymnasiumModel:
         root = self.state_of(env)
         if not root.actions:
             raise ValueError(
-                "the env has no legal action in its current position (its episode is over?): "
-                "reset it before building the model"
+                "the env has no legal action in its current position (is its episode over?): "
+                "call env.reset() before planning"
             )
         live_rng = _rng_state(live)
         try:

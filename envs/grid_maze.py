@@ -36,7 +36,7 @@ It is the worked example of an env made plannable by
 :class:`~mcts_agent.adapters.GymnasiumModel`: it is deterministic, and its
 whole position is the immutable :class:`MazeLayout` plus the agent's cell,
 which :meth:`GridMazeEnv.get_state` returns and :meth:`GridMazeEnv.set_state`
-restores.
+restores; :meth:`GridMazeEnv.is_terminal` tells when the episode is over.
 """
 
 from __future__ import annotations
@@ -242,6 +242,16 @@ class GridMazeEnv(gym.Env[np.ndarray, int]):
         if self._layout is None:
             raise RuntimeError("call reset() before action_mask()")
         return np.array(self._layout.masks[self._position], dtype=np.int8)
+
+    def is_terminal(self) -> bool:
+        """Returns True once the agent is on the goal or a trap (the episode has terminated).
+
+        Raises:
+            RuntimeError: if called before ``reset``.
+        """
+        if self._layout is None:
+            raise RuntimeError("call reset() before is_terminal()")
+        return self._layout.cells[self._position] in (GOAL, TRAP)
 
     def get_state(self) -> tuple[MazeLayout, int]:
         """Returns the whole position: ``(layout, agent_cell)``, immutable.

@@ -162,3 +162,28 @@ def test_act_on_an_env_never_reset_says_so(env_id):
     env = gym.make(env_id)
     with pytest.raises(ValueError, match=r"has not been reset: call env.reset\(seed=...\)"):
         MCTSAgent(iterations=50, seed=0).act(env)
+
+
+@pytest.mark.parametrize(
+    ("env_id", "kwargs", "steps", "how"),
+    [
+        ("FrozenLake-v1", {"is_slippery": False}, (2, 1), "terminated"),  # cell 5: a hole
+        ("CartPole-v1", {}, (1,) * 8, "terminated"),  # the pole falls on the 8th push
+        ("CartPole-v1", {"max_episode_steps": 3}, (0, 1, 0), "truncated"),
+    ],
+    ids=["FrozenLake hole", "CartPole fallen", "CartPole truncated"],
+)
+@pytest.mark.parametrize("planned_before", [False, True], ids=["first move", "later move"])
+def test_act_after_the_episode_ended_raises(env_id, kwargs, steps, how, planned_before):
+    env = make(env_id, **kwargs)
+    agent = MCTSAgent(iterations=50, rollout_limit=30, seed=0)
+    if planned_before:  # the agent's model of this env is already built
+        agent.act(env)
+    for action in steps:
+        outcome = env.step(action)
+    assert outcome[2 if how == "terminated" else 3]  # the env's own flag
+    before = fingerprint(env)
+    message = rf"the episode is over \({how}\): call env.reset\(\) before planning"
+    with pytest.raises(ValueError, match=message):
+        agent.act(env)
+    assert_unchanged(before, fingerprint(env))

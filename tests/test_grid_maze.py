@@ -101,8 +101,10 @@ def test_a_trap_ends_the_episode_with_its_penalty():
         trap - dr * size - dc for dr, dc in MOVES.values() if cells[trap - dr * size - dc] != WALL
     )
     env.set_state((layout, neighbour))
+    assert not env.is_terminal()
     _, reward, terminated, truncated, _ = env.step(action_between(size, neighbour, trap))
     assert reward == pytest.approx(-1.01) and terminated and not truncated
+    assert env.is_terminal()
     _, reward, terminated, _, _ = env.step(0)  # after the end: nothing more happens
     assert reward == 0.0 and terminated and env.agent_cell == trap
 
@@ -116,7 +118,7 @@ def test_the_shortest_path_reaches_the_goal_for_its_reward_less_step_costs():
     for cell, neighbour in zip(path, path[1:], strict=False):
         _, reward, terminated, _, info = env.step(action_between(layout.size, cell, neighbour))
         total += reward
-        assert terminated == (neighbour == layout.goal)
+        assert terminated == (neighbour == layout.goal) == env.is_terminal()
     assert total == pytest.approx(1.0 - 0.01 * (len(path) - 1))
 
 
@@ -167,6 +169,8 @@ def test_bad_arguments_and_early_calls_are_refused():
     env = GridMazeEnv()
     with pytest.raises(RuntimeError, match="reset"):
         env.step(0)
+    with pytest.raises(RuntimeError, match="reset"):
+        env.is_terminal()
     env.reset(seed=0)
     with pytest.raises(ValueError, match="action"):
         env.step(4)

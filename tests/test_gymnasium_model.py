@@ -17,7 +17,7 @@ from gymnasium.wrappers import ClipReward, DiscretizeAction
 import mcts_agent.envs  # noqa: F401  (registers mcts_agent/GridMaze-v0)
 from mcts_agent import MCTS
 from mcts_agent.adapters import CloneCheckError, GymnasiumModel
-from mcts_agent.envs.grid_maze import GridMazeEnv
+from mcts_agent.envs.grid_maze import GridMazeEnv, shortest_path
 from mcts_agent.testing import check_model
 
 # ------------------------------------------------------------------ helpers
@@ -458,6 +458,101 @@ def test_an_env_never_reset_is_refused(env_id, kwargs, bare):
 def test_an_order_enforced_env_never_reset_is_refused():
     env = gym.wrappers.OrderEnforcing(GridMazeEnv())  # no TimeLimit: OrderEnforcing tells
     with pytest.raises(ValueError, match="GridMazeEnv.* has not been reset"):
+        GymnasiumModel(env)
+
+
+def actions_to_termination(env: gym.Env) -> list[int]:
+    """A shortest list of actions whose last step terminates a toy-text env (BFS over ``P``)."""
+    table = env.unwrapped.P
+    start = int(env.unwrapped.s)
+    paths = {start: []}
+    frontier = [start]
+    while frontier:
+        following = []
+        for s in frontier:
+            for action, [(_, next_s, _, terminated)] in table[s].items():
+                if terminated:
+                    return [*paths[s], action]
+                if next_s not in paths:
+                    paths[next_s] = [*paths[s], action]
+                    following.append(next_s)
+        frontier = following
+    raise AssertionError("no terminal transition reachable")
+
+
+def placed_at(state, action):
+    """Returns ``finish(env)`` for a classic-control env: sets its ``state``; ``action`` ends it."""
+
+    def finish(env):
+        env.unwrapped.state = np.array(state)
+        return [action]
+
+    return finish
+
+
+def cartpole_falls(env):
+    return [1] * 12  # pushing right from upright: the pole falls within 12 steps
+
+
+def frozen_lake_goal(env):
+    # SFFF / FHFH / FFFH / HFFG: down, down, right, down, right, right reaches the goal.
+    return [1, 1, 2, 1, 2, 2]
+
+
+def grid_maze_goal(env):
+    layout = env.unwrapped.layout
+    path = shortest_path(layout, layout.start, layout.goal, avoid_traps=True)
+    move = {-layout.size: 0, 1: 1, layout.size: 2, -1: 3}  # up, right, down, left
+    return [move[b - a] for a, b in zip(path, path[1:], strict=False)]
+
+
+# finish(env) -> actions whose last step ends the episode of the reset env.
+FINISHED = {
+    "FrozenLake hole": ("FrozenLake-v1", {"is_slippery": False}, actions_to_termination),
+    "FrozenLake goal": ("FrozenLake-v1", {"is_slippery": False}, frozen_lake_goal),
+    "CliffWalking goal": ("CliffWalking-v1", {}, actions_to_termination),
+    "Taxi delivered": ("Taxi-v4", {}, actions_to_termination),
+    "CartPole fallen": ("CartPole-v1", {}, cartpole_falls),
+    "MountainCar goal": ("MountainCar-v0", {}, placed_at([0.49, 0.06], 2)),
+    "Acrobot up": ("Acrobot-v1", {}, placed_at([3.0, 0.0, 0.0, 0.0], 1)),
+    "GridMaze goal (is_terminal)": ("mcts_agent/GridMaze-v0", {}, grid_maze_goal),
+}
+
+
+def finish_episode(env_id, kwargs, finish):
+    """A reset env and its model built then; the env is then stepped until it terminates."""
+    env = make(env_id, **kwargs)
+    model = GymnasiumModel(env)
+    for action in finish(env):
+        _, _, terminated, truncated, _ = env.step(action)
+        if terminated:
+            break
+    assert terminated and not truncated  # the env itself says the episode is over
+    return env, model
+
+
+@pytest.mark.parametrize(("env_id", "kwargs", "finish"), FINISHED.values(), ids=list(FINISHED))
+def test_a_terminated_episode_is_refused(env_id, kwargs, finish):
+    env, model = finish_episode(env_id, kwargs, finish)
+    message = r"the episode is over \(terminated\): call env.reset\(\) before planning"
+    with pytest.raises(ValueError, match=message):
+        model.state_of(env)
+    with pytest.raises(ValueError, match=message):
+        GymnasiumModel(env)
+    env.reset(seed=1)
+    assert model.state_of(env).actions  # a new episode plans again
+
+
+def test_a_truncated_episode_is_refused():
+    env = make("CartPole-v1", max_episode_steps=3)
+    model = GymnasiumModel(env)
+    for action in (0, 1, 0):
+        _, _, terminated, truncated, _ = env.step(action)
+    assert truncated and not terminated
+    message = r"the episode is over \(truncated\): call env.reset\(\) before planning"
+    with pytest.raises(ValueError, match=message):
+        model.state_of(env)
+    with pytest.raises(ValueError, match=message):
         GymnasiumModel(env)
 
 
