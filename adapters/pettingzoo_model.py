@@ -74,9 +74,33 @@ the clone method and what to pass instead (if a broken clone changed the
 original, the original's attributes are put back first).
 
 Copies made by the built-in methods do not render (``render_mode`` None), and
-share the env's spaces and pygame objects. The model plans deterministic
-games: an env drawing from its own ``np_random`` keeps, in each copy, the
-draw it made when the edge was first stepped (``SPEC.md``'s known limits).
+share the env's spaces and pygame objects.
+
+Deterministic games of perfect information only. The search plans on a full
+copy of the game (``SPEC.md``): in a game with hidden information it would see
+what its player cannot (the opponent's cards, a simultaneous move already
+made), and in a game of chance it would keep the first dice roll or deal of
+each edge for ever. So the model refuses, with a ValueError naming the game:
+
+* the PettingZoo classic games known to have hidden information or chance
+  (:data:`IMPERFECT_INFORMATION_GAMES`): ``classic/rps-v2`` (the second
+  player would see the first one's move), every RLCard card game
+  (``classic/leduc_holdem-v4``, ``classic/texas_holdem-v4``,
+  ``classic/texas_holdem_no_limit-v6``: hidden hands, and a deck shuffled at
+  ``reset``, so later deals are already fixed in the copy) and
+  ``classic/hanabi-v5`` (hidden hands, random draws); subclasses too;
+* any other env that draws random numbers while it is stepped: at start-up
+  (with the clone check; not for the ``"snapshot"`` games, whose ``step``
+  draws nothing) :data:`DETERMINISM_TRIALS` random move sequences of up to
+  :data:`DETERMINISM_STEPS` moves are played in two copies of the position
+  whose random generators (``random.Random``, ``numpy.random.Generator`` and
+  ``RandomState`` objects reachable from the env's attributes, not the
+  spaces' or the live env's own) are reseeded differently; any difference in
+  what the clone check compares is refused.
+
+Neither catches everything: a custom game whose chance was drawn at
+``reset`` (like the RLCard deck) or whose hidden information is in its
+attributes passes; planning on it is wrong in the same way.
 
 Wrappers. The built-in methods plan on ``env.unwrapped``. PettingZoo's
 standard wrappers only police moves (``OrderEnforcingWrapper``,
@@ -93,6 +117,7 @@ from __future__ import annotations
 
 import copy
 import random
+import types
 from collections.abc import Callable, Hashable, Sequence
 from typing import Any, NamedTuple
 
@@ -137,6 +162,48 @@ _RESET_ATTRIBUTES = (
     "infos",
 )
 """What an AEC env's ``reset`` sets (``AECEnv.last`` reads them)."""
+
+IMPERFECT_INFORMATION_GAMES: dict[tuple[str, str], str] = {
+    ("pettingzoo.classic.rps.rps", "raw_env"): (
+        "its moves are simultaneous but stepped in turn, so the planner of the second player "
+        "would see the first player's hidden move (hidden information)"
+    ),
+    ("pettingzoo.classic.rlcard_envs.rlcard_base", "RLCardBase"): (
+        "it is an RLCard card game: the planner would see the opponent's hidden cards and, "
+        "since the deck is shuffled at reset, the cards still to be dealt (hidden information "
+        "and chance)"
+    ),
+    ("pettingzoo.classic.hanabi.hanabi", "raw_env"): (
+        "the planner would see its own hidden hand and the cards still to be drawn (hidden "
+        "information and chance)"
+    ),
+}
+"""PettingZoo classic games (module and class name of a class in ``env.unwrapped``'s
+MRO) that the model refuses, with the reason: planning on a copy of the game would be
+wrong. ``classic/gin_rummy`` (an RLCard game until PettingZoo 1.26) is covered by
+``RLCardBase``."""
+
+DETERMINISM_TRIALS = 2
+"""Random move sequences the start-up determinism check plays."""
+
+DETERMINISM_STEPS = 10
+"""Most moves of one sequence of the start-up determinism check."""
+
+_RANDOM_GENERATORS = (random.Random, np.random.Generator, np.random.RandomState)
+
+_NOT_SEARCHED = (
+    spaces.Space,
+    np.ndarray,
+    type,
+    types.ModuleType,
+    types.FunctionType,
+    types.MethodType,
+    types.BuiltinFunctionType,
+)
+"""What :func:`_random_generators` does not look into."""
+
+_MAX_OBJECTS_SEARCHED = 5000
+"""Most objects visited when looking for an env's random generators."""
 
 History = tuple[int | None, Sequence[Any]]
 """``(seed, actions)``: the ``reset`` seed and every action stepped since, in order."""
@@ -283,6 +350,64 @@ def _first_difference(expected: dict[str, Any], actual: dict[str, Any]) -> str:
                 return "the agents' observations differ"
             return f"{key} differ: expected {value!r}, got {actual[key]!r}"
     return ""
+
+
+def _game_name(env: AECEnv) -> str:
+    """The env's ``metadata["name"]`` (e.g. ``'leduc_holdem_v4'``), else its class path."""
+    inner = env.unwrapped
+    name = getattr(inner, "metadata", {}).get("name")
+    return name if isinstance(name, str) else f"{type(inner).__module__}.{type(inner).__qualname__}"
+
+
+def _refuse_imperfect_information(env: AECEnv) -> None:
+    """Raises ValueError if ``env`` is one of :data:`IMPERFECT_INFORMATION_GAMES`."""
+    for cls in type(env.unwrapped).__mro__:
+        reason = IMPERFECT_INFORMATION_GAMES.get((cls.__module__, cls.__qualname__))
+        if reason is not None:
+            raise ValueError(
+                f"PettingZooModel plans deterministic games of perfect information only, and "
+                f"{_game_name(env)} is not one: {reason}. MCTS on a copy of this game would "
+                "play with knowledge no player has"
+            )
+
+
+def _random_generators(root: Any, skip: frozenset[int] = frozenset()) -> list[Any]:
+    """The random generators reachable from ``root``'s attributes, containers included.
+
+    Follows instance ``__dict__``s, dicts, lists, tuples and sets (at most
+    :data:`_MAX_OBJECTS_SEARCHED` objects); not gymnasium spaces (shared with
+    the live env), arrays, classes, modules or functions. Generators whose
+    ``id`` is in ``skip`` are left out.
+    """
+    found = []
+    seen: set[int] = set()
+    stack = [root]
+    while stack and len(seen) < _MAX_OBJECTS_SEARCHED:
+        value = stack.pop()
+        if id(value) in seen:
+            continue
+        seen.add(id(value))
+        if isinstance(value, _RANDOM_GENERATORS):
+            if id(value) not in skip:
+                found.append(value)
+        elif isinstance(value, dict):
+            stack.extend(value.values())
+        elif isinstance(value, (list, tuple, set, frozenset)):
+            stack.extend(value)
+        elif isinstance(value, _NOT_SEARCHED):
+            continue
+        elif isinstance(getattr(value, "__dict__", None), dict):
+            stack.extend(vars(value).values())
+    return found
+
+
+def _reseed(generator: Any, seed: int) -> None:
+    """Reseeds ``generator`` in place (objects sharing it see the new stream)."""
+    if isinstance(generator, np.random.Generator):
+        bit_generator = generator.bit_generator
+        bit_generator.state = type(bit_generator)(seed).state
+    else:  # random.Random, np.random.RandomState
+        generator.seed(seed)
 
 
 # ------------------------------------------------------------------ clone methods
@@ -574,9 +699,12 @@ class PettingZooModel:
         TypeError: if ``env`` is not an AEC env, an agent's action space is not
             ``gymnasium.spaces.Discrete``, or ``clone``/``env_factory`` has the
             wrong type.
-        ValueError: if ``clone`` names an unknown method, ``"snapshot"`` is
-            asked for an unknown game, ``"replay"`` lacks ``env_factory``, or
-            a built-in method meets a wrapper it would bypass.
+        ValueError: if ``env`` has not been reset; if its game has hidden
+            information or chance (one of :data:`IMPERFECT_INFORMATION_GAMES`,
+            or it fails the determinism check: see the module docstring); if
+            ``clone`` names an unknown method, ``"snapshot"`` is asked for an
+            unknown game, ``"replay"`` lacks ``env_factory``, or a built-in
+            method meets a wrapper it would bypass.
         CloneCheckError: if the clone is not exact (see the module docstring).
     """
 
@@ -594,6 +722,7 @@ class PettingZooModel:
         inner = env.unwrapped
         if any(not hasattr(inner, name) for name in _RESET_ATTRIBUTES):
             raise ValueError("env has not been reset: call env.reset(seed=...) first")
+        _refuse_imperfect_information(env)
         self.possible_agents = tuple(inner.possible_agents)
         self.num_players = len(self.possible_agents)
         for agent in self.possible_agents:
@@ -661,7 +790,8 @@ class PettingZooModel:
 
         Raises:
             TypeError: if ``env`` is not an env of the model's game.
-            ValueError: if ``"replay"`` is used without ``history``.
+            ValueError: if ``"replay"`` is used without ``history``, or
+                (``"replay"``, first call) the game fails the determinism check.
             CloneCheckError: (``"replay"``) if the replayed env differs from
                 ``env`` (every call), or fails the clone check (first call).
         """
@@ -848,4 +978,39 @@ class PettingZooModel:
             raise failure(
                 f"reading or stepping the clone raised {type(error).__name__}: {error}"
             ) from error
+        if method.name != "snapshot":  # tic-tac-toe and connect four draw no random numbers
+            self._check_determinism(env, position)
         self._checked = True
+
+    def _check_determinism(self, env: AECEnv, position: Any) -> None:
+        """The start-up determinism check (module docstring); raises ValueError."""
+        method = self._method
+        live_generators = frozenset(id(g) for g in _random_generators(env))
+        for trial in range(DETERMINISM_TRIALS):
+            copies = []
+            for copy_number in (1, 2):
+                clone = method.load(position)
+                for generator in _random_generators(clone, live_generators):
+                    _reseed(generator, 2 * trial + copy_number)
+                copies.append(clone)
+            first, second = copies
+            rng = random.Random(trial)
+            moves: list[Any] = []
+            seen = _fingerprint(first)
+            # (the methods checked here take their legal actions from the mask, as the
+            # fingerprint does)
+            while seen["legal actions"] and len(moves) < DETERMINISM_STEPS:
+                actions = seen["legal actions"]
+                moves.append(actions[rng.randrange(len(actions))])
+                first.step(moves[-1])
+                second.step(moves[-1])
+                seen = _fingerprint(first)
+                difference = _first_difference(seen, _fingerprint(second))
+                if difference:
+                    raise ValueError(
+                        f"{_game_name(env)} is not deterministic: the moves {moves} from its "
+                        "position, played in two copies whose random generators were reseeded "
+                        f"differently, gave different games ({difference}). PettingZooModel "
+                        "plans deterministic games only: the search would keep the first dice "
+                        "roll or deal of each edge for ever"
+                    )

@@ -36,6 +36,13 @@ What it plans on:
 * a Gymnasium env (``gymnasium.Env``): ``mcts_agent.adapters.GymnasiumModel``,
   kept the same way.
 
+Only deterministic games of perfect information can be planned on a copy of
+the game (``SPEC.md``): ``PettingZooModel`` refuses, with a ValueError, the
+PettingZoo games with hidden information or chance (rock-paper-scissors, the
+RLCard card games such as Leduc and Texas hold'em, Hanabi) and any env that
+fails its start-up determinism check; ``GymnasiumModel`` refuses stochastic
+envs.
+
 Every model the agent plans on gets its own :class:`~mcts_agent.search.MCTS`,
 seeded from the agent's one generator (``seed``), so a seeded agent plays the
 same moves in the same games, and each planner's rollouts continue their
@@ -182,7 +189,8 @@ class MCTSAgent:
 
         Raises:
             TypeError: if ``env`` is neither a PettingZoo AEC env nor a Gymnasium env.
-            ValueError: if the game is over for the agent to move.
+            ValueError: if the game is over for the agent to move, or its game
+                has hidden information or chance (see the module docstring).
         """
         binding = self._binding(env)
         if history is None:

@@ -10,6 +10,7 @@ import sys
 
 import gymnasium
 import numpy as np
+import pettingzoo
 import pytest
 from pettingzoo.test import api_test
 from pettingzoo_envs import make_connect_four, make_tictactoe
@@ -299,6 +300,25 @@ def test_bad_input_raises_clear_errors():
         MCTSAgent(0)
     with pytest.raises(TypeError, match="seed"):
         MCTSAgent(10, seed=1.5)
+
+
+@pytest.mark.parametrize("first", [0, 1, 2])
+def test_refuses_to_plan_rock_paper_scissors_seeing_the_hidden_move(first):
+    """Planning on a copy, the second player would always counter the first one's move."""
+    env = pettingzoo.make("aec", "classic/rps-v2")
+    env.reset(seed=0)
+    env.step(first)
+    before = (env.agent_selection, dict(env.rewards), dict(env.terminations))
+    with pytest.raises(ValueError, match="rps_v2 is not one.*hidden move"):
+        MCTSAgent(300, seed=0).act(env)
+    assert (env.agent_selection, dict(env.rewards), dict(env.terminations)) == before
+
+
+def test_refuses_to_plan_poker_seeing_the_hidden_cards():
+    env = pettingzoo.make("aec", "classic/leduc_holdem-v4")
+    env.reset(seed=0)
+    with pytest.raises(ValueError, match="leduc_holdem_v4 is not one.*hidden cards"):
+        MCTSAgent(50, seed=0).act(env)
 
 
 def test_plays_a_gymnasium_env_without_touching_it():

@@ -8,7 +8,11 @@ import pickle
 import random
 
 import numpy as np
+import pettingzoo
 import pytest
+from gymnasium import spaces
+from gymnasium.utils import seeding
+from pettingzoo.test import api_test
 from pettingzoo.utils.wrappers import BaseWrapper
 from pettingzoo_envs import make_chess, make_connect_four, make_tictactoe
 
@@ -392,3 +396,124 @@ def test_copies_do_not_render(monkeypatch):
         model = PettingZooModel(env, clone=clone)
         MCTS(model, 50, seed=0).search(model.state_of(env))
     assert rendered == [env.unwrapped]
+
+
+# ------------------------------------------- hidden information and chance are refused
+
+HIDDEN_INFORMATION_GAMES = {
+    "classic/rps-v2": "rps_v2.*hidden move",
+    "classic/leduc_holdem-v4": "leduc_holdem_v4.*hidden cards",
+    "classic/texas_holdem-v4": "texas_holdem_v4.*hidden cards",
+    "classic/texas_holdem_no_limit-v6": "texas_holdem_no_limit_v6.*hidden cards",
+}
+
+
+@pytest.mark.parametrize("game", HIDDEN_INFORMATION_GAMES)
+def test_games_with_hidden_information_or_chance_are_refused(game):
+    env = pettingzoo.make("aec", game)
+    env.reset(seed=0)
+    env.step(int(np.flatnonzero(mask_or_all(env))[0]))  # the first player has moved
+    with pytest.raises(
+        ValueError, match="perfect information only, and " + HIDDEN_INFORMATION_GAMES[game]
+    ):
+        PettingZooModel(env)
+    for clone in ("attributes", correct_clone):
+        with pytest.raises(ValueError, match="perfect information only"):
+            PettingZooModel(env, clone=clone)
+
+
+def mask_or_all(env):
+    observation = env.observe(env.agent_selection)
+    if isinstance(observation, dict):
+        return observation["action_mask"]
+    return np.ones(env.action_space(env.agent_selection).n)
+
+
+class DiceRace(pettingzoo.AECEnv):
+    """Two players take turns to score; the first to reach 6 points wins (+1, the other -1).
+
+    Action 0 scores 1 point; action 1 scores a die roll, 1..``sides`` drawn from the
+    env's ``np_random`` (with ``sides=1`` the roll is always 1: a draw that changes nothing).
+    Observation: the two scores, ``[player_0's, player_1's]``.
+    """
+
+    metadata = {"name": "dice_race_v0", "render_modes": []}
+
+    def __init__(self, sides):
+        super().__init__()
+        self.sides = sides
+        self.possible_agents = ["player_0", "player_1"]
+        self.action_spaces = {a: spaces.Discrete(2) for a in self.possible_agents}
+        self.observation_spaces = {
+            a: spaces.Box(0, 6 + sides, (2,), np.int64) for a in self.possible_agents
+        }
+
+    def action_space(self, agent):
+        return self.action_spaces[agent]
+
+    def observation_space(self, agent):
+        return self.observation_spaces[agent]
+
+    def observe(self, agent):
+        return np.array([self.scores[a] for a in self.possible_agents])
+
+    def reset(self, seed=None, options=None):
+        self.np_random, _ = seeding.np_random(seed)
+        self.agents = list(self.possible_agents)
+        self.scores = dict.fromkeys(self.agents, 0)
+        self.rewards = dict.fromkeys(self.agents, 0)
+        self._cumulative_rewards = dict.fromkeys(self.agents, 0)
+        self.terminations = dict.fromkeys(self.agents, False)
+        self.truncations = dict.fromkeys(self.agents, False)
+        self.infos = {a: {} for a in self.agents}
+        self.agent_selection = self.agents[0]
+
+    def step(self, action):
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            self._was_dead_step(action)
+            return
+        self._cumulative_rewards[agent] = 0
+        self.rewards = dict.fromkeys(self.agents, 0)
+        roll = int(self.np_random.integers(1, self.sides + 1))
+        self.scores[agent] += 1 if action == 0 else roll
+        other = self.possible_agents[1 - self.possible_agents.index(agent)]
+        if self.scores[agent] >= 6:
+            self.rewards = {agent: 1, other: -1}
+            self.terminations = dict.fromkeys(self.agents, True)
+        self.agent_selection = other
+        self._accumulate_rewards()
+
+
+def test_dice_race_is_a_valid_aec_env():
+    api_test(DiceRace(6), num_cycles=50)
+
+
+def test_a_game_of_chance_fails_the_determinism_check():
+    env = DiceRace(6)
+    env.reset(seed=0)
+    env.step(0)
+    live_generator = env.np_random.bit_generator.state
+    with pytest.raises(ValueError, match=r"dice_race_v0 is not deterministic: the moves \["):
+        PettingZooModel(env)
+    with pytest.raises(ValueError, match="not deterministic"):
+        PettingZooModel(env, clone=correct_clone)
+    replay = PettingZooModel(env, clone="replay", env_factory=lambda: DiceRace(6))
+    with pytest.raises(ValueError, match="not deterministic"):
+        replay.state_of(env, history=(0, [0]))
+    assert env.np_random.bit_generator.state == live_generator  # the live env's is not reseeded
+
+
+def test_a_random_draw_that_changes_nothing_passes_the_determinism_check():
+    """A one-sided die draws from np_random but always rolls 1: the game is deterministic."""
+    env = DiceRace(1)
+    env.reset(seed=0)
+    live_generator = env.np_random.bit_generator.state
+    model = PettingZooModel(env)
+    assert model.clone_method == "attributes"
+    state = model.state_of(env)
+    assert model.actions(state) == (0, 1)
+    for _ in range(5):  # five 1-point moves each... player_0 reaches 6 on its sixth
+        state = model.step(model.step(state, 1).next_state, 0).next_state
+    assert model.step(state, 1)[1:] == (1.0, True)
+    assert env.np_random.bit_generator.state == live_generator
