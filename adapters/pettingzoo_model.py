@@ -140,6 +140,7 @@ __all__ = [
     "POLICING_WRAPPERS",
     "PettingZooModel",
     "PettingZooState",
+    "require_reset",
     "unwrap_policing",
 ]
 
@@ -207,6 +208,24 @@ _MAX_OBJECTS_SEARCHED = 5000
 
 History = tuple[int | None, Sequence[Any]]
 """``(seed, actions)``: the ``reset`` seed and every action stepped since, in order."""
+
+
+def require_reset(env: AECEnv) -> None:
+    """Checks that ``env`` has been reset (it has every attribute ``AECEnv.reset`` sets).
+
+    Args:
+        env: a PettingZoo AEC env, wrapped or not.
+
+    Raises:
+        ValueError: if ``env.unwrapped`` lacks one of ``agents``,
+            ``agent_selection``, ``rewards``, ``_cumulative_rewards``,
+            ``terminations``, ``truncations``, ``infos`` (some envs set a few
+            in their constructor; ``_cumulative_rewards`` only comes with
+            ``reset``).
+    """
+    inner = env.unwrapped
+    if any(not hasattr(inner, name) for name in _RESET_ATTRIBUTES):
+        raise ValueError("env has not been reset: call env.reset(seed=...) first")
 
 
 def unwrap_policing(env: AECEnv) -> AECEnv:
@@ -719,10 +738,9 @@ class PettingZooModel:
             raise TypeError(
                 f"env must be a pettingzoo.AECEnv (the AEC API), got {type(env).__name__}"
             )
-        inner = env.unwrapped
-        if any(not hasattr(inner, name) for name in _RESET_ATTRIBUTES):
-            raise ValueError("env has not been reset: call env.reset(seed=...) first")
+        require_reset(env)
         _refuse_imperfect_information(env)
+        inner = env.unwrapped
         self.possible_agents = tuple(inner.possible_agents)
         self.num_players = len(self.possible_agents)
         for agent in self.possible_agents:

@@ -189,8 +189,9 @@ class MCTSAgent:
 
         Raises:
             TypeError: if ``env`` is neither a PettingZoo AEC env nor a Gymnasium env.
-            ValueError: if the game is over for the agent to move, or its game
-                has hidden information or chance (see the module docstring).
+            ValueError: if a PettingZoo env has not been reset, the game is
+                over for the agent to move, or its game has hidden information
+                or chance (see the module docstring).
         """
         binding = self._binding(env)
         if history is None:
@@ -268,6 +269,9 @@ class MCTSAgent:
         kind = _env_kind(env)
         inner = env.unwrapped
         if kind == "pettingzoo":
+            from mcts_agent.adapters.pettingzoo_model import require_reset, unwrap_policing
+
+            require_reset(env)
             agent = inner.agent_selection
             if inner.terminations.get(agent, True) or inner.truncations.get(agent, True):
                 raise ValueError(
@@ -277,8 +281,6 @@ class MCTSAgent:
             cls = type(inner)
             native = self._native.get((cls.__module__, cls.__qualname__))
             if native is not None and self.native_models and self.clone is None:
-                from mcts_agent.adapters.pettingzoo_model import unwrap_policing
-
                 unwrap_policing(env)
                 return native
         if self._cached is not None and self._cached[0] is inner:

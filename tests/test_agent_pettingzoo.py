@@ -321,6 +321,24 @@ def test_refuses_to_plan_poker_seeing_the_hidden_cards():
         MCTSAgent(50, seed=0).act(env)
 
 
+@pytest.mark.parametrize(
+    ("game", "native"),
+    [
+        ("classic/tictactoe-v3", True),
+        ("classic/tictactoe-v3", False),
+        ("classic/connect_four-v3", True),
+        ("classic/connect_four-v3", False),
+        ("classic/chess-v6", True),
+        ("classic/rps-v2", True),
+        ("classic/leduc_holdem-v4", True),
+    ],
+)
+def test_an_env_never_reset_is_named_as_such(game, native):
+    env = pettingzoo.make("aec", game)
+    with pytest.raises(ValueError, match=r"env has not been reset: call env.reset\(seed=...\)"):
+        MCTSAgent(10, seed=0, native_models=native).act(env)
+
+
 def test_plays_a_gymnasium_env_without_touching_it():
     env = gymnasium.make("FrozenLake-v1", is_slippery=False, map_name="4x4")
     env.reset(seed=0)

@@ -357,9 +357,9 @@ def test_bad_arguments_raise_clear_errors():
         PettingZooModel(env, clone=3)
     with pytest.raises(ValueError, match="knows tictactoe and connect_four only"):
         PettingZooModel(played(make_chess, []), clone="snapshot")
-    unreset = make_tictactoe()
-    with pytest.raises((ValueError, AttributeError), match="reset"):
-        PettingZooModel(unreset)
+    for unreset in (make_tictactoe(), make_chess()):  # both set agent_selection in __init__
+        with pytest.raises(ValueError, match="env has not been reset"):
+            PettingZooModel(unreset)
     model = PettingZooModel(env)
     with pytest.raises(TypeError, match="model's game"):
         model.state_of(played(make_connect_four, []))
