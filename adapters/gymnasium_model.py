@@ -73,8 +73,12 @@ clone):
   reseeded differently give the same outcome for the same actions, and a
   toy-text transition table ``P`` has one outcome per ``(state, action)``
   (FrozenLake and CliffWalking with ``is_slippery=True``, Taxi with
-  ``is_rainy=True`` or ``fickle_passenger=True`` are stochastic). Chance is
-  not modelled: planning with one dice roll per edge would be silently wrong.
+  ``is_rainy=True`` or ``fickle_passenger=True`` are stochastic); and when
+  the clone and the deep copy disagree, two deep copies are compared: if
+  they disagree too, the env draws from outside itself (Python's ``random``,
+  numpy's global ``np.random``...) and is refused as not deterministic, not
+  as badly cloned. Chance is not modelled: planning with one dice roll per
+  edge would be silently wrong.
 
 Wrappers: the model plans on ``env.unwrapped``. ``TimeLimit`` is read (below);
 stateless action wrappers (``TransformAction`` and its subclasses
@@ -668,6 +672,9 @@ class GymnasiumModel:
                 outcome = clone.step(self._inner_actions[action])
                 snapshot = self._commit(clone)
                 if not _same_outcome(outcome, reference[i]):
+                    if self.clone_method == "deepcopy":  # the clone is a deep copy too
+                        raise _outside_randomness(name, actions[: i + 1], outcome, reference[i])
+                    self._check_deep_copies_agree(actions)
                     raise CloneCheckError(
                         f"the {self.clone_method} clone of {name} does not behave like the env: "
                         f"after actions {list(actions[: i + 1])!r} from the live position the "
@@ -695,6 +702,7 @@ class GymnasiumModel:
         if _rng_state(live) != live_rng or not all(
             _same_outcome(a, b) for a, b in zip(replay, reference, strict=True)
         ):
+            self._check_deep_copies_agree(actions)
             raise CloneCheckError(
                 f"stepping a {self.clone_method} clone of {name} changed the live env: the "
                 "snapshot shares mutable objects with it; make get_state return a copy"
@@ -713,16 +721,33 @@ class GymnasiumModel:
             actions = () if terminated or truncated else self._next_actions(env, info)
         return sequence
 
+    def _check_deep_copies_agree(self, actions: Sequence) -> None:
+        """Raises ValueError if two deep copies of the live env step ``actions`` differently."""
+        first, second = (
+            _play(_detached_copy(self._unwrapped), self._inner_actions, actions) for _ in range(2)
+        )
+        for i, (a, b) in enumerate(zip(first, second, strict=True)):
+            if not _same_outcome(a, b):
+                raise _outside_randomness(type(self._unwrapped).__name__, actions[: i + 1], a, b)
+
+    def _reseeded_play(self, root: GymnasiumState, seed: int, actions: Sequence) -> list[tuple]:
+        """Plays ``actions`` from a clone of ``root`` whose ``np_random`` is seeded ``seed``."""
+        clone = self._checkout(root.snapshot)
+        clone.np_random = np.random.default_rng(seed)
+        return _play(clone, self._inner_actions, actions)
+
     def _check_determinism(self, root: GymnasiumState) -> None:
         for trial in range(_PROBE_TRIALS):
             actions = self._probe_actions(root, random.Random(trial + 1))
-            outcomes = []
-            for seed in (2 * trial + 1, 2 * trial + 2):
-                clone = self._checkout(root.snapshot)
-                clone.np_random = np.random.default_rng(seed)
-                outcomes.append(_play(clone, self._inner_actions, actions))
+            seeds = (2 * trial + 1, 2 * trial + 2)
+            outcomes = [self._reseeded_play(root, seed, actions) for seed in seeds]
             for i, (first, second) in enumerate(zip(*outcomes, strict=True)):
                 if not _same_outcome(first, second):
+                    again = self._reseeded_play(root, seeds[0], actions[: i + 1])[i]
+                    if not _same_outcome(first, again):  # the same seed twice differs too
+                        raise _outside_randomness(
+                            type(self._unwrapped).__name__, actions[: i + 1], first, again
+                        )
                     raise ValueError(
                         f"{type(self._unwrapped).__name__} is not deterministic: the same actions "
                         f"{list(actions[: i + 1])!r} from the same position gave "
@@ -990,6 +1015,18 @@ def _is_render_object(value: Any) -> bool:
     if isinstance(value, (list, tuple)):
         return bool(value) and all(_is_render_object(item) for item in value)
     return type(value).__module__.partition(".")[0] == "pygame"
+
+
+def _outside_randomness(name: str, actions: Sequence, first: tuple, second: tuple) -> ValueError:
+    """The error for an env whose copies, stepped alike, differ: it draws from outside itself."""
+    return ValueError(
+        f"{name} is not deterministic: two copies of the same position (deep copies, same "
+        f"np_random state) stepped with the same actions {list(actions)!r} gave "
+        f"{_describe(first)} and {_describe(second)}. Its step draws from something outside "
+        "the env: Python's random or numpy's global np.random rather than self.np_random, "
+        "or the clock, a file, another process... Chance is not supported: the planner needs "
+        "an env whose step depends only on its position and the action"
+    )
 
 
 def _play(env: Any, inner_actions: dict, actions: Sequence) -> list[tuple]:

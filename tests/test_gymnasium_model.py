@@ -408,6 +408,59 @@ def test_stochastic_env_without_table_fails_the_determinism_check():
         GymnasiumModel(env)
 
 
+class CoinLine(gym.Env):
+    """Walks a line one way or the other by a coin flipped with a global generator."""
+
+    action_space = spaces.Discrete(2)
+    observation_space = spaces.Discrete(201, start=-100)
+
+    def __init__(self, source):
+        self.source = source  # "random" (Python's) or "np.random" (numpy's global generator)
+
+    def reset(self, *, seed=None, options=None):
+        super().reset(seed=seed)
+        self.position = 0
+        return self.position, {}
+
+    def step(self, action):
+        coin = random.random() if self.source == "random" else np.random.random()
+        self.position = max(-100, min(100, self.position + (1 if coin < 0.5 else -1)))
+        return self.position, float(action), False, False, {}
+
+
+@pytest.fixture
+def seeded_global_generators():
+    """Seeds Python's and numpy's global generators, and puts them back afterwards."""
+    python_state, numpy_state = random.getstate(), np.random.get_state()
+    random.seed(0)
+    np.random.seed(0)
+    yield
+    random.setstate(python_state)
+    np.random.set_state(numpy_state)
+
+
+@pytest.mark.usefixtures("seeded_global_generators")
+@pytest.mark.parametrize("clone", ["deepcopy", "user"])
+@pytest.mark.parametrize("source", ["random", "np.random"])
+def test_an_env_drawing_from_a_global_generator_is_called_not_deterministic(source, clone):
+    env = CoinLine(source)
+    env.reset(seed=0)
+    methods = {}
+    if clone == "user":  # a complete snapshot: the clone is not what is wrong
+        methods = {
+            "get_state": lambda e: e.position,
+            "set_state": lambda e, position: setattr(e, "position", position),
+        }
+    with pytest.raises(ValueError, match="CoinLine is not deterministic") as caught:
+        GymnasiumModel(env, **methods)
+    assert not isinstance(caught.value, CloneCheckError)
+    message = str(caught.value)
+    assert "two copies of the same position" in message
+    assert "random or numpy's global np.random rather than self.np_random" in message
+    assert "Chance is not supported" in message
+    assert env.position == 0
+
+
 def test_fickle_taxi_is_refused():
     env = make("Taxi-v4", fickle_passenger=True)
     with pytest.raises(ValueError, match="fickle_passenger=True"):
