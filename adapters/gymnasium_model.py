@@ -453,6 +453,7 @@ class GymnasiumModel:
             A :class:`GymnasiumState` that later steps of ``env`` do not change.
 
         Raises:
+            TypeError: if ``env`` is not a ``gymnasium.Env``.
             ValueError: if ``env`` wraps another env than the model's, or
                 translates actions differently, or has not been reset; or
                 if its episode is over: truncated by its ``TimeLimit``, or
@@ -474,11 +475,15 @@ class GymnasiumModel:
                     f"({translators!r}, the model's: {self._translators!r}); build one model "
                     "per wrapped env"
                 )
-        else:
+        elif isinstance(env, gym.Env):
             raise ValueError(
-                f"state_of(env) takes the env this GymnasiumModel was built for; got {env!r}, "
-                f"the model was built for {self.env!r}. Build one model per env."
+                "state_of(env) takes the env this GymnasiumModel was built for (or a wrapper of "
+                f"its env.unwrapped); got a different env instance: {env!r} whose unwrapped "
+                f"env is {_instance(env.unwrapped)}, while the model was built for {self.env!r} "
+                f"whose unwrapped env is {_instance(self._unwrapped)}. Build one model per env"
             )
+        else:
+            raise TypeError(f"state_of(env) takes a gymnasium.Env, got {type(env).__name__}")
         _check_reset(env)
         steps_left = _steps_left(time_limits)
         if steps_left == 0:
@@ -1027,6 +1032,11 @@ def _outside_randomness(name: str, actions: Sequence, first: tuple, second: tupl
         "or the clock, a file, another process... Chance is not supported: the planner needs "
         "an env whose step depends only on its position and the action"
     )
+
+
+def _instance(obj: Any) -> str:
+    """``obj``'s class and ``id``, to tell two objects with the same repr apart."""
+    return f"{type(obj).__name__} object at {id(obj):#x}"
 
 
 def _play(env: Any, inner_actions: dict, actions: Sequence) -> list[tuple]:

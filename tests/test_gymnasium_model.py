@@ -485,8 +485,14 @@ def test_bad_arguments_and_other_envs_are_refused():
     with pytest.raises(ValueError, match='clone="snapshot" knows'):
         GymnasiumModel(make("mcts_agent/GridMaze-v0"), clone="snapshot")
     model = GymnasiumModel(env)
-    with pytest.raises(ValueError, match="built for"):
-        model.state_of(make("CartPole-v1"))
+    other = make("CartPole-v1")
+    assert repr(other) == repr(env)  # the reprs cannot tell them apart, the message must
+    with pytest.raises(ValueError, match="got a different env instance") as caught:
+        model.state_of(other)
+    assert f"CartPoleEnv object at {id(other.unwrapped):#x}" in str(caught.value)
+    assert f"CartPoleEnv object at {id(env.unwrapped):#x}" in str(caught.value)
+    with pytest.raises(TypeError, match="takes a gymnasium.Env, got str"):
+        model.state_of("CartPole-v1")
 
 
 @pytest.mark.parametrize("bare", [False, True], ids=["made", "bare"])
