@@ -137,9 +137,14 @@ from mcts_agent.adapters.errors import CloneCheckError
 from mcts_agent.model import StepResult
 
 __all__ = [
+    "CLONE_METHODS",
+    "DETERMINISM_STEPS",
+    "DETERMINISM_TRIALS",
+    "IMPERFECT_INFORMATION_GAMES",
     "POLICING_WRAPPERS",
     "PettingZooModel",
     "PettingZooState",
+    "check_clone_arguments",
     "require_reset",
     "unwrap_policing",
 ]
@@ -208,6 +213,44 @@ _MAX_OBJECTS_SEARCHED = 5000
 
 History = tuple[int | None, Sequence[Any]]
 """``(seed, actions)``: the ``reset`` seed and every action stepped since, in order."""
+
+
+CLONE_METHODS = ("snapshot", "attributes", "replay")
+"""The built-in clone methods ``clone=`` may name (module docstring)."""
+
+
+def check_clone_arguments(clone: Any, env_factory: Any) -> None:
+    """Checks the ``clone`` and ``env_factory`` arguments of :class:`PettingZooModel`.
+
+    Args:
+        clone: None, one of :data:`CLONE_METHODS`, or a function ``env -> env``.
+        env_factory: None, or a function ``() -> AECEnv``; given exactly when
+            ``clone`` is ``"replay"``.
+
+    Raises:
+        TypeError: if ``clone`` is neither None, a str nor callable, or
+            ``env_factory`` is neither None nor callable.
+        ValueError: if ``clone`` names an unknown method, ``"replay"`` comes
+            without ``env_factory``, or ``env_factory`` comes without ``"replay"``.
+    """
+    expected = (
+        "clone must be None, 'snapshot', 'attributes', 'replay' or a function "
+        f"env -> independent copy, got {clone!r}"
+    )
+    if clone is not None and not callable(clone):
+        if not isinstance(clone, str):
+            raise TypeError(expected)
+        if clone not in CLONE_METHODS:
+            raise ValueError(expected)
+    if env_factory is not None and not callable(env_factory):
+        raise TypeError(f"env_factory must be a callable () -> AECEnv, got {env_factory!r}")
+    if clone == "replay" and env_factory is None:
+        raise ValueError("clone='replay' needs env_factory=<() -> new env of the same game>")
+    if env_factory is not None and not (isinstance(clone, str) and clone == "replay"):
+        raise ValueError(
+            f"env_factory is only used by clone='replay', got clone={clone!r}: drop "
+            "env_factory or pass clone='replay'"
+        )
 
 
 def require_reset(env: AECEnv) -> None:
@@ -707,7 +750,8 @@ class PettingZooModel:
             function ``clone(env) -> env`` returning an independent copy of
             the env's current position (wrappers included).
         env_factory: ``() -> AECEnv`` building a new env of the same game (with
-            the same wrappers); required by ``clone="replay"`` and only used by it.
+            the same wrappers); required by ``clone="replay"`` and refused
+            without it.
 
     Attributes:
         clone_method: ``"snapshot"``, ``"attributes"``, ``"replay"`` or ``"user"``.
@@ -722,8 +766,9 @@ class PettingZooModel:
             information or chance (one of :data:`IMPERFECT_INFORMATION_GAMES`,
             or it fails the determinism check: see the module docstring); if
             ``clone`` names an unknown method, ``"snapshot"`` is asked for an
-            unknown game, ``"replay"`` lacks ``env_factory``, or a built-in
-            method meets a wrapper it would bypass.
+            unknown game, ``"replay"`` lacks ``env_factory`` or
+            ``env_factory`` comes without ``"replay"``, or a built-in method
+            meets a wrapper it would bypass.
         CloneCheckError: if the clone is not exact (see the module docstring).
     """
 
@@ -738,6 +783,7 @@ class PettingZooModel:
             raise TypeError(
                 f"env must be a pettingzoo.AECEnv (the AEC API), got {type(env).__name__}"
             )
+        check_clone_arguments(clone, env_factory)
         require_reset(env)
         _refuse_imperfect_information(env)
         inner = env.unwrapped
@@ -750,18 +796,13 @@ class PettingZooModel:
                     f"PettingZooModel supports Discrete action spaces only; agent {agent!r} "
                     f"has {space!r}"
                 )
-        if env_factory is not None and not callable(env_factory):
-            raise TypeError(f"env_factory must be a callable () -> AECEnv, got {env_factory!r}")
         self._game_type = type(inner)
         game = _known_game(env)
         if callable(clone):
             self._method: Any = _UserMethod(clone)
-        elif clone is not None and not isinstance(clone, str):
-            raise TypeError(
-                "clone must be None, 'snapshot', 'attributes', 'replay' or a function "
-                f"env -> independent copy, got {clone!r}"
-            )
-        elif clone is None or clone in ("snapshot", "attributes"):
+        elif clone == "replay":
+            self._method = _ReplayMethod(env_factory)
+        else:  # None, "snapshot" or "attributes"
             if clone == "snapshot" and game is None:
                 raise ValueError(
                     f"clone='snapshot' knows tictactoe and connect_four only, not "
@@ -773,17 +814,6 @@ class PettingZooModel:
                 self._method = _SnapshotMethod(env, game)
             else:
                 self._method = _AttributesMethod()
-        elif clone == "replay":
-            if env_factory is None:
-                raise ValueError(
-                    "clone='replay' needs env_factory=<() -> new env of the same game>"
-                )
-            self._method = _ReplayMethod(env_factory)
-        else:
-            raise ValueError(
-                "clone must be None, 'snapshot', 'attributes', 'replay' or a function "
-                f"env -> independent copy, got {clone!r}"
-            )
         self.clone_method: str = self._method.name
         self._scratch_holds: PettingZooState | None = None  # the state a scratch env is in
         self._checked = False

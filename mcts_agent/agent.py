@@ -117,9 +117,10 @@ class MCTSAgent:
             ``PettingZooModel``.
         clone: PettingZoo envs only: passed to ``PettingZooModel`` (None,
             ``"snapshot"``, ``"attributes"``, ``"replay"`` or a function
-            ``env -> copy``).
-        env_factory: PettingZoo envs only: passed to ``PettingZooModel`` (for
-            ``clone="replay"``).
+            ``env -> copy``); ``act`` on a Gymnasium env raises ValueError
+            if it is set.
+        env_factory: PettingZoo envs only: passed to ``PettingZooModel``
+            (given exactly when ``clone="replay"``).
 
     Attributes:
         last_summary: :class:`~mcts_agent.search.SearchSummary` of the last
@@ -131,7 +132,8 @@ class MCTSAgent:
             (its ``tree`` is that search's tree, in the model's numbering).
 
     Raises:
-        TypeError, ValueError: if an argument has the wrong type or range.
+        TypeError, ValueError: if an argument has the wrong type or range
+            (``clone`` and ``env_factory``: as ``PettingZooModel`` checks them).
     """
 
     def __init__(
@@ -150,6 +152,10 @@ class MCTSAgent:
         seed = require_seed("seed", seed)
         if not isinstance(native_models, bool):
             raise TypeError(f"native_models must be a bool, got {native_models!r}")
+        if clone is not None or env_factory is not None:
+            from mcts_agent.adapters.pettingzoo_model import check_clone_arguments
+
+            check_clone_arguments(clone, env_factory)
         self._search_options = {
             "iterations": iterations,
             "exploration": exploration,
@@ -191,7 +197,8 @@ class MCTSAgent:
             TypeError: if ``env`` is neither a PettingZoo AEC env nor a Gymnasium env.
             ValueError: if a PettingZoo env has not been reset, the game is
                 over for the agent to move, or its game has hidden information
-                or chance (see the module docstring).
+                or chance (see the module docstring); if the agent has a
+                ``clone`` (PettingZoo only) and ``env`` is a Gymnasium env.
         """
         binding = self._binding(env)
         if history is None:
@@ -289,6 +296,11 @@ class MCTSAgent:
             from mcts_agent.adapters.pettingzoo_model import PettingZooModel
 
             model = PettingZooModel(env, clone=self.clone, env_factory=self.env_factory)
+        elif self.clone is not None:
+            raise ValueError(
+                f"clone={self.clone!r} and env_factory are for PettingZoo envs only, but the "
+                f"agent was given a Gymnasium env ({env}); use an MCTSAgent made without them"
+            )
         else:
             from mcts_agent.adapters.gymnasium_model import GymnasiumModel
 

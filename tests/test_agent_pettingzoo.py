@@ -302,6 +302,35 @@ def test_bad_input_raises_clear_errors():
         MCTSAgent(10, seed=1.5)
 
 
+@pytest.mark.parametrize(
+    ("options", "error", "message"),
+    [
+        ({"clone": "foo"}, ValueError, "clone must be None, 'snapshot'"),
+        ({"clone": 3}, TypeError, "clone must be None, 'snapshot'"),
+        ({"clone": "replay"}, ValueError, "clone='replay' needs env_factory"),
+        ({"clone": "replay", "env_factory": 3}, TypeError, "env_factory must be a callable"),
+        ({"env_factory": 3}, TypeError, "env_factory must be a callable"),
+        ({"env_factory": make_tictactoe}, ValueError, "only used by clone='replay'"),
+    ],
+    ids=["unknown-method", "int", "replay-without-factory", "factory-int", "int-alone", "alone"],
+)
+def test_clone_options_are_checked_by_the_constructor(options, error, message):
+    with pytest.raises(error, match=message):
+        MCTSAgent(10, seed=0, **options)
+
+
+@pytest.mark.parametrize(
+    "options",
+    [{"clone": "attributes"}, {"clone": "replay", "env_factory": make_tictactoe}],
+    ids=["attributes", "replay"],
+)
+def test_clone_options_are_refused_on_a_gymnasium_env(options):
+    env = gymnasium.make("FrozenLake-v1", is_slippery=False)
+    env.reset(seed=0)
+    with pytest.raises(ValueError, match="for PettingZoo envs only.*Gymnasium env"):
+        MCTSAgent(10, seed=0, **options).act(env)
+
+
 @pytest.mark.parametrize("first", [0, 1, 2])
 def test_refuses_to_plan_rock_paper_scissors_seeing_the_hidden_move(first):
     """Planning on a copy, the second player would always counter the first one's move."""

@@ -43,7 +43,9 @@ def played(make_env, moves, seed=1):
 def model_for(method, make_env, env):
     if method == "user":
         return PettingZooModel(env, clone=correct_clone)
-    return PettingZooModel(env, clone=method, env_factory=make_env)
+    if method == "replay":
+        return PettingZooModel(env, clone=method, env_factory=make_env)
+    return PettingZooModel(env, clone=method)
 
 
 def state_for(model, env, seed, moves):
@@ -355,6 +357,11 @@ def test_bad_arguments_raise_clear_errors():
         PettingZooModel(env, clone="pickle")
     with pytest.raises(TypeError, match="clone must be None"):
         PettingZooModel(env, clone=3)
+    with pytest.raises(TypeError, match="env_factory must be a callable"):
+        PettingZooModel(env, clone="replay", env_factory=3)
+    for clone in (None, "attributes", correct_clone):
+        with pytest.raises(ValueError, match="env_factory is only used by clone='replay'"):
+            PettingZooModel(env, clone=clone, env_factory=make_tictactoe)
     with pytest.raises(ValueError, match="knows tictactoe and connect_four only"):
         PettingZooModel(played(make_chess, []), clone="snapshot")
     for unreset in (make_tictactoe(), make_chess()):  # both set agent_selection in __init__
