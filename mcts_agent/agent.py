@@ -279,6 +279,11 @@ class MCTSAgent:
             from mcts_agent.adapters.pettingzoo_model import require_reset, unwrap_policing
 
             require_reset(env)
+            if not inner.agents:
+                raise ValueError(
+                    "the game is over: every agent is done (env.agents is empty); call "
+                    "env.reset(seed=...) to play a new game"
+                )
             agent = inner.agent_selection
             if inner.terminations.get(agent, True) or inner.truncations.get(agent, True):
                 raise ValueError(

@@ -294,8 +294,14 @@ def test_bad_input_raises_clear_errors():
     agent = MCTSAgent(10, seed=0)
     with pytest.raises(TypeError, match=r"pettingzoo.AECEnv.*gymnasium.Env"):
         agent.act("tictactoe")
-    with pytest.raises(ValueError, match="game is over"):
-        agent.act(played(make_tictactoe, [0, 3, 1, 4, 2]))
+    won = played(make_tictactoe, [0, 3, 1, 4, 2])
+    with pytest.raises(ValueError, match=r"game is over for 'player_2'.*step\(None\)"):
+        agent.act(won)
+    for _ in range(2):  # the AEC loop steps None for each agent done
+        won.step(None)
+    assert won.agents == []
+    with pytest.raises(ValueError, match=r"game is over: every agent is done.*env.reset\("):
+        agent.act(won)
     with pytest.raises(ValueError, match="iterations"):
         MCTSAgent(0)
     with pytest.raises(TypeError, match="seed"):
