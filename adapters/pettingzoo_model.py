@@ -894,9 +894,14 @@ class PettingZooModel:
             ValueError: if ``action`` is not legal in ``state`` (or the game is over).
         """
         if action not in state.actions:
+            if not state.actions:
+                raise ValueError(
+                    f"action {action!r} is not legal: the game is over (no legal actions for "
+                    f"{state.agent!r})"
+                )
             raise ValueError(
                 f"action {action!r} is not legal for {state.agent!r}; legal actions: "
-                f"{list(state.actions)} (empty: the game is over)"
+                f"{list(state.actions)}"
             )
         method = self._method
         env = method.load(state.position)

@@ -336,14 +336,15 @@ def test_illegal_actions_raise_value_error():
     model = PettingZooModel(env)
     state = model.state_of(env)
     for action in (4, 9, -1, None):
-        with pytest.raises(ValueError, match="not legal for 'player_2'"):
+        with pytest.raises(ValueError, match="not legal for 'player_2'") as raised:
             model.step(state, action)
+        assert str(raised.value).endswith("legal actions: [0, 1, 2, 3, 5, 6, 7, 8]")
     later = model.step(model.step(state, 0).next_state, 8).next_state
     assert model.actions(later) == (1, 2, 3, 5, 6, 7)
     with pytest.raises(ValueError, match="not legal for 'player_2'"):
         model.step(later, 0)
     won = played(make_tictactoe, [0, 3, 1, 4, 2])
-    with pytest.raises(ValueError, match="the game is over"):
+    with pytest.raises(ValueError, match=r"action 5 is not legal: the game is over \(no legal"):
         model.step(model.state_of(won), 5)
 
 
