@@ -932,7 +932,7 @@ class PettingZooModel:
             gamma: discount rate in [0, 1].
 
         Returns:
-            The return from the point of view of ``player(state)``:
+            The return (a Python float) from the point of view of ``player(state)``:
             ``sum_t coef_t * r_t`` with ``coef_0 = 1`` and ``coef_{t+1} = coef_t
             * (gamma if the agent to move stays the same else -gamma)``.
         """
@@ -950,7 +950,7 @@ class PettingZooModel:
         coef = 1.0
         while True:
             env.step(actions[int(random_() * len(actions))])
-            g += coef * env.rewards[mover]
+            g += coef * float(env.rewards[mover])  # a Python float, whatever the env's type
             limit -= 1
             agent = env.agent_selection
             # The game is over for the search when the agent to move is done (also

@@ -300,11 +300,12 @@ def test_clone_check_rejects_a_replay_of_other_moves():
 
 
 class DoubleRewards(BaseWrapper):
-    """A wrapper that changes the game: every reward counts twice."""
+    """A wrapper that changes the game: every reward counts twice, as a numpy float
+    (the type of RLCard's payoffs)."""
 
     @property
     def rewards(self):
-        return {agent: 2 * reward for agent, reward in self.env.rewards.items()}
+        return {agent: np.float64(2 * reward) for agent, reward in self.env.rewards.items()}
 
 
 def make_doubled_tictactoe():
@@ -326,6 +327,22 @@ def test_replay_steps_the_wrapped_env_and_keeps_its_meaning():
     model = PettingZooModel(env, clone="replay", env_factory=make_doubled_tictactoe)
     state = model.state_of(env, history=(1, [0, 3, 1, 4]))
     assert model.step(state, 2)[1:] == (2.0, True)
+
+
+def test_numpy_rewards_come_out_as_python_floats():
+    env = make_doubled_tictactoe()
+    env.reset(seed=1)
+    for move in [0, 3, 1]:
+        env.step(move)
+    model = PettingZooModel(env, clone="replay", env_factory=make_doubled_tictactoe)
+    state = model.state_of(env, history=(1, [0, 3, 1]))
+    assert type(model.step(model.step(state, 4).next_state, 2).reward) is float
+    returns = [model.rollout(state, random.Random(seed), 1000, 1.0) for seed in range(5)]
+    assert {type(g) for g in returns} == {float}
+    assert set(returns) <= {-2.0, 0.0, 2.0}
+    planner = MCTS(model, 40, seed=0)
+    planner(state)
+    assert {type(value) for value in planner.summary().values} == {float}
 
 
 # ------------------------------------------------------------------- bad input
