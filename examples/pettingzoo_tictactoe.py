@@ -1,7 +1,9 @@
 """MCTSAgent as player_1 in PettingZoo's tic-tac-toe AEC loop, against a random player_2.
 
 Prints the board and the agent's root statistics (visits and value of each
-action, PettingZoo's column-major numbering) at each of its moves::
+action) at each of its moves. Actions are PettingZoo's cell numbers, which run
+down the columns (``0 3 6 / 1 4 7 / 2 5 8``), so each is also printed as the
+row and column of the board::
 
     python examples/pettingzoo_tictactoe.py --seed 42 --iterations 2000
     python examples/pettingzoo_tictactoe.py --adapter     # plan through PettingZooModel
@@ -31,6 +33,11 @@ def board_text(env) -> str:
     )
 
 
+def move_text(action: int) -> str:
+    """PettingZoo's cell ``action`` with its row and column (from 0, top left)."""
+    return f"{action} (row {action % 3}, column {action // 3})"
+
+
 def stats_text(summary) -> str:
     """One line per action: visits and value (from the mover's point of view), best first."""
     rows = sorted(
@@ -38,7 +45,7 @@ def stats_text(summary) -> str:
         key=lambda row: -row[1],
     )
     return "\n".join(
-        f"  action {action}: visits {visits:5d}  value {value:+.3f}"
+        f"  action {move_text(action)}: visits {visits:5d}  value {value:+.3f}"
         for action, visits, value in rows
     )
 
@@ -61,6 +68,7 @@ def main() -> None:
         seed=args.seed,
         native_models=not args.adapter,
     )
+    print("actions are PettingZoo's cells, numbered down the columns: 0 3 6 / 1 4 7 / 2 5 8\n")
     final_rewards = {}
     for name in env.agent_iter():
         observation, reward, termination, truncation, info = env.last()
@@ -69,11 +77,11 @@ def main() -> None:
             action = None
         elif name == "player_1":
             action = agent.act(env)  # plans for env.agent_selection from a clone
-            print(f"player_1 (X) plays {action}; root statistics:")
+            print(f"player_1 (X) plays {move_text(action)}; root statistics:")
             print(stats_text(agent.last_summary))
         else:
             action = env.action_space(name).sample(observation["action_mask"])
-            print(f"player_2 (O) plays {action}")
+            print(f"player_2 (O) plays {move_text(action)}")
         env.step(action)
         if action is not None:
             print(board_text(env), end="\n\n")

@@ -5,6 +5,7 @@ from __future__ import annotations
 import copy
 import math
 import pathlib
+import re
 import runpy
 import sys
 
@@ -405,3 +406,25 @@ def test_examples_run(script, last_line, adapter, monkeypatch, capsys):
     output = capsys.readouterr().out
     assert output.strip().splitlines()[-1] == last_line
     assert "visits" in output
+    if "tictactoe" in script:
+        assert_moves_name_their_row_and_column(output)
+
+
+def assert_moves_name_their_row_and_column(output):
+    """Every move and statistics line gives PettingZoo's cell with its (row, column), and
+    each board printed after a move has the mover's mark at that row and column."""
+    lines = output.splitlines()
+    moves = stats = 0
+    for i, line in enumerate(lines):
+        for action, row, column in re.findall(r"(\d) \(row (\d), column (\d)\)", line):
+            assert (int(row), int(column)) == (int(action) % 3, int(action) // 3), line
+            stats += "visits" in line
+        move = re.match(r"player_\d \(([XO])\) plays (\d) \(row (\d), column (\d)\)", line)
+        if move:
+            moves += 1
+            mark, _, row, column = move.groups()
+            board = lines[i + 1 :]
+            board = board[next(j for j, text in enumerate(board) if "visits" not in text) :]
+            assert board[int(row)].split()[int(column)] == mark, (line, board[:3])
+    assert moves >= 5
+    assert stats >= moves
