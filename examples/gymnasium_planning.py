@@ -18,7 +18,10 @@ rollout_limit, gamma, exploration); the flags override them. The exploration
 constant c is scaled to the range of the returns (UCB1's sqrt(2) is for
 returns in [0, 1]). Episode ``i`` is reset with ``seed + i``. Rollouts are
 uniformly random unless ``--rollout-policy greedy`` (one-step lookahead: the
-action of highest immediate reward, ties broken at random).
+action of highest immediate reward, ties broken at random). ``--help`` lists
+every default and the presets; a bad value, an unknown env id or an env the
+planner cannot plan in (stochastic, continuous actions) is a usage error
+(exit status 2) that says what was expected.
 """
 
 from __future__ import annotations
@@ -137,6 +140,39 @@ def _parse_kwarg(text: str) -> tuple[str, Any]:
         return key, raw
 
 
+def _int_at_least(minimum: int) -> Callable[[str], int]:
+    """An argparse ``type``: an int >= ``minimum``."""
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(
+                f"expected an int >= {minimum}, got {text!r}"
+            ) from None
+        if value < minimum:
+            raise argparse.ArgumentTypeError(f"expected an int >= {minimum}, got {value}")
+        return value
+
+    return parse
+
+
+def _number_in(minimum: float, maximum: float = math.inf) -> Callable[[str], float]:
+    """An argparse ``type``: a finite float in ``[minimum, maximum]``."""
+    rule = f">= {minimum:g}" if maximum == math.inf else f"in [{minimum:g}, {maximum:g}]"
+
+    def parse(text: str) -> float:
+        try:
+            value = float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected a number {rule}, got {text!r}") from None
+        if not (math.isfinite(value) and minimum <= value <= maximum):
+            raise argparse.ArgumentTypeError(f"expected a number {rule}, got {text}")
+        return value
+
+    return parse
+
+
 def greedy_rollout_policy(model: GymnasiumModel) -> RolloutPolicy:
     """A user-supplied rollout policy: one-step lookahead on the immediate reward.
 
@@ -158,9 +194,32 @@ def greedy_rollout_policy(model: GymnasiumModel) -> RolloutPolicy:
     return policy
 
 
-def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--env", default="FrozenLake-v1", help="Gymnasium env id")
+def _presets_text() -> str:
+    """The presets, one env a line (and its make keyword arguments), for the help's epilog."""
+    lines = ["presets (a flag overrides the value):"]
+    for env_id, preset in [*PRESETS.items(), ("any other env", _DEFAULT)]:
+        lines.append(
+            f"  {env_id:23s} iterations {preset.iterations}, rollout-limit "
+            f"{preset.rollout_limit}, gamma {preset.gamma:g}, exploration {preset.exploration:.3g}"
+        )
+        if preset.env_kwargs:
+            lines.append(f"  {'':23s} env kwargs {preset.env_kwargs}")
+    return "\n".join(lines)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The command line: every option's help gives its default (or the env's preset)."""
+    parser = argparse.ArgumentParser(
+        description=__doc__.splitlines()[0],
+        epilog=_presets_text(),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument(
+        "--env",
+        default="FrozenLake-v1",
+        help="id of a deterministic Gymnasium env with a Discrete or MultiDiscrete action space "
+        "(default: %(default)s)",
+    )
     parser.add_argument(
         "--env-kwargs",
         nargs="*",
@@ -169,17 +228,75 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         metavar="KEY=VALUE",
         help="keyword arguments of gymnasium.make, added to the preset's (e.g. map_name=8x8)",
     )
-    parser.add_argument("--episodes", type=int, default=10)
-    parser.add_argument("--iterations", type=int, help="UCT iterations per step")
-    parser.add_argument("--rollout-limit", type=int, help="most steps of one rollout")
-    parser.add_argument("--gamma", type=float, help="discount rate")
-    parser.add_argument("--exploration", type=float, help="c of UCB1 (scale to the returns)")
     parser.add_argument(
-        "--rollout-policy", choices=("random", "greedy"), default="random", help="rollout moves"
+        "--episodes",
+        type=_int_at_least(1),
+        default=10,
+        help="episodes to play (default: %(default)s)",
     )
-    parser.add_argument("--seed", type=int, default=0, help="episode i is reset with seed + i")
+    preset = "(default: the env's preset)"
+    parser.add_argument(
+        "--iterations", type=_int_at_least(1), help=f"UCT iterations per step {preset}"
+    )
+    parser.add_argument(
+        "--rollout-limit", type=_int_at_least(0), help=f"most steps of one rollout {preset}"
+    )
+    parser.add_argument("--gamma", type=_number_in(0.0, 1.0), help=f"discount rate {preset}")
+    parser.add_argument(
+        "--exploration",
+        type=_number_in(0.0),
+        help=f"c of UCB1, scaled to the range of the returns {preset}",
+    )
+    parser.add_argument(
+        "--rollout-policy",
+        choices=("random", "greedy"),
+        default="random",
+        help="how rollouts move: uniformly at random, or greedy one-step lookahead "
+        "(default: %(default)s)",
+    )
+    parser.add_argument(
+        "--seed",
+        type=int,
+        default=0,
+        help="episode i is reset with seed + i (default: %(default)s)",
+    )
     parser.add_argument("--quiet", action="store_true", help="print the summary only")
-    return parser.parse_args(argv)
+    return parser
+
+
+def make_model(
+    parser: argparse.ArgumentParser, env_id: str, env_kwargs: dict[str, Any], seed: int
+) -> tuple[gym.Env, GymnasiumModel]:
+    """Makes and resets the env and its model; a usage error (exit 2) if either cannot be made.
+
+    Args:
+        parser: the command line's parser, for its ``error``.
+        env_id: the id given to ``gymnasium.make``.
+        env_kwargs: its keyword arguments.
+        seed: the seed of the first reset.
+
+    Returns:
+        ``(env, model)``: the reset env and its :class:`GymnasiumModel`.
+    """
+    try:
+        env = gym.make(env_id, **env_kwargs)
+    except (gym.error.Error, ImportError) as error:  # unknown id, module or dependency
+        parser.error(
+            f"argument --env: cannot make {env_id!r} ({error}); expected a registered "
+            f"Gymnasium env id, e.g. one of {', '.join(PRESETS)}"
+        )
+    except Exception as error:  # the env's constructor rejected the keyword arguments
+        parser.error(
+            f"argument --env-kwargs: gymnasium.make({env_id!r}, **{env_kwargs}) failed "
+            f"({type(error).__name__}: {error})"
+        )
+    env.reset(seed=seed)
+    try:
+        model = GymnasiumModel(env)  # checks its clone of env once; reused for every episode
+    except (TypeError, ValueError) as error:
+        env.close()
+        parser.error(f"argument --env: cannot plan in {env_id} {env_kwargs}: {error}")
+    return env, model
 
 
 def run_episode(env: gym.Env, model: GymnasiumModel, planner: MCTS, seed: int) -> Episode:
@@ -196,7 +313,9 @@ def run_episode(env: gym.Env, model: GymnasiumModel, planner: MCTS, seed: int) -
 
 
 def main(argv: list[str] | None = None) -> dict[str, float]:
-    args = parse_args(argv)
+    """Runs the example; returns the summary (episodes, mean return and length, successes)."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
     preset = PRESETS.get(args.env, _DEFAULT)
     env_kwargs = {**preset.env_kwargs, **dict(args.env_kwargs)}
     settings = {
@@ -205,13 +324,11 @@ def main(argv: list[str] | None = None) -> dict[str, float]:
         "gamma": preset.gamma if args.gamma is None else args.gamma,
         "exploration": preset.exploration if args.exploration is None else args.exploration,
     }
+    env, model = make_model(parser, args.env, env_kwargs, args.seed)
     print(
         f"{args.env} {env_kwargs}: {args.episodes} episodes, seeds {args.seed}.., {settings}, "
         f"{args.rollout_policy} rollouts"
     )
-    env = gym.make(args.env, **env_kwargs)
-    env.reset(seed=args.seed)
-    model = GymnasiumModel(env)  # checks its clone of env once; reused for every episode
     policy = greedy_rollout_policy(model) if args.rollout_policy == "greedy" else None
     planner = MCTS(model, seed=args.seed, rollout_policy=policy, **settings)
     returns, lengths, successes = [], [], 0

@@ -5,6 +5,7 @@ from __future__ import annotations
 import copy
 import importlib.util
 import random
+import re
 from pathlib import Path
 
 import gymnasium as gym
@@ -703,11 +704,16 @@ def test_cartpole_snapshot_steps_bit_for_bit_like_the_env_for_500_steps(integrat
     assert steps == 500  # balanced to the time limit, every step identical
 
 
-def test_planning_example_runs_and_reports_consistently(capsys):
+@pytest.fixture(scope="module")
+def example():
     path = Path(__file__).resolve().parents[1] / "examples" / "gymnasium_planning.py"
     spec = importlib.util.spec_from_file_location("gymnasium_planning", path)
-    example = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(example)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_planning_example_runs_and_reports_consistently(example, capsys):
     summary = example.main(
         ["--env", "FrozenLake-v1", "--episodes", "3", "--iterations", "50", "--quiet"]
     )
@@ -715,3 +721,40 @@ def test_planning_example_runs_and_reports_consistently(capsys):
     # FrozenLake pays 1 at the goal and 0 otherwise: the mean return counts the successes.
     assert summary["mean_return"] == pytest.approx(summary["successes"] / 3)
     assert "reached the goal in" in capsys.readouterr().out
+
+
+def test_planning_example_help_gives_every_default(example, capsys):
+    with pytest.raises(SystemExit) as exit_:
+        example.main(["--help"])
+    assert exit_.value.code == 0
+    text = " ".join(capsys.readouterr().out.split())  # argparse wraps lines
+    assert "--episodes EPISODES episodes to play (default: 10)" in text
+    assert "(default: FrozenLake-v1)" in text and "(default: random)" in text
+    assert "UCT iterations per step (default: the env's preset)" in text
+    assert "FrozenLake-v1 iterations 200, rollout-limit 100, gamma 0.95" in text  # the presets
+
+
+@pytest.mark.parametrize(
+    ("argv", "expected"),
+    [
+        (["--episodes", "0"], "argument --episodes: expected an int >= 1, got 0"),
+        (["--iterations", "many"], "argument --iterations: expected an int >= 1, got 'many'"),
+        (["--gamma", "2"], r"argument --gamma: expected a number in \[0, 1\], got 2"),
+        (["--exploration", "-1"], "argument --exploration: expected a number >= 0, got -1"),
+        (["--env", "NoSuchEnv-v0"], "argument --env: cannot make 'NoSuchEnv-v0'.*expected a reg"),
+        (["--env-kwargs", "map_name=9x9"], r"argument --env-kwargs: gymnasium.make\('FrozenLake"),
+        (
+            ["--env-kwargs", "is_slippery=True"],
+            r"argument --env: cannot plan in FrozenLake-v1 .*not deterministic \(is_slippery=True",
+        ),
+        (["--env", "Pendulum-v1"], "argument --env: cannot plan in Pendulum-v1 .*continuous"),
+    ],
+    ids=["episodes", "iterations", "gamma", "exploration", "env", "kwargs", "slippery", "box"],
+)
+def test_planning_example_bad_arguments_are_usage_errors(example, argv, expected, capsys):
+    with pytest.raises(SystemExit) as exit_:
+        example.main(argv)
+    assert exit_.value.code == 2  # argparse's usage error, not a traceback
+    error = capsys.readouterr().err
+    assert error.startswith("usage: ")
+    assert re.search(expected, error)
