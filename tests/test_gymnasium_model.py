@@ -227,7 +227,7 @@ def test_an_env_that_has_rendered_is_planned_and_keeps_its_renderer(
     state = model.state_of(env)
     if clone == "deepcopy":  # the planner's copies leave the renderer out
         assert all(getattr(state.snapshot, name) is None for name in renderer)
-    MCTS(model, 100, rollout_limit=30, seed=0).search(state)
+    MCTS(model, 30, rollout_limit=10, seed=0).search(state)  # Taxi deep copies are slow
     assert_same(live_fingerprint(env), before)
     for name, value in zip(renderer, objects, strict=True):
         assert getattr(env.unwrapped, name) is value  # the live renderer is untouched
