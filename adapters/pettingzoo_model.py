@@ -186,7 +186,7 @@ IMPERFECT_INFORMATION_GAMES: dict[tuple[str, str], str] = {
 }
 """PettingZoo classic games (module and class name of a class in ``env.unwrapped``'s
 MRO) that the model refuses, with the reason: planning on a copy of the game would be
-wrong. ``classic/gin_rummy`` (an RLCard game until PettingZoo 1.26) is covered by
+wrong. Gin rummy (an RLCard game of older PettingZoo versions, not in 1.27) is covered by
 ``RLCardBase``."""
 
 DETERMINISM_TRIALS = 2
