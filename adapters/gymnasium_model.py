@@ -3,7 +3,7 @@
 :class:`GymnasiumModel` wraps a *deterministic*, cloneable Gymnasium env
 (``gymnasium.Env``, Gymnasium >= 1.0 API: ``step`` returns ``(observation,
 reward, terminated, truncated, info)``) as a :class:`~mcts_agent.model.Model`
-with a single player, 0, so the backup of ``SPEC.md`` is plain discounted
+with a single player, 0, so the backup of ``docs/search.md`` is plain discounted
 Monte Carlo (Sutton & Barto, 2018, §8.11)::
 
     env = gymnasium.make("FrozenLake-v1", is_slippery=False)

@@ -2,7 +2,7 @@
 
 1. A search of 5000 iterations from the empty board: each first move's visits
    and value for X, laid out as the board, and the move played.
-2. The four must-win / must-block positions of SPEC.md and the move played.
+2. The four must-win / must-block positions of the specification and the move played.
 3. --games games as X and as O against the perfect and the random opponent at
    10, 100, 1000 and 5000 iterations per move: the wins / draws / losses of
    MCTS, played on every core (mcts_agent.evaluation).
@@ -38,7 +38,7 @@ EXPLORATION = 2 * math.sqrt(2)
 ITERATIONS = (10, 100, 1000, 5000)
 STRONG = 5000
 
-# SPEC.md, worked example 5: (board, side to move, right move).
+# the specification (docs/search.md), worked example 5: (board, side to move, right move).
 POSITIONS = (
     ("XX.OO....", "X", 2, "win, not the block at 5"),
     ("X.O.O...X", "X", 6, "block; it also forks"),

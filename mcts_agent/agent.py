@@ -37,7 +37,7 @@ What it plans on:
   kept the same way.
 
 Only deterministic games of perfect information can be planned on a copy of
-the game (``SPEC.md``): ``PettingZooModel`` refuses, with a ValueError, the
+the game (``docs/search.md``): ``PettingZooModel`` refuses, with a ValueError, the
 PettingZoo games with hidden information or chance (rock-paper-scissors, the
 RLCard card games such as Leduc and Texas hold'em, Hanabi) and any env that
 fails its start-up determinism check; ``GymnasiumModel`` refuses stochastic
@@ -95,7 +95,7 @@ def _same(value: Any) -> Any:
 
 
 class MCTSAgent:
-    """A UCT agent that plans from a copy of the env it is given (``SPEC.md``).
+    """A UCT agent that plans from a copy of the env it is given (``docs/search.md``).
 
     Args:
         iterations: int >= 1, UCT iterations per move.

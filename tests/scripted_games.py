@@ -77,7 +77,7 @@ def random_game(seed: int, depth: int, max_branching: int, num_players: int) -> 
 
 
 class ReferenceUCT:
-    """SPEC.md's UCT written as plainly as possible (object per node, backward returns)."""
+    """The specification's UCT written plainly (object per node, backward returns)."""
 
     class Node:
         def __init__(self, state, player, reward, terminated, actions):
@@ -130,7 +130,7 @@ class ReferenceUCT:
 
 
 def reference_rollout(model, state, rng, limit, gamma):
-    """SPEC.md's rollout, step by step: uniform moves, the return worked out backwards."""
+    """The specification's rollout, step by step: uniform moves, the return worked out backwards."""
     rewards, players = [], [model.player(state)]
     actions = tuple(model.actions(state))
     while actions and len(rewards) < limit:

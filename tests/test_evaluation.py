@@ -388,7 +388,7 @@ def test_the_tic_tac_toe_example_runs_with_few_games():
     lines = done.stdout.splitlines()
     assert lines[-1].startswith("OK at 5000 iterations: every position right, no game lost")
     assert sum(": right (" in line for line in lines) == 4
-    assert "move played: 4" in lines  # the centre, as SPEC.md says random rollouts favour
+    assert "move played: 4" in lines  # the centre, which random rollouts favour
     header = next(i for i, line in enumerate(lines) if line.startswith("opponent  iterations"))
     assert [line.split()[:2] for line in lines[header + 1 : header + 9]] == [
         [opponent, str(n)] for opponent in ("random", "perfect") for n in (10, 100, 1000, 5000)

@@ -1,4 +1,4 @@
-"""The search's behaviour, checked against SPEC.md's worked examples and rules."""
+"""The search's behaviour, checked against the specification's worked examples and rules."""
 
 from __future__ import annotations
 
@@ -27,7 +27,7 @@ def child_of(planner, action, index=0):
     return planner.tree[node.children[node.actions.index(action)]]
 
 
-# ---------------------------------------------------------------- SPEC.md worked examples
+# ---------------------------------------------------------------- the worked examples
 
 
 def test_one_move_game_backs_up_the_terminal_reward():

@@ -1,4 +1,4 @@
-"""SPEC.md's strength targets for the tic-tac-toe planner (c = 2 sqrt(2))."""
+"""The specification's strength targets for the tic-tac-toe planner (c = 2 sqrt(2))."""
 
 from __future__ import annotations
 
