@@ -40,6 +40,7 @@ import gymnasium as gym
 import mcts_agent.envs  # noqa: F401  (registers mcts_agent/GridMaze-v0)
 from mcts_agent import MCTS
 from mcts_agent.adapters import GymnasiumModel, GymnasiumState
+from mcts_agent.cli import int_at_least, number_in
 from mcts_agent.search import RolloutPolicy
 
 
@@ -140,39 +141,6 @@ def _parse_kwarg(text: str) -> tuple[str, Any]:
         return key, raw
 
 
-def _int_at_least(minimum: int) -> Callable[[str], int]:
-    """An argparse ``type``: an int >= ``minimum``."""
-
-    def parse(text: str) -> int:
-        try:
-            value = int(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(
-                f"expected an int >= {minimum}, got {text!r}"
-            ) from None
-        if value < minimum:
-            raise argparse.ArgumentTypeError(f"expected an int >= {minimum}, got {value}")
-        return value
-
-    return parse
-
-
-def _number_in(minimum: float, maximum: float = math.inf) -> Callable[[str], float]:
-    """An argparse ``type``: a finite float in ``[minimum, maximum]``."""
-    rule = f">= {minimum:g}" if maximum == math.inf else f"in [{minimum:g}, {maximum:g}]"
-
-    def parse(text: str) -> float:
-        try:
-            value = float(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"expected a number {rule}, got {text!r}") from None
-        if not (math.isfinite(value) and minimum <= value <= maximum):
-            raise argparse.ArgumentTypeError(f"expected a number {rule}, got {text}")
-        return value
-
-    return parse
-
-
 def greedy_rollout_policy(model: GymnasiumModel) -> RolloutPolicy:
     """A user-supplied rollout policy: one-step lookahead on the immediate reward.
 
@@ -230,21 +198,21 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument(
         "--episodes",
-        type=_int_at_least(1),
+        type=int_at_least(1),
         default=10,
         help="episodes to play (default: %(default)s)",
     )
     preset = "(default: the env's preset)"
     parser.add_argument(
-        "--iterations", type=_int_at_least(1), help=f"UCT iterations per step {preset}"
+        "--iterations", type=int_at_least(1), help=f"UCT iterations per step {preset}"
     )
     parser.add_argument(
-        "--rollout-limit", type=_int_at_least(0), help=f"most steps of one rollout {preset}"
+        "--rollout-limit", type=int_at_least(0), help=f"most steps of one rollout {preset}"
     )
-    parser.add_argument("--gamma", type=_number_in(0.0, 1.0), help=f"discount rate {preset}")
+    parser.add_argument("--gamma", type=number_in(0.0, 1.0), help=f"discount rate {preset}")
     parser.add_argument(
         "--exploration",
-        type=_number_in(0.0),
+        type=number_in(0.0),
         help=f"c of UCB1, scaled to the range of the returns {preset}",
     )
     parser.add_argument(

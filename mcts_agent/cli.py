@@ -21,7 +21,7 @@ import os
 import re
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TextIO
 
 from mcts_agent.evaluation import (
@@ -79,7 +79,13 @@ def parse_exploration(text: str) -> float:
     return value
 
 
-def _int_at_least(minimum: int):
+def int_at_least(minimum: int) -> Callable[[str], int]:
+    """Returns an argparse ``type`` that reads an int >= ``minimum``.
+
+    Raises:
+        argparse.ArgumentTypeError: (from the returned parser) naming what came.
+    """
+
     def parse(text: str) -> int:
         try:
             value = int(text)
@@ -95,10 +101,31 @@ def _int_at_least(minimum: int):
     return parse
 
 
+def number_in(minimum: float, maximum: float = math.inf) -> Callable[[str], float]:
+    """Returns an argparse ``type`` that reads a finite float in ``[minimum, maximum]``.
+
+    Raises:
+        argparse.ArgumentTypeError: (from the returned parser) naming what came.
+    """
+    rule = f">= {minimum:g}" if maximum == math.inf else f"in [{minimum:g}, {maximum:g}]"
+
+    def parse(text: str) -> float:
+        try:
+            value = float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected a number {rule}, got {text!r}") from None
+        if not (math.isfinite(value) and minimum <= value <= maximum):
+            raise argparse.ArgumentTypeError(f"expected a number {rule}, got {text}")
+        return value
+
+    parse.__name__ = f"number {rule}"
+    return parse
+
+
 def _add_search_options(parser: argparse.ArgumentParser, iterations: int) -> None:
     parser.add_argument(
         "--iterations",
-        type=_int_at_least(1),
+        type=int_at_least(1),
         default=iterations,
         help=f"iterations per move (default: {iterations})",
     )
@@ -109,7 +136,7 @@ def _add_search_options(parser: argparse.ArgumentParser, iterations: int) -> Non
         help="c of UCB1: a number or e.g. 2*sqrt(2) (default: 2*sqrt(2))",
     )
     parser.add_argument(
-        "--seed", type=_int_at_least(0), default=0, help="seed of the rollouts (default: 0)"
+        "--seed", type=int_at_least(0), default=0, help="seed of the rollouts (default: 0)"
     )
 
 
@@ -144,18 +171,18 @@ def build_parser() -> argparse.ArgumentParser:
     evaluate.add_argument(
         "--iterations",
         nargs="+",
-        type=_int_at_least(1),
+        type=int_at_least(1),
         default=[10, 100, 1000],
         help="MCTS iterations per move, one match each (default: 10 100 1000)",
     )
     evaluate.add_argument(
         "--games",
-        type=_int_at_least(1),
+        type=int_at_least(1),
         default=100,
         help="games as each seat (X and O) in each match (default: 100)",
     )
     evaluate.add_argument(
-        "--seed", nargs="+", type=_int_at_least(0), default=[0], help="master seeds (default: 0)"
+        "--seed", nargs="+", type=int_at_least(0), default=[0], help="master seeds (default: 0)"
     )
     evaluate.add_argument(
         "--exploration",
@@ -166,18 +193,18 @@ def build_parser() -> argparse.ArgumentParser:
     )
     evaluate.add_argument(
         "--rollout-limit",
-        type=_int_at_least(0),
+        type=int_at_least(0),
         default=1000,
         help="most moves per rollout (default: 1000)",
     )
     evaluate.add_argument(
         "--minimax-depth",
-        type=_int_at_least(1),
+        type=int_at_least(1),
         default=4,
         help="plies searched by the minimax opponent (default: 4)",
     )
     evaluate.add_argument(
-        "--workers", type=_int_at_least(1), default=None, help="local processes (default: cores)"
+        "--workers", type=int_at_least(1), default=None, help="local processes (default: cores)"
     )
     evaluate.add_argument(
         "--backend",
