@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import copy
+
 import pettingzoo
 
 
@@ -15,3 +17,19 @@ def make_connect_four(**kwargs):
 
 def make_chess(**kwargs):
     return pettingzoo.make("aec", "classic/chess-v6", **kwargs)
+
+
+def game_view(env):
+    """Everything a player or the AEC loop can see of an env, for before/after comparisons."""
+    inner = env.unwrapped
+    return (
+        inner.agent_selection,
+        tuple(inner.agents),
+        {a: inner.observe(a)["observation"].tobytes() for a in inner.agents},
+        {a: inner.observe(a)["action_mask"].tobytes() for a in inner.agents},
+        dict(inner.rewards),
+        dict(inner._cumulative_rewards),
+        dict(inner.terminations),
+        dict(inner.truncations),
+        copy.deepcopy(inner.infos),
+    )

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import copy
 import math
 import pathlib
 import re
@@ -14,7 +13,7 @@ import numpy as np
 import pettingzoo
 import pytest
 from pettingzoo.test import api_test
-from pettingzoo_envs import make_connect_four, make_tictactoe
+from pettingzoo_envs import game_view, make_connect_four, make_tictactoe
 
 import mcts_agent.adapters.pettingzoo_model as pettingzoo_model
 from mcts_agent.agent import MCTSAgent
@@ -46,19 +45,13 @@ def live_view(env):
     """What the agent must leave untouched: the game, what the loop reads, the RNGs."""
     inner = env.unwrapped
     return (
-        inner.agent_selection,
-        tuple(inner.agents),
-        id(inner.board),
-        list(getattr(inner.board, "squares", inner.board)),  # tic-tac-toe's or connect four's
-        {a: inner.observe(a)["observation"].tobytes() for a in inner.agents},
-        {a: inner.observe(a)["action_mask"].tobytes() for a in inner.agents},
-        dict(inner.rewards),
-        dict(inner._cumulative_rewards),
-        dict(inner.terminations),
-        dict(inner.truncations),
-        copy.deepcopy(inner.infos),
-        {a: env.action_space(a).np_random.bit_generator.state for a in inner.possible_agents},
-        env.last()[1:],
+        game_view(env)
+        + (
+            id(inner.board),
+            list(getattr(inner.board, "squares", inner.board)),  # tic-tac-toe's or connect four's
+            {a: env.action_space(a).np_random.bit_generator.state for a in inner.possible_agents},
+            env.last()[1:],
+        )
     )
 
 

@@ -14,7 +14,7 @@ from gymnasium import spaces
 from gymnasium.utils import seeding
 from pettingzoo.test import api_test
 from pettingzoo.utils.wrappers import BaseWrapper
-from pettingzoo_envs import make_chess, make_connect_four, make_tictactoe
+from pettingzoo_envs import game_view, make_chess, make_connect_four, make_tictactoe
 
 from mcts_agent import MCTS
 from mcts_agent.adapters import CloneCheckError, PettingZooModel, PettingZooState
@@ -62,22 +62,6 @@ def mask_actions(env):
     if env.terminations[agent] or env.truncations[agent]:
         return ()
     return tuple(np.flatnonzero(env.observe(agent)["action_mask"]).tolist())
-
-
-def game_view(env):
-    """Everything a player or the AEC loop can see of an env, for before/after comparisons."""
-    inner = env.unwrapped
-    return (
-        inner.agent_selection,
-        tuple(inner.agents),
-        {a: inner.observe(a)["observation"].tobytes() for a in inner.agents},
-        {a: inner.observe(a)["action_mask"].tobytes() for a in inner.agents},
-        dict(inner.rewards),
-        dict(inner._cumulative_rewards),
-        dict(inner.terminations),
-        dict(inner.truncations),
-        copy.deepcopy(inner.infos),
-    )
 
 
 # ---------------------------------------------------------------- the issue's cases
