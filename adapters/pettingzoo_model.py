@@ -584,11 +584,20 @@ class _SnapshotMethod:
         return env
 
 
-class _AttributesMethod:
+class _EnvPerPosition:
+    """Shared by the clone methods whose position is a whole env copy (attributes, user)."""
+
+    reuses_scratch = False
+    legal_actions = staticmethod(_mask_actions)
+
+    def commit(self, env: AECEnv, position: AECEnv, action: Any) -> AECEnv:
+        return env
+
+
+class _AttributesMethod(_EnvPerPosition):
     """A copy of the env's attributes per clone (any AEC env)."""
 
     name = "attributes"
-    reuses_scratch = False
     description = "a copy of the env's attributes, bypassing its constructor"
     advice = (
         "pass clone='replay' with env_factory=<() -> new env> (a fresh env, reset with the "
@@ -601,17 +610,11 @@ class _AttributesMethod:
     def load(self, position: AECEnv) -> AECEnv:
         return _copy_attributes(position)
 
-    def commit(self, env: AECEnv, position: AECEnv, action: Any) -> AECEnv:
-        return env
 
-    legal_actions = staticmethod(_mask_actions)
-
-
-class _UserMethod:
+class _UserMethod(_EnvPerPosition):
     """The user's ``clone(env) -> env``, applied to the env with its wrappers."""
 
     name = "user"
-    reuses_scratch = False
 
     def __init__(self, clone: Callable[[AECEnv], AECEnv]) -> None:
         self.clone = clone
@@ -636,11 +639,6 @@ class _UserMethod:
                 + self.advice
             )
         return clone
-
-    def commit(self, env: AECEnv, position: AECEnv, action: Any) -> AECEnv:
-        return env
-
-    legal_actions = staticmethod(_mask_actions)
 
 
 class _ReplayMethod:

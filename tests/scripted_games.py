@@ -166,8 +166,8 @@ def exact_rollout_distribution(model, state, gamma):
     return dist
 
 
-def nested_reference(node):
-    """A reference tree as nested tuples (player, reward, terminated, actions, N, W, children)."""
+def _nested(node, children):
+    """(player, reward, terminated, actions, N, W, children) with untried children as None."""
     return (
         node.player,
         node.reward,
@@ -175,22 +175,20 @@ def nested_reference(node):
         node.actions,
         node.visits,
         node.value_sum,
-        tuple(nested_reference(ch) if ch is not None else None for ch in node.children),
+        children,
     )
+
+
+def nested_reference(node):
+    """A reference tree as nested tuples (see ``_nested``)."""
+    children = tuple(nested_reference(ch) if ch is not None else None for ch in node.children)
+    return _nested(node, children)
 
 
 def nested(tree, index=0):
     """The same nested structure for an ``mcts_agent.Tree``."""
     node = tree[index]
-    return (
-        node.player,
-        node.reward,
-        node.terminated,
-        node.actions,
-        node.visits,
-        node.value_sum,
-        tuple(nested(tree, ch) if ch != -1 else None for ch in node.children),
-    )
+    return _nested(node, tuple(nested(tree, ch) if ch != -1 else None for ch in node.children))
 
 
 def assert_same_tree(a, b, path="root"):
