@@ -214,7 +214,8 @@ class TicTacToeModel:
         """
         empty = list(_ACTIONS[state])
         n = len(empty)
-        x, o = _marks(state)
+        x = state & _FULL
+        o = state >> 9
         x_to_move = _PLAYERS[state] == 1
         random_ = rng.random
         has_line = _HAS_LINE

@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 import random
 import sys
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
@@ -19,7 +20,9 @@ from scripted_games import (
     random_game,
 )
 
+import mcts_agent.search
 from mcts_agent import MCTS, UNVISITED, StepResult
+from mcts_agent.envs.tic_tac_toe import EMPTY_BOARD, TicTacToeModel
 
 
 def child_of(planner, action, index=0):
@@ -349,6 +352,26 @@ def test_the_tree_matches_a_plain_reference_implementation_of_the_spec(game, con
     planner = MCTS(game, **config)
     planner.search("")
     reference = ReferenceUCT(game, **config).search("")
+    assert_same_tree(nested(planner.tree), nested_reference(reference))
+
+
+@pytest.mark.parametrize("table_size", [None, 2], ids=["tables", "beyond-the-tables"])
+@pytest.mark.parametrize(("exploration", "seed"), [(2 * math.sqrt(2), 0), (0.5, 1)])
+def test_tic_tac_toe_trees_match_the_textbook_formula(table_size, exploration, seed, monkeypatch):
+    # MCTS scores children with tabulated factors, (c * sqrt(ln N)) * (1 / sqrt(n)), and
+    # past the tables with the same product computed directly; the reference scores with
+    # docs/search.md's c * sqrt(ln N / n). Thousands of iterations of tic-tac-toe give
+    # deep trees with many close calls: the two trees must be the same, node for node.
+    if table_size is not None:
+        monkeypatch.setattr(mcts_agent.search, "_UCB_TABLE_SIZE", table_size)
+    tic_tac_toe = TicTacToeModel()  # without its fused rollout, so both draw moves alike
+    model = SimpleNamespace(
+        actions=tic_tac_toe.actions, step=tic_tac_toe.step, player=tic_tac_toe.player
+    )
+    config = {"iterations": 3000, "exploration": exploration, "gamma": 1.0, "seed": seed}
+    planner = MCTS(model, rollout_limit=9, **config)
+    planner.search(EMPTY_BOARD)
+    reference = ReferenceUCT(model, rollout_limit=9, **config).search(EMPTY_BOARD)
     assert_same_tree(nested(planner.tree), nested_reference(reference))
 
 
