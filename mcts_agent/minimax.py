@@ -135,7 +135,10 @@ def check_alpha_beta_settings(depth: Any, evaluation: Any) -> int | None:
         ValueError: if ``depth`` < 1.
     """
     if depth is not None:
-        depth = require_int("depth", depth, 1)
+        try:
+            depth = require_int("depth", depth, 1)
+        except (TypeError, ValueError) as error:
+            raise type(error)(f"{error}; or None for no limit") from None
     if evaluation is not None and not callable(evaluation):
         raise TypeError(f"evaluation must be a callable state -> float, got {evaluation!r}")
     return depth

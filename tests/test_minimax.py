@@ -202,8 +202,8 @@ def test_minimax_policy_plays_perfect_moves_and_breaks_ties_with_its_seed():
 @pytest.mark.parametrize(
     "kwargs, error, match",
     [
-        ({"depth": 0}, ValueError, "depth must be >= 1"),
-        ({"depth": 2.0}, TypeError, "depth must be an int"),
+        ({"depth": 0}, ValueError, "depth must be >= 1, got 0; or None for no limit"),
+        ({"depth": 2.0}, TypeError, "depth must be an int >= 1, got 2.0; or None for no limit"),
         ({"depth": True}, TypeError, "depth must be an int"),
         ({"evaluation": 0.5}, TypeError, "evaluation must be a callable"),
     ],
