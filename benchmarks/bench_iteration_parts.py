@@ -3,21 +3,23 @@
 For one search from the empty tic-tac-toe board (random rollouts, c = 2 sqrt(2))
 at each size, this script
 
-1. runs the search and measures its rate (iterations per CPU second, best of
-   ``--repeats``);
-2. counts, from the finished tree, what an iteration did on average: children
-   scored in selection, selection steps, nodes backed up, expansions and
-   rollouts (terminal nodes are revisited without either);
-3. times each part alone, with warm caches, on inputs taken from that tree:
-   scoring the children of its fully expanded nodes (the search's own loop,
-   same tables), backing up its paths, expanding (``step``, ``actions``,
-   ``player`` and the ten appends) and rolling out from its states;
-4. prints the sum of the parts weighted by the counts next to the measured cost
-   per iteration. Their quotient is how much slower the parts run inside the
-   search than alone (cache misses on a large tree, branches the processor
-   cannot predict), which no change to the Python code removes.
+1. runs the search and measures its cost per iteration (CPU time, best and
+   median of ``--repeats``);
+2. counts, from the finished tree, what an iteration did on average: selection
+   steps (and the children they scored), nodes backed up, expansions and
+   rollouts (an iteration that reaches a terminal node has neither);
+3. times each part alone, in a tight loop, on inputs taken from that tree: a
+   selection step at its fully expanded nodes (drawn as often as the search
+   went through them), the backup along its paths, an expansion of its edges
+   (the model's ``step``, ``actions`` and ``player``, the ten appends and the
+   parent's update), a rollout from its states, and the loop's own control
+   statements;
+4. prints the parts weighted by the counts, their sum, and the measured cost per
+   iteration. Their quotient says how much slower the same statements run
+   inside the search, interleaved, on a tree that grows out of the caches,
+   than alone.
 
-The parts here copy the statements of ``MCTS._run``; keep them in step with it.
+The parts copy the statements of ``MCTS._run``; keep them in step with it.
 
 Run: ``python benchmarks/bench_iteration_parts.py`` (``--repeats``, ``--sizes``).
 """
@@ -31,17 +33,16 @@ import random
 import statistics
 import time
 from collections.abc import Callable
-from itertools import repeat
-from operator import mul, truediv
 
 from machine import describe_machine
 
 from mcts_agent import MCTS
 from mcts_agent.envs.tic_tac_toe import EMPTY_BOARD, TicTacToeModel
-from mcts_agent.tree import ROOT, TERMINAL, Tree
+from mcts_agent.tree import ROOT, TERMINAL, UNVISITED, Tree
 
 C = 2 * math.sqrt(2)
 SAMPLES = 2000
+PARTS = ("selection steps", "nodes backed up", "expansions", "rollouts", "iterations")
 
 
 def per_call_ns(function: Callable[[], object], calls: int, repeats: int = 5) -> float:
@@ -56,7 +57,7 @@ def per_call_ns(function: Callable[[], object], calls: int, repeats: int = 5) ->
 
 
 def selection_passes(tree: Tree) -> dict[int, int]:
-    """{node: times a selection step scored its children} for the fully expanded nodes.
+    """{node: selection steps taken from it} for the fully expanded nodes.
 
     A fully expanded node with k children and N visits was selected through
     ``N - k - 1`` times (``N - k`` for the root, which no iteration added).
@@ -75,101 +76,101 @@ def iteration_counts(tree: Tree, iterations: int) -> dict[str, float]:
     passes = selection_passes(tree)
     rollouts = sum(1 for node in range(1, len(tree)) if tree.untried[node] != TERMINAL)
     return {
+        "selection steps": sum(passes.values()) / iterations,
         "children scored": sum(n * len(tree.children[node]) for node, n in passes.items())
         / iterations,
         "nodes backed up": sum(tree.visits[1:]) / iterations,
         "expansions": (len(tree) - 1) / iterations,
         "rollouts": rollouts / iterations,
+        "iterations": 1.0,
     }
 
 
 def part_costs(tree: Tree, model: TicTacToeModel, rng: random.Random) -> dict[str, float]:
     """Nanoseconds per unit of each part, timed alone on inputs from ``tree``."""
-    values, visits, children = tree.values, tree.visits, tree.children
-    counts = range(1, visits[ROOT] + 1)
-    scales = [0.0, *map(mul, repeat(C), map(math.sqrt, map(math.log, counts)))]
-    inverse_roots = [math.inf, *map(truediv, repeat(1.0), map(math.sqrt, counts))]
-    minus_inf = -math.inf
-
-    passes = selection_passes(tree)  # sample the nodes as often as the search scored them
-    nodes = rng.choices(list(passes), weights=list(passes.values()), k=SAMPLES)
+    values, visits, children, untried = tree.values, tree.visits, tree.children, tree.untried
+    log, sqrt, inf, c = math.log, math.sqrt, math.inf, C
     path: list[int] = []
     path_append = path.append
 
-    def score_all() -> None:  # MCTS._run's selection step, for SAMPLES nodes
-        path.clear()
-        for node in nodes:
-            scale = scales[visits[node]]
-            best_score = minus_inf
-            best_child = -1
-            for child in children[node]:
-                score = values[child] + scale * inverse_roots[visits[child]]
-                if score > best_score:
-                    best_score = score
-                    best_child = child
-            path_append(best_child)
+    passes = selection_passes(tree)
+    nodes = rng.choices(list(passes), weights=list(passes.values()), k=SAMPLES)
 
-    scored = sum(len(children[n]) for n in nodes)
-    selection_ns = per_call_ns(score_all, 3)
+    def select_all() -> None:  # MCTS._run's selection step, once from each sampled node
+        path.clear()
+        for start in nodes:
+            node = start
+            if not untried[node]:
+                log_n = log(visits[node])
+                best_score = -inf
+                best_child = UNVISITED
+                for child in children[node]:
+                    score = values[child] + c * sqrt(log_n / visits[child])
+                    if score > best_score:
+                        best_score = score
+                        best_child = child
+                node = best_child
+                path_append(node)
 
     parent = {child: node for node in range(len(tree)) for child in children[node]}
     paths = []
     for _ in range(SAMPLES // 4):
-        node, path = rng.randrange(1, len(tree)), []
+        node, nodes_on_path = rng.randrange(1, len(tree)), []
         while node != ROOT:
-            path.append(node)
+            nodes_on_path.append(node)
             node = parent[node]
-        paths.append(path[::-1])
+        paths.append(nodes_on_path[::-1])
     rewards, discounts = tree.rewards, tree.discounts
     stats = ([*visits], [*tree.value_sums], [*values])  # copies: the tree stays as it was
 
-    def back_up_all() -> None:  # MCTS._run's backup, for SAMPLES // 4 paths
-        visit_counts, value_sums, node_values = stats
-        for path in paths:
+    def back_up_all() -> None:  # MCTS._run's backup, along each sampled path
+        node_visits, value_sums, node_values = stats
+        for nodes_on_path in paths:
             g = 0.5
-            for node in reversed(path):
+            for node in reversed(nodes_on_path):
                 g = rewards[node] + discounts[node] * g
-                n = visit_counts[node] + 1
-                visit_counts[node] = n
+                n = node_visits[node] + 1
+                node_visits[node] = n
                 w = value_sums[node] + g
                 value_sums[node] = w
                 node_values[node] = w / n
 
-    backed_up = sum(len(p) for p in paths)
-    backup_ns = per_call_ns(back_up_all, 3)
-
-    edges = [
-        (tree.states[n], tree.actions[n][i])
-        for n in range(len(tree))
-        for i in range(len(children[n]))
-    ]
+    edges = [(n, i) for n in range(len(tree)) for i in range(len(children[n]))]
     edges = [rng.choice(edges) for _ in range(SAMPLES)]
+    states, players, node_actions = tree.states, tree.players, tree.actions
     step, model_actions, model_player = model.step, model.actions, model.player
+    gamma = minus_gamma = 1.0
 
-    def expand_all() -> None:  # MCTS._run's expansion, for SAMPLES edges, into fresh lists
-        lists = [[] for _ in range(10)]
-        states, players, node_rewards, node_discounts, node_actions = lists[:5]
-        node_children, untried, node_visits, value_sums, node_values = lists[5:]
-        for state, action in edges:
-            next_state, reward, terminated = step(state, action)
+    children_before = [children[node][:i] for node, i in edges]
+
+    def expand_all() -> None:  # MCTS._run's expansion of each sampled edge, into fresh lists
+        new = [[] for _ in range(10)]
+        new_children = children_before.copy()
+        new_untried = [0] * len(edges)
+        for k, (node, _) in enumerate(edges):
+            left = 1
+            kids = new_children[k]
+            next_state, reward, terminated = step(states[node], node_actions[node][len(kids)])
             child_actions: tuple = ()
             child_player = None
             if not terminated:
                 child_actions = tuple(model_actions(next_state))
                 if child_actions:
                     child_player = model_player(next_state)
-            states.append(next_state)
-            players.append(child_player)
-            node_rewards.append(float(reward))
-            node_discounts.append(1.0 if child_player == 1 else -1.0)
-            node_actions.append(child_actions)
-            node_children.append(())
-            untried.append(len(child_actions) or TERMINAL)
-            node_visits.append(0)
-            value_sums.append(0.0)
-            node_values.append(0.0)
-
-    expansion_ns = per_call_ns(expand_all, 3)
+            child = len(new[0])
+            new[0].append(next_state)
+            new[1].append(child_player)
+            new[2].append(float(reward))
+            new[3].append(gamma if child_player == players[node] else minus_gamma)
+            new[4].append(child_actions)
+            new[5].append(())
+            new[6].append(len(child_actions) or TERMINAL)
+            new[7].append(0)
+            new[8].append(0.0)
+            new[9].append(0.0)
+            new_children[k] = kids + (child,)
+            new_untried[k] = left - 1
+            path_append(child)
 
     starts = [tree.states[n] for n in range(1, len(tree)) if tree.untried[n] != TERMINAL]
     starts = [rng.choice(starts) for _ in range(SAMPLES)]
@@ -179,12 +180,33 @@ def part_costs(tree: Tree, model: TicTacToeModel, rng: random.Random) -> dict[st
         for state in starts:
             rollout(state, rng, 1000, 1.0)
 
+    visit_counts = [*visits]
+
+    def loop_control() -> None:  # the statements of an iteration outside the four parts
+        for _ in range(SAMPLES):
+            node = ROOT
+            path.clear()
+            left = untried[node]
+            if left > 0:
+                pass
+            if untried[node] == TERMINAL:
+                pass
+            elif rollout is not None:
+                pass
+            for _node in reversed(path):  # the backup's loop, over a path cleared above
+                pass
+            visit_counts[ROOT] += 1
+
+    selection_ns = per_call_ns(select_all, 3)
+    backup_ns = per_call_ns(back_up_all, 3)
+    backed_up = sum(len(p) for p in paths)
     rollout_ns = per_call_ns(roll_out_all, 3)
     return {
-        "children scored": selection_ns / scored,  # with each step's own work spread over
+        "selection steps": selection_ns / SAMPLES,
         "nodes backed up": backup_ns / backed_up,
-        "expansions": expansion_ns / len(edges),
-        "rollouts": rollout_ns / len(starts),
+        "expansions": per_call_ns(expand_all, 3) / SAMPLES,
+        "rollouts": rollout_ns / SAMPLES,
+        "iterations": per_call_ns(loop_control, 3) / SAMPLES,
     }
 
 
@@ -198,10 +220,11 @@ def main(argv: list[str] | None = None) -> int:
     print(describe_machine())
     print()
     print(
-        "| iterations | children scored | nodes backed up | expansions | rollouts "
-        "| parts alone (ns/iteration) | in the search (ns/iteration) | search / parts |"
+        "| iterations | selection steps (children scored) | nodes backed up | expansions "
+        "| rollouts | loop control | parts alone (ns/iteration) "
+        "| whole search (ns/iteration, best; median) | search / parts |"
     )
-    print("|---:|---:|---:|---:|---:|---:|---:|---:|")
+    print("|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     for iterations in args.sizes:
         times = []
         for seed in range(args.repeats):
@@ -212,15 +235,13 @@ def main(argv: list[str] | None = None) -> int:
             times.append((time.process_time_ns() - start) / iterations)
         counts = iteration_counts(planner.tree, iterations)
         costs = part_costs(planner.tree, model, random.Random(0))
-        parts = sum(counts[name] * costs[name] for name in counts)
-        measured = min(times)
+        parts = sum(counts[name] * costs[name] for name in PARTS)
+        best = min(times)
+        cells = [f"{counts[name]:.2f} x {costs[name]:.0f}" for name in PARTS]
+        cells[0] += f" ({counts['children scored']:.1f})"
         print(
-            f"| {iterations:,} | {counts['children scored']:.1f} x {costs['children scored']:.0f} "
-            f"| {counts['nodes backed up']:.2f} x {costs['nodes backed up']:.0f} "
-            f"| {counts['expansions']:.2f} x {costs['expansions']:.0f} "
-            f"| {counts['rollouts']:.2f} x {costs['rollouts']:.0f} "
-            f"| {parts:,.0f} | {measured:,.0f} (median {statistics.median(times):,.0f}) "
-            f"| {measured / parts:.2f} |"
+            f"| {iterations:,} | {' | '.join(cells)} | {parts:,.0f} "
+            f"| {best:,.0f}; {statistics.median(times):,.0f} | {best / parts:.2f} |"
         )
     print()
     print("Each cell: per-iteration count x nanoseconds per unit, the unit timed alone.")

@@ -7,7 +7,7 @@ c = 2 sqrt(2)):
   iterations (median of repeats, the two planners interleaved), for ``mcts_agent.MCTS`` and for
   :class:`PlainUCT` below, a straightforward UCT with one Python object per node
   (``__slots__``) written from ``docs/search.md``; both call the model's fused rollout
-  with the same generator, so both build the same tree (checked);
+  with the same generator, so both build the same tree (checked: every node's N and W);
 * the mean path length (nodes below the root that an iteration selects,
   expands and backs up) and the cost per node on the path: as the tree fills
   tic-tac-toe's game tree the paths double in length (selection scores about
@@ -42,6 +42,7 @@ from mcts_agent import MCTS
 from mcts_agent.envs.connect_four import EMPTY_BOARD as CONNECT_FOUR_START
 from mcts_agent.envs.connect_four import ConnectFourModel
 from mcts_agent.envs.tic_tac_toe import EMPTY_BOARD, TicTacToeModel
+from mcts_agent.tree import ROOT
 
 C = 2 * math.sqrt(2)
 
@@ -155,13 +156,25 @@ def timed_search(planner: Any, state: Any) -> float:
     return time.process_time() - start
 
 
-def root_visits_ours(planner: MCTS) -> list[int]:
-    return list(planner.summary().visit_counts)
+def tree_ours(planner: MCTS) -> list[tuple[int, int, float]]:
+    """The whole tree in preorder, children in the model's order: (depth, N, W) per node."""
+    tree = planner.tree
+    nodes, stack = [], [(ROOT, 0)]
+    while stack:
+        node, depth = stack.pop()
+        nodes.append((depth, tree.visits[node], tree.value_sums[node]))
+        stack.extend((child, depth + 1) for child in reversed(tree.children[node]))
+    return nodes
 
 
-def root_visits_plain(root: PlainNode) -> list[int]:
-    visits = [child.visits for child in root.children]
-    return visits + [0] * (len(root.actions) - len(visits))
+def tree_plain(root: PlainNode) -> list[tuple[int, int, float]]:
+    """The same preorder list for a :class:`PlainUCT` tree."""
+    nodes, stack = [], [(root, 0)]
+    while stack:
+        node, depth = stack.pop()
+        nodes.append((depth, node.visits, node.value_sum))
+        stack.extend((child, depth + 1) for child in reversed(node.children))
+    return nodes
 
 
 def path_nodes(planner: MCTS) -> int:
@@ -229,7 +242,7 @@ def main(argv: list[str] | None = None) -> int:
                         seconds / path_nodes(ours) * 1e9
                     )
                     path_length.setdefault(iterations, []).append(path_nodes(ours) / iterations)
-            same_tree &= root_visits_ours(ours) == root_visits_plain(plain.root)
+            same_tree &= tree_ours(ours) == tree_plain(plain.root)
 
     print("Tic-tac-toe, one search from the empty board, c = 2 sqrt(2), random rollouts;")
     print(f"median of {args.repeats} searches each, interleaved.")
@@ -251,7 +264,7 @@ def main(argv: list[str] | None = None) -> int:
     first = statistics.median(rates[("ours", sizes[0])])
     last = statistics.median(rates[("ours", sizes[-1])])
     print()
-    print(f"Same root visit counts in both planners at every size and seed: {same_tree}")
+    print(f"Same tree (every node's N and W) in both planners at every size and seed: {same_tree}")
     print(
         f"Ours at {sizes[-1]:,} iterations runs at {last / first:.0%} of its rate at {sizes[0]:,}."
     )

@@ -15,8 +15,6 @@ from __future__ import annotations
 import math
 import random
 from collections.abc import Callable, Hashable, Sequence
-from itertools import repeat
-from operator import mul, truediv
 from typing import Any, Generic, NamedTuple
 
 from mcts_agent._validation import require_float, require_int, require_seed
@@ -24,9 +22,6 @@ from mcts_agent.model import Model, StateT
 from mcts_agent.tree import ROOT, TERMINAL, UNVISITED, Node, Tree
 
 __all__ = ["MCTS", "RolloutPolicy", "SearchSummary"]
-
-_UCB_TABLE_SIZE = 1 << 17
-"""Visit counts below this have UCB1's factors tabulated (2 lists, at most 8 MB)."""
 
 RolloutPolicy = Callable[[Any, Sequence[Any], random.Random], Any]
 """``(state, actions, rng) -> action``: picks one of ``actions`` in a rollout."""
@@ -247,17 +242,12 @@ class MCTS(Generic[StateT]):
         ``+gamma`` or ``-gamma`` so the backup is one multiply-add; ``values``
         keeps W / N so selection reads Q without dividing. A model's fused
         ``rollout(state, rng, limit, gamma)`` is called directly when no
-        ``rollout_policy`` is given.
-
-        UCB1 is computed as ``Q + (c * sqrt(ln N)) * (1 / sqrt(n))``, with both
-        factors looked up in tables indexed by visit count (one list look-up and
-        one multiply per child scored, instead of a divide, a square root and a
-        multiply). It equals ``docs/search.md``'s ``Q + c * sqrt(ln N / n)`` up
-        to the rounding of the last bit, so two children could only swap places
-        if their scores agreed to about 1e-16; exact ties (same Q and n) stay
-        ties. The tests check that the trees are the very ones a plain
-        implementation of the textbook formula builds (random games, and
-        tic-tac-toe searches of thousands of iterations).
+        ``rollout_policy`` is given. UCB1 is computed exactly as written in
+        ``docs/search.md`` (same floating-point operations, so the same ties).
+        Keep it so: a form that is equal in real numbers, such as tabulating
+        ``c * sqrt(ln N)`` and ``1 / sqrt(n)``, rounds differently, and with
+        gamma < 1 sibling values that differ only in their last bit then swap
+        places (``tests/test_search.py`` compares whole tic-tac-toe trees).
         """
         model = self.model
         step = model.step
@@ -284,14 +274,6 @@ class MCTS(Generic[StateT]):
         value_sums = tree.value_sums
         values = tree.values
 
-        # UCB1's two factors, tabulated by visit count: scales[N] = c * sqrt(ln N) and
-        # inverse_roots[n] = 1 / sqrt(n). Index 0 is never read (selection only
-        # happens below nodes whose children have all been visited).
-        table_size = min(self.iterations, _UCB_TABLE_SIZE)
-        counts = range(1, table_size)
-        scales = [0.0, *map(mul, repeat(c), map(sqrt, map(log, counts)))]
-        inverse_roots = [inf, *map(truediv, repeat(1.0), map(sqrt, counts))]
-
         path: list[int] = []
         path_append = path.append
         for _ in range(self.iterations):
@@ -299,23 +281,14 @@ class MCTS(Generic[StateT]):
             path.clear()
             # 1. Selection: descend while the node is not terminal and fully expanded.
             while not untried[node]:
-                parent_visits = visits[node]
+                log_n = log(visits[node])
                 best_score = -inf
                 best_child = UNVISITED
-                if parent_visits < table_size:
-                    scale = scales[parent_visits]
-                    for child in children[node]:
-                        score = values[child] + scale * inverse_roots[visits[child]]
-                        if score > best_score:
-                            best_score = score
-                            best_child = child
-                else:  # the same formula, for visit counts beyond the tables
-                    scale = c * sqrt(log(parent_visits))
-                    for child in children[node]:
-                        score = values[child] + scale * (1.0 / sqrt(visits[child]))
-                        if score > best_score:
-                            best_score = score
-                            best_child = child
+                for child in children[node]:
+                    score = values[child] + c * sqrt(log_n / visits[child])
+                    if score > best_score:
+                        best_score = score
+                        best_child = child
                 node = best_child
                 path_append(node)
 
