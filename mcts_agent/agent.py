@@ -125,7 +125,9 @@ class MCTSAgent:
     Attributes:
         last_summary: :class:`~mcts_agent.search.SearchSummary` of the last
             move, in the env's numbering: ``actions`` and ``action`` are env
-            actions, ``player`` the env's agent id (PettingZoo) or 0
+            actions (listed in increasing order when they are ints, as
+            PettingZoo's and a ``Discrete`` space's are; else in the model's
+            order), ``player`` the env's agent id (PettingZoo) or 0
             (Gymnasium); ``visit_counts`` and ``values`` (from the mover's
             point of view) per action. None before the first move.
         last_planner: the :class:`~mcts_agent.search.MCTS` of the last move
@@ -211,11 +213,15 @@ class MCTSAgent:
         action = planner(state)
         summary = planner.summary()
         to_env_action = binding.to_env_action
+        env_actions = tuple(to_env_action(a) for a in summary.actions)
+        order: Sequence[int] = range(len(env_actions))
+        if all(type(a) is int for a in env_actions):  # listed by number, whatever the model's order
+            order = sorted(order, key=env_actions.__getitem__)
         self.last_planner = planner
         self.last_summary = SearchSummary(
-            actions=tuple(to_env_action(a) for a in summary.actions),
-            visit_counts=summary.visit_counts,
-            values=summary.values,
+            actions=tuple(env_actions[i] for i in order),
+            visit_counts=tuple(summary.visit_counts[i] for i in order),
+            values=tuple(summary.values[i] for i in order),
             action=to_env_action(action),
             player=binding.to_env_player(summary.player),
         )

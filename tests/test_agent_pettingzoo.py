@@ -99,7 +99,7 @@ def test_agent_plays_the_win_and_the_adapter_scores_it(path, seed):
     assert agent.act(env) == 2
     summary = agent.last_summary
     assert summary.player == "player_1"
-    assert set(summary.actions) == legal(env) == {2, 5, 6, 7, 8}
+    assert summary.actions == tuple(sorted(legal(env))) == (2, 5, 6, 7, 8)  # both paths alike
     assert sum(summary.visit_counts) == 300
     assert summary.values[summary.actions.index(2)] == 1.0
     model = pettingzoo_model.PettingZooModel(env)
