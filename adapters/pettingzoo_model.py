@@ -145,6 +145,7 @@ __all__ = [
     "PettingZooModel",
     "PettingZooState",
     "check_clone_arguments",
+    "require_perfect_information",
     "require_reset",
     "unwrap_policing",
 ]
@@ -421,8 +422,20 @@ def _game_name(env: AECEnv) -> str:
     return name if isinstance(name, str) else f"{type(inner).__module__}.{type(inner).__qualname__}"
 
 
-def _refuse_imperfect_information(env: AECEnv) -> None:
-    """Raises ValueError if ``env`` is one of :data:`IMPERFECT_INFORMATION_GAMES`."""
+def require_perfect_information(env: AECEnv) -> None:
+    """Checks that ``env`` is not one of :data:`IMPERFECT_INFORMATION_GAMES` (by class).
+
+    Needs no reset, so it runs before :func:`require_reset`: resetting such a
+    game would not make it plannable. The start-up check of
+    :class:`PettingZooModel` also catches other games whose moves draw random
+    numbers.
+
+    Args:
+        env: a PettingZoo AEC env, wrapped or not.
+
+    Raises:
+        ValueError: naming the game and why planning on a copy of it would be wrong.
+    """
     for cls in type(env.unwrapped).__mro__:
         reason = IMPERFECT_INFORMATION_GAMES.get((cls.__module__, cls.__qualname__))
         if reason is not None:
@@ -782,8 +795,8 @@ class PettingZooModel:
                 f"env must be a pettingzoo.AECEnv (the AEC API), got {type(env).__name__}"
             )
         check_clone_arguments(clone, env_factory)
+        require_perfect_information(env)  # first: resetting would not help
         require_reset(env)
-        _refuse_imperfect_information(env)
         inner = env.unwrapped
         self.possible_agents = tuple(inner.possible_agents)
         self.num_players = len(self.possible_agents)

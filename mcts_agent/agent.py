@@ -282,8 +282,13 @@ class MCTSAgent:
         kind = _env_kind(env)
         inner = env.unwrapped
         if kind == "pettingzoo":
-            from mcts_agent.adapters.pettingzoo_model import require_reset, unwrap_policing
+            from mcts_agent.adapters.pettingzoo_model import (
+                require_perfect_information,
+                require_reset,
+                unwrap_policing,
+            )
 
+            require_perfect_information(env)
             require_reset(env)
             if not inner.agents:
                 raise ValueError(

@@ -358,8 +358,6 @@ def test_refuses_to_plan_poker_seeing_the_hidden_cards():
         ("classic/connect_four-v3", True),
         ("classic/connect_four-v3", False),
         ("classic/chess-v6", True),
-        ("classic/rps-v2", True),
-        ("classic/leduc_holdem-v4", True),
     ],
 )
 def test_an_env_never_reset_is_named_as_such(game, native):

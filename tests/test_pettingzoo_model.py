@@ -16,7 +16,7 @@ from pettingzoo.test import api_test
 from pettingzoo.utils.wrappers import BaseWrapper
 from pettingzoo_envs import game_view, make_chess, make_connect_four, make_tictactoe
 
-from mcts_agent import MCTS
+from mcts_agent import MCTS, MCTSAgent
 from mcts_agent.adapters import CloneCheckError, PettingZooModel, PettingZooState
 from mcts_agent.testing import check_model
 
@@ -429,6 +429,30 @@ def test_games_with_hidden_information_or_chance_are_refused(game):
     for clone in ("attributes", correct_clone):
         with pytest.raises(ValueError, match="perfect information only"):
             PettingZooModel(env, clone=clone)
+
+
+def test_hanabi_is_refused_by_name_before_any_reset():
+    # Hanabi needs the hanabi-learning-environment library, which is not installed: make
+    # the env object without running its constructor. Its class is enough to refuse it,
+    # and the refusal comes before "not reset" (a reset would not make it plannable).
+    from pettingzoo.classic.hanabi import hanabi
+
+    env = hanabi.raw_env.__new__(hanabi.raw_env)
+    message = "perfect information only, and hanabi_v5 is not one: .*hidden hand"
+    with pytest.raises(ValueError, match=message):
+        PettingZooModel(env)
+    with pytest.raises(ValueError, match=message):
+        MCTSAgent(10).act(env)
+
+
+@pytest.mark.parametrize("game", ["classic/rps-v2", "classic/leduc_holdem-v4"])
+def test_a_hidden_information_game_never_reset_is_refused_for_what_it_is(game):
+    env = pettingzoo.make("aec", game)
+    message = HIDDEN_INFORMATION_GAMES[game]
+    with pytest.raises(ValueError, match=message):
+        PettingZooModel(env)
+    with pytest.raises(ValueError, match=message):
+        MCTSAgent(10).act(env)
 
 
 def mask_or_all(env):
