@@ -214,8 +214,7 @@ class TicTacToeModel:
         """
         empty = list(_ACTIONS[state])
         n = len(empty)
-        x = state & _FULL
-        o = state >> 9
+        x, o = _marks(state)
         x_to_move = _PLAYERS[state] == 1
         random_ = rng.random
         has_line = _HAS_LINE
