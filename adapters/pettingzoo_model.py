@@ -440,9 +440,9 @@ def require_perfect_information(env: AECEnv) -> None:
         reason = IMPERFECT_INFORMATION_GAMES.get((cls.__module__, cls.__qualname__))
         if reason is not None:
             raise ValueError(
-                f"PettingZooModel plans deterministic games of perfect information only, and "
+                f"mcts_agent plans deterministic games of perfect information only, and "
                 f"{_game_name(env)} is not one: {reason}. MCTS on a copy of this game would "
-                "play with knowledge no player has"
+                "play with knowledge the player to move does not have."
             )
 
 

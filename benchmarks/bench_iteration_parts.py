@@ -7,7 +7,8 @@ at each size, this script
    median of ``--repeats``);
 2. counts, from the finished tree, what an iteration did on average: selection
    steps (and the children they scored), nodes backed up, expansions and
-   rollouts (an iteration that reaches a terminal node has neither);
+   rollouts (an iteration that reaches a terminal node already in the tree has
+   neither; one that expands into a terminal node has no rollout);
 3. times each part alone, in a tight loop, on inputs taken from that tree: a
    selection step at its fully expanded nodes (drawn as often as the search
    went through them), the backup along its paths, an expansion of its edges
@@ -139,7 +140,7 @@ def part_costs(tree: Tree, model: TicTacToeModel, rng: random.Random) -> dict[st
     edges = [rng.choice(edges) for _ in range(SAMPLES)]
     states, players, node_actions = tree.states, tree.players, tree.actions
     step, model_actions, model_player = model.step, model.actions, model.player
-    gamma = minus_gamma = 1.0
+    gamma, minus_gamma = 1.0, -1.0
 
     children_before = [children[node][:i] for node, i in edges]
 
@@ -181,11 +182,14 @@ def part_costs(tree: Tree, model: TicTacToeModel, rng: random.Random) -> dict[st
             rollout(state, rng, 1000, 1.0)
 
     visit_counts = [*visits]
+    leaf = next(n for n in range(len(tree)) if untried[n])  # where a selection stops
 
     def loop_control() -> None:  # the statements of an iteration outside the four parts
         for _ in range(SAMPLES):
             node = ROOT
             path.clear()
+            while not untried[leaf]:  # the selection's last, failing test
+                pass
             left = untried[node]
             if left > 0:
                 pass
