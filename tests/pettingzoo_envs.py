@@ -19,6 +19,15 @@ def make_chess(**kwargs):
     return pettingzoo.make("aec", "classic/chess-v6", **kwargs)
 
 
+def played(make_env, moves, seed=1):
+    """A new env of ``make_env``, reset with ``seed`` and stepped along ``moves``."""
+    env = make_env()
+    env.reset(seed=seed)
+    for move in moves:
+        env.step(move)
+    return env
+
+
 def game_view(env):
     """Everything a player or the AEC loop can see of an env, for before/after comparisons."""
     inner = env.unwrapped

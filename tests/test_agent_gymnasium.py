@@ -9,34 +9,10 @@ import gymnasium as gym
 import numpy as np
 import pytest
 from gymnasium import spaces
+from gymnasium_envs import assert_same, live_fingerprint, make
 
 import mcts_agent.envs  # noqa: F401  (registers mcts_agent/GridMaze-v0)
 from mcts_agent.agent import MCTSAgent
-
-
-def make(env_id: str, seed: int = 0, steps: tuple = (), **kwargs) -> gym.Env:
-    env = gym.make(env_id, **kwargs)
-    env.reset(seed=seed)
-    for action in steps:
-        env.step(action)
-    return env
-
-
-def fingerprint(env: gym.Env) -> tuple:
-    """The live env's position, generator state and time limit, copied."""
-    inner = env.unwrapped
-    position = inner.s if hasattr(inner, "s") else np.array(inner.state)
-    return (
-        copy.deepcopy(position),
-        getattr(inner, "lastaction", None),
-        copy.deepcopy(inner.np_random.bit_generator.state),
-        env._elapsed_steps,
-    )
-
-
-def assert_unchanged(before: tuple, after: tuple) -> None:
-    np.testing.assert_array_equal(before[0], after[0])
-    assert before[1:] == after[1:]
 
 
 @pytest.mark.parametrize(
@@ -51,11 +27,11 @@ def assert_unchanged(before: tuple, after: tuple) -> None:
 def test_act_returns_an_env_action_and_leaves_the_live_env_exactly_as_it_was(env_id, kwargs, steps):
     env = make(env_id, steps=steps, **kwargs)
     reference = copy.deepcopy(env)
-    before = fingerprint(env)
+    before = live_fingerprint(env)
     agent = MCTSAgent(iterations=100, rollout_limit=50, seed=0)
     action = agent.act(env)
     assert isinstance(action, int) and env.action_space.contains(action)
-    assert_unchanged(before, fingerprint(env))
+    assert_same(before, live_fingerprint(env))
     # The agent planned from the live position: its root is the env's state.
     root = agent.last_planner.tree[0].state
     np.testing.assert_array_equal(root.snapshot[0], before[0])
@@ -149,10 +125,10 @@ def test_act_on_an_env_that_has_rendered(env_id, kwargs, monkeypatch):
     env = make(env_id, render_mode="rgb_array", **kwargs)
     frame = env.render()
     clock = env.unwrapped.clock
-    before = fingerprint(env)
+    before = live_fingerprint(env)
     action = MCTSAgent(iterations=50, rollout_limit=30, seed=0).act(env)
     assert env.action_space.contains(action)
-    assert_unchanged(before, fingerprint(env))
+    assert_same(before, live_fingerprint(env))
     assert env.unwrapped.clock is clock
     np.testing.assert_array_equal(env.render(), frame)
 
@@ -182,8 +158,8 @@ def test_act_after_the_episode_ended_raises(env_id, kwargs, steps, how, planned_
     for action in steps:
         outcome = env.step(action)
     assert outcome[2 if how == "terminated" else 3]  # the env's own flag
-    before = fingerprint(env)
+    before = live_fingerprint(env)
     message = rf"the episode is over \({how}\): call env.reset\(\) before planning"
     with pytest.raises(ValueError, match=message):
         agent.act(env)
-    assert_unchanged(before, fingerprint(env))
+    assert_same(before, live_fingerprint(env))

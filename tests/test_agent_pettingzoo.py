@@ -13,7 +13,7 @@ import numpy as np
 import pettingzoo
 import pytest
 from pettingzoo.test import api_test
-from pettingzoo_envs import game_view, make_connect_four, make_tictactoe
+from pettingzoo_envs import game_view, make_connect_four, make_tictactoe, played
 
 import mcts_agent.adapters.pettingzoo_model as pettingzoo_model
 from mcts_agent.agent import MCTSAgent
@@ -27,14 +27,6 @@ from mcts_agent.envs.tic_tac_toe import (
 
 C = 2 * math.sqrt(2)
 PATHS = {"native": {"native_models": True}, "adapter": {"native_models": False}}
-
-
-def played(make_env, moves, seed=1):
-    env = make_env()
-    env.reset(seed=seed)
-    for move in moves:
-        env.step(move)
-    return env
 
 
 def legal(env):

@@ -14,7 +14,7 @@ from gymnasium import spaces
 from gymnasium.utils import seeding
 from pettingzoo.test import api_test
 from pettingzoo.utils.wrappers import BaseWrapper
-from pettingzoo_envs import game_view, make_chess, make_connect_four, make_tictactoe
+from pettingzoo_envs import game_view, make_chess, make_connect_four, make_tictactoe, played
 
 from mcts_agent import MCTS, MCTSAgent
 from mcts_agent.adapters import CloneCheckError, PettingZooModel, PettingZooState
@@ -30,14 +30,6 @@ def correct_clone(env):
     clone = object.__new__(type(inner))
     clone.__dict__.update(copy.deepcopy(inner.__dict__))
     return clone
-
-
-def played(make_env, moves, seed=1):
-    env = make_env()
-    env.reset(seed=seed)
-    for move in moves:
-        env.step(move)
-    return env
 
 
 def model_for(method, make_env, env):
