@@ -18,10 +18,9 @@ from __future__ import annotations
 
 import argparse
 import copy
-import time
-from collections.abc import Callable
 
 import gymnasium as gym
+from timing import best_time
 
 from mcts_agent import MCTS
 from mcts_agent.adapters import GymnasiumModel
@@ -33,17 +32,6 @@ CASES = [
     ("Taxi-v4", {}, 50),
 ]
 TARGET_CARTPOLE = 5.0
-
-
-def best_time(function: Callable[[], object], repeats: int, number: int = 1) -> float:
-    """The fastest of ``repeats`` runs of ``number`` calls, in seconds per call."""
-    best = float("inf")
-    for _ in range(repeats):
-        start = time.perf_counter()
-        for _ in range(number):
-            function()
-        best = min(best, (time.perf_counter() - start) / number)
-    return best
 
 
 def main() -> None:

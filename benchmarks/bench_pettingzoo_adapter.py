@@ -101,22 +101,18 @@ def profile_split(model, state, iterations):
     def is_adapter(key):
         return key[0].endswith(os.path.join("adapters", "pettingzoo_model.py"))
 
-    # Inclusive time of PettingZoo's functions when called from outside PettingZoo.
-    pettingzoo = sum(
-        caller_stats[3]
-        for key, (_, _, _, _, callers) in stats.items()
-        if in_pettingzoo(key)
-        for caller, caller_stats in callers.items()
-        if not in_pettingzoo(caller)
-    )
-    # Inclusive time of the adapter's methods when called by the search core.
-    adapter_inclusive = sum(
-        caller_stats[3]
-        for key, (_, _, _, _, callers) in stats.items()
-        if is_adapter(key)
-        for caller, caller_stats in callers.items()
-        if not is_adapter(caller)
-    )
+    def time_entered(inside) -> float:
+        """Inclusive time of the functions ``inside`` accepts, when called from outside."""
+        return sum(
+            caller_stats[3]
+            for key, (_, _, _, _, callers) in stats.items()
+            if inside(key)
+            for caller, caller_stats in callers.items()
+            if not inside(caller)
+        )
+
+    pettingzoo = time_entered(in_pettingzoo)
+    adapter_inclusive = time_entered(is_adapter)  # called by the search core
     return total, pettingzoo, adapter_inclusive - pettingzoo
 
 
