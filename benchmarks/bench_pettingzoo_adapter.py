@@ -99,7 +99,7 @@ def profile_split(model, state, iterations):
         return key[0].startswith(PETTINGZOO_DIR)
 
     def is_adapter(key):
-        return key[0].endswith(os.path.join("adapters", "pettingzoo_model.py"))
+        return os.path.join("adapters", "pettingzoo", "") in key[0]
 
     def time_entered(inside) -> float:
         """Inclusive time of the functions ``inside`` accepts, when called from outside."""

@@ -18,7 +18,7 @@ Planners:
 * ``ours``: ``mcts_agent.MCTS`` on :class:`~mcts_agent.envs.tic_tac_toe.TicTacToeModel`
   or :class:`~mcts_agent.envs.connect_four.ConnectFourModel` (fused rollouts).
 * ``ours + PettingZoo``: ``mcts_agent.MCTS`` on
-  :class:`~mcts_agent.adapters.pettingzoo_model.PettingZooModel` of
+  :class:`~mcts_agent.adapters.pettingzoo.PettingZooModel` of
   ``classic/tictactoe-v3`` / ``classic/connect_four-v3``.
 * ``OpenSpiel C++``: ``pyspiel.MCTSBot`` with ``pyspiel.RandomRolloutEvaluator(1)``.
 * ``OpenSpiel Python``: ``open_spiel.python.algorithms.mcts.MCTSBot`` with
@@ -62,7 +62,7 @@ except ImportError as missing:
 from machine import describe_machine
 
 from mcts_agent import MCTS
-from mcts_agent.adapters.pettingzoo_model import PettingZooModel
+from mcts_agent.adapters.pettingzoo import PettingZooModel
 from mcts_agent.envs.connect_four import EMPTY_BOARD as CONNECT_FOUR_START
 from mcts_agent.envs.connect_four import ConnectFourModel
 from mcts_agent.envs.tic_tac_toe import EMPTY_BOARD, TicTacToeModel

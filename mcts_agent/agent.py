@@ -155,7 +155,7 @@ class MCTSAgent:
         if not isinstance(native_models, bool):
             raise TypeError(f"native_models must be a bool, got {native_models!r}")
         if clone is not None or env_factory is not None:
-            from mcts_agent.adapters.pettingzoo_model import check_clone_arguments
+            from mcts_agent.adapters.pettingzoo import check_clone_arguments
 
             check_clone_arguments(clone, env_factory)
         self._search_options = {
@@ -282,7 +282,7 @@ class MCTSAgent:
         kind = _env_kind(env)
         inner = env.unwrapped
         if kind == "pettingzoo":
-            from mcts_agent.adapters.pettingzoo_model import (
+            from mcts_agent.adapters.pettingzoo import (
                 require_perfect_information,
                 require_reset,
                 unwrap_policing,
@@ -309,7 +309,7 @@ class MCTSAgent:
         if self._cached is not None and self._cached[0] is inner:
             return self._cached[1]
         if kind == "pettingzoo":
-            from mcts_agent.adapters.pettingzoo_model import PettingZooModel
+            from mcts_agent.adapters.pettingzoo import PettingZooModel
 
             model = PettingZooModel(env, clone=self.clone, env_factory=self.env_factory)
         elif self.clone is not None:
@@ -318,7 +318,7 @@ class MCTSAgent:
                 f"agent was given a Gymnasium env ({env}); use an MCTSAgent made without them"
             )
         else:
-            from mcts_agent.adapters.gymnasium_model import GymnasiumModel
+            from mcts_agent.adapters.gymnasium import GymnasiumModel
 
             model = GymnasiumModel(env)
         binding = _Binding(

@@ -15,7 +15,7 @@ import pytest
 from pettingzoo.test import api_test
 from pettingzoo_envs import game_view, make_connect_four, make_tictactoe, played
 
-import mcts_agent.adapters.pettingzoo_model as pettingzoo_model
+import mcts_agent.adapters.pettingzoo.model as pettingzoo_model
 from mcts_agent.agent import MCTSAgent
 from mcts_agent.envs.tic_tac_toe import (
     from_pettingzoo_action,

@@ -1,0 +1,180 @@
+"""The start-up checks of :class:`GymnasiumModel`: the clone and the determinism.
+
+See the "Checks at start-up" of :mod:`mcts_agent.adapters.gymnasium.model`.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+import gymnasium as gym
+import numpy as np
+
+from mcts_agent.adapters.env_probe import rng_state, same
+from mcts_agent.adapters.errors import CloneCheckError
+from mcts_agent.adapters.gymnasium.cloning import detached_copy
+
+if TYPE_CHECKING:
+    from mcts_agent.adapters.gymnasium.model import GymnasiumModel, GymnasiumState
+
+__all__ = ["check_clone_and_determinism"]
+
+_PROBE_STEPS = 30  # most steps of one start-up probe
+_PROBE_TRIALS = 8  # random action sequences tried by the determinism check
+
+
+def check_clone_and_determinism(model: GymnasiumModel, env: gym.Env) -> None:
+    """Runs the start-up checks of ``model`` on the live ``env`` (the model's module docstring).
+
+    Args:
+        model: the model being built (its cloning bound, its actions known).
+        env: the live env, never stepped.
+
+    Raises:
+        CloneCheckError: if the clone does not behave like a deep copy of the
+            env, or stepping it changed the live env.
+        ValueError: if the env is not deterministic, has no legal action, or
+            reports masks in ``info`` only with no way to read the live one.
+    """
+    live = model._unwrapped
+    name = type(live).__name__
+    root = model.state_of(env)
+    if not root.actions:
+        raise ValueError(
+            "the env has no legal action in its current position (is its episode over?): "
+            "call env.reset() before planning"
+        )
+    live_rng = rng_state(live)
+    try:
+        actions = _probe_actions(model, root, random.Random(0))
+        reference = _play(detached_copy(live), model._inner_actions, actions)
+        # The clone: every step restores a position into an env moved elsewhere first.
+        snapshot = root.snapshot
+        for i, action in enumerate(actions):
+            elsewhere = model._checkout(root.snapshot)
+            elsewhere.step(model._inner_actions[root.actions[(i + 1) % len(root.actions)]])
+            clone = model._checkout(snapshot)
+            outcome = clone.step(model._inner_actions[action])
+            snapshot = model._commit(clone)
+            if not _same_outcome(outcome, reference[i]):
+                if model.clone_method == "deepcopy":  # the clone is a deep copy too
+                    raise _outside_randomness(name, actions[: i + 1], outcome, reference[i])
+                _check_deep_copies_agree(model, actions)
+                raise CloneCheckError(
+                    f"the {model.clone_method} clone of {name} does not behave like the env: "
+                    f"after actions {list(actions[: i + 1])!r} from the live position the "
+                    f"clone gives {_describe(outcome)} but a deep copy of the env gives "
+                    f"{_describe(reference[i])}. The snapshot misses part of the env's "
+                    "state or shares mutable objects with it: pass get_state/set_state "
+                    'that capture all of it as copies, or clone="deepcopy"'
+                )
+        _check_determinism(model, root)
+    except ValueError:
+        raise
+    except Exception as error:
+        raise ValueError(
+            f"stepping a clone of {name} failed at start-up ({type(error).__name__}: "
+            f"{error}); was the env reset?"
+        ) from error
+    if model._position_mask is None and any("action_mask" in out[4] for out in reference):
+        raise ValueError(
+            f"{name} reports info['action_mask'] after a step, but the model cannot tell "
+            "the mask of the live env's current position: pass action_mask=lambda env: "
+            "..., or give the env an action_mask() method"
+        )
+    # The live env is untouched: the same generator state and the same behaviour.
+    replay = _play(detached_copy(live), model._inner_actions, actions)
+    if rng_state(live) != live_rng or not all(
+        _same_outcome(a, b) for a, b in zip(replay, reference, strict=True)
+    ):
+        _check_deep_copies_agree(model, actions)
+        raise CloneCheckError(
+            f"stepping a {model.clone_method} clone of {name} changed the live env: the "
+            "snapshot shares mutable objects with it; make get_state return a copy"
+        )
+
+
+def _probe_actions(model: GymnasiumModel, root: GymnasiumState, rng: random.Random) -> list:
+    """A random sequence of legal actions from ``root`` (at most ``_PROBE_STEPS``)."""
+    env = model._checkout(root.snapshot)
+    steps = _PROBE_STEPS if root.steps_left is None else min(_PROBE_STEPS, root.steps_left)
+    sequence = []
+    actions = root.actions
+    while actions and len(sequence) < steps:
+        action = actions[rng.randrange(len(actions))]
+        sequence.append(action)
+        _, _, terminated, truncated, info = env.step(model._inner_actions[action])
+        actions = () if terminated or truncated else model._next_actions(env, info)
+    return sequence
+
+
+def _check_deep_copies_agree(model: GymnasiumModel, actions: Sequence) -> None:
+    """Raises ValueError if two deep copies of the live env step ``actions`` differently."""
+    first, second = (
+        _play(detached_copy(model._unwrapped), model._inner_actions, actions) for _ in range(2)
+    )
+    for i, (a, b) in enumerate(zip(first, second, strict=True)):
+        if not _same_outcome(a, b):
+            raise _outside_randomness(type(model._unwrapped).__name__, actions[: i + 1], a, b)
+
+
+def _reseeded_play(
+    model: GymnasiumModel, root: GymnasiumState, seed: int, actions: Sequence
+) -> list[tuple]:
+    """Plays ``actions`` from a clone of ``root`` whose ``np_random`` is seeded ``seed``."""
+    clone = model._checkout(root.snapshot)
+    clone.np_random = np.random.default_rng(seed)
+    return _play(clone, model._inner_actions, actions)
+
+
+def _check_determinism(model: GymnasiumModel, root: GymnasiumState) -> None:
+    for trial in range(_PROBE_TRIALS):
+        actions = _probe_actions(model, root, random.Random(trial + 1))
+        seeds = (2 * trial + 1, 2 * trial + 2)
+        outcomes = [_reseeded_play(model, root, seed, actions) for seed in seeds]
+        for i, (first, second) in enumerate(zip(*outcomes, strict=True)):
+            if not _same_outcome(first, second):
+                again = _reseeded_play(model, root, seeds[0], actions[: i + 1])[i]
+                if not _same_outcome(first, again):  # the same seed twice differs too
+                    raise _outside_randomness(
+                        type(model._unwrapped).__name__, actions[: i + 1], first, again
+                    )
+                raise ValueError(
+                    f"{type(model._unwrapped).__name__} is not deterministic: the same actions "
+                    f"{list(actions[: i + 1])!r} from the same position gave "
+                    f"{_describe(first)} and {_describe(second)} under two seeds of "
+                    "np_random. The planner needs a deterministic env (chance is not "
+                    "modelled yet)"
+                )
+
+
+def _outside_randomness(name: str, actions: Sequence, first: tuple, second: tuple) -> ValueError:
+    """The error for an env whose copies, stepped alike, differ: it draws from outside itself."""
+    return ValueError(
+        f"{name} is not deterministic: two copies of the same position (deep copies, same "
+        f"np_random state) stepped with the same actions {list(actions)!r} gave "
+        f"{_describe(first)} and {_describe(second)}. Its step draws from something outside "
+        "the env: Python's random or numpy's global np.random rather than self.np_random, "
+        "or the clock, a file, another process... Chance is not supported: the planner needs "
+        "an env whose step depends only on its position and the action"
+    )
+
+
+def _play(env: Any, inner_actions: dict, actions: Sequence) -> list[tuple]:
+    """Steps ``env`` along ``actions``; returns each step's 5-tuple."""
+    return [env.step(inner_actions[action]) for action in actions]
+
+
+def _same_outcome(a: tuple, b: tuple) -> bool:
+    """Equal observation, reward, terminated and truncated (``info`` is not compared)."""
+    return same(a[0], b[0]) and same(a[1:4], b[1:4])
+
+
+def _describe(outcome: tuple) -> str:
+    observation, reward, terminated, truncated, _ = outcome
+    return (
+        f"(observation {observation!r}, reward {reward!r}, terminated {terminated!r}, "
+        f"truncated {truncated!r})"
+    )

@@ -1,0 +1,111 @@
+"""The ways of cloning a Gymnasium env's position (:attr:`GymnasiumModel.clone_method`)."""
+
+from __future__ import annotations
+
+import copy
+import operator
+from collections.abc import Callable
+from typing import Any
+
+from mcts_agent.adapters.env_probe import is_render_object
+from mcts_agent.adapters.errors import CloneCheckError
+from mcts_agent.adapters.gymnasium.known_envs import FAST_STEPPERS, KNOWN_SNAPSHOTS
+
+__all__ = ["bind_cloning", "detached_copy"]
+
+
+def bind_cloning(
+    clone_method: str,
+    unwrapped: Any,
+    get_state: Callable[[Any], Any] | None,
+    set_state: Callable[[Any, Any], None] | None,
+) -> tuple[Callable[[Any], Any], Callable[[Any], Any], Callable[[Any], Any]]:
+    """Returns ``(checkout, commit, capture)`` for a clone method.
+
+    ``checkout(snapshot)`` returns an env in that position, free to step;
+    ``commit(env)`` returns the snapshot of an env just stepped (it may
+    take the env over); ``capture(live)`` returns an independent snapshot
+    of the live unwrapped env.
+
+    Args:
+        clone_method: ``"snapshot"``, ``"user"``, ``"env_methods"`` or
+            ``"deepcopy"`` (:attr:`GymnasiumModel.clone_method`).
+        unwrapped: the live ``env.unwrapped`` (copied for the scratch env,
+            never changed).
+        get_state: the ``(env) -> snapshot`` of ``"user"`` and
+            ``"env_methods"``, else None.
+        set_state: the ``(env, snapshot) -> None`` of ``"user"`` and
+            ``"env_methods"``, else None.
+
+    Raises:
+        CloneCheckError: if the scratch env cannot be deep-copied.
+    """
+    env_class = type(unwrapped)
+    if clone_method == "deepcopy":
+        return copy.deepcopy, _identity, detached_copy
+    stepper = FAST_STEPPERS.get(env_class) if clone_method == "snapshot" else None
+    scratch = detached_copy(unwrapped) if stepper is None else stepper(unwrapped)
+    if clone_method == "snapshot":
+        names = KNOWN_SNAPSHOTS[env_class]
+        getter = operator.attrgetter(*names) if len(names) > 1 else _single_getter(names[0])
+        update = scratch.__dict__.update
+
+        def checkout(snapshot: tuple) -> Any:
+            update(zip(names, snapshot, strict=True))
+            return scratch
+
+        return checkout, getter, lambda live: copy.deepcopy(getter(live))
+    assert get_state is not None and set_state is not None
+
+    def checkout(snapshot: Any) -> Any:
+        set_state(scratch, snapshot)
+        return scratch
+
+    return checkout, get_state, lambda live: copy.deepcopy(get_state(live))
+
+
+def _identity(value: Any) -> Any:
+    return value
+
+
+def _single_getter(name: str) -> Callable[[Any], tuple]:
+    def getter(env: Any) -> tuple:
+        return (getattr(env, name),)
+
+    return getter
+
+
+def detached_copy(env: Any) -> Any:
+    """``copy.deepcopy(env)`` for stepping only: no renderer is copied and it never draws.
+
+    The env's rendering objects (:func:`is_render_object`: Gymnasium's
+    toy-text ``window_surface``/``window``, ``clock`` and tile images,
+    classic-control ``screen``, ``surf`` and ``clock``, any pygame object)
+    are not deep-copied (pygame's ``Clock`` cannot be): the copy's attributes
+    holding them are None. A ``"human"`` render mode is switched off, so that
+    the copy's ``step`` does not draw. The env itself, renderer included, is
+    not changed.
+
+    Raises:
+        CloneCheckError: if the deep copy fails, recursion included.
+    """
+    memo: dict[int, Any] = {
+        id(value): None for value in vars(env).values() if is_render_object(value)
+    }
+    try:
+        clone = copy.deepcopy(env, memo)
+    except RecursionError as error:
+        raise CloneCheckError(
+            f"copy.deepcopy({type(env).__name__}) recursed forever; the class probably "
+            "forwards attribute look-ups (__getattr__) to an attribute that does not exist "
+            "yet while copying. Make __getattr__ raise AttributeError for names starting "
+            "with '__' and for its own attribute, or define __deepcopy__"
+        ) from error
+    except Exception as error:
+        raise CloneCheckError(
+            f"copy.deepcopy({type(env).__name__}) failed ({type(error).__name__}: {error}); "
+            "the planner needs a deep-copyable env"
+        ) from error
+    if getattr(clone, "render_mode", None) == "human":
+        clone.render_mode = None
+    return clone

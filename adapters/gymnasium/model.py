@@ -1,0 +1,542 @@
+"""A Gymnasium env as a one-player model the search can plan in.
+
+:class:`GymnasiumModel` wraps a *deterministic*, cloneable Gymnasium env
+(``gymnasium.Env``, Gymnasium >= 1.0 API: ``step`` returns ``(observation,
+reward, terminated, truncated, info)``) as a :class:`~mcts_agent.model.Model`
+with a single player, 0, so the backup of ``docs/search.md`` is plain discounted
+Monte Carlo (Sutton & Barto, 2018, §8.11)::
+
+    env = gymnasium.make("FrozenLake-v1", is_slippery=False)
+    env.reset(seed=0)
+    model = GymnasiumModel(env)
+    planner = MCTS(model, iterations=200, seed=0)
+    action = model.to_env_action(planner(model.state_of(env)))
+    env.step(action)
+
+How a position is cloned, fastest first (:attr:`GymnasiumModel.clone_method`):
+
+========================  ====================================================
+``"snapshot"``            Gymnasium envs we know: their inner state is a few
+                          attributes (toy-text ``s`` and ``lastaction``, Taxi's
+                          ``fickle_step``; classic-control ``state`` and
+                          CartPole's ``steps_beyond_terminated``), copied into
+                          a tuple and restored into one scratch copy of the
+                          env. FrozenLake, CliffWalking and Taxi are stepped
+                          through their transition table ``P``, CartPole by a
+                          bit-exact replica of its ``step`` on Python floats
+                          (both checked against the env's own ``step``).
+``"user"``                ``get_state(env) -> snapshot`` and
+                          ``set_state(env, snapshot)`` passed by the user.
+``"env_methods"``         the env's own ``get_state()`` and ``set_state(state)``
+                          methods (how :mod:`mcts_agent.envs.grid_maze` does it).
+``"deepcopy"``            anything else: every state holds a
+                          ``copy.deepcopy`` of ``env.unwrapped``.
+========================  ====================================================
+
+Rendering: the deep copies (the ``"deepcopy"`` states, the scratch env of
+``"user"`` and ``"env_methods"``, the reference of the start-up check) leave
+the env's pygame objects out (its window or screen, surfaces, ``clock``: a
+pygame ``Clock`` cannot be copied), so an env that has already rendered is
+planned on like any other; the copies are only stepped, never drawn, and the
+live env's renderer is not touched.
+
+Making your own env plannable: keep everything ``step`` reads in a few
+attributes and give the env ``get_state()`` (returns a snapshot that later
+steps of the env cannot change, e.g. a tuple of ints and immutable objects)
+and ``set_state(state)``; if it has action masks, give it ``action_mask()``
+(the mask of the current position, 1 = legal); and ``is_terminal()`` (True
+once the episode has terminated; the name OpenSpiel's states use), so that
+the model refuses to plan from a finished episode. The adapter checks the
+clone and the determinism when it starts (below).
+
+Finished episodes: :meth:`GymnasiumModel.state_of` raises ``ValueError``
+once the live env's ``TimeLimit`` has truncated the episode or its position
+is terminal, for the envs that can tell: the Gymnasium envs we know
+(FrozenLake and CliffWalking at a hole or the goal, Taxi once the passenger
+is delivered, CartPole once the pole has fallen, MountainCar and Acrobot at
+their goal) and envs with ``is_terminal()``. A Gymnasium env in general does
+not record that its episode has terminated, so for any other env the model
+cannot tell: do not plan from a terminal position (every value would be
+meaningless).
+
+Checks at start-up, each failing with a ``ValueError`` that names the cause
+(:class:`~mcts_agent.adapters.CloneCheckError`, a ``ValueError``, for the
+clone):
+
+* the clone: from the live env's position, the clone steps to the same
+  observations, rewards and flags as a deep copy of the env along a random
+  sequence of actions (the scratch env is moved elsewhere before every
+  restore), and stepping clones leaves the live env unchanged;
+* ``copy.deepcopy(env.unwrapped)`` works (it recurses forever on classes whose
+  ``__getattr__`` forwards every look-up);
+* determinism: two clones of the same position whose ``np_random`` are
+  reseeded differently give the same outcome for the same actions, and a
+  toy-text transition table ``P`` has one outcome per ``(state, action)``
+  (FrozenLake and CliffWalking with ``is_slippery=True``, Taxi with
+  ``is_rainy=True`` or ``fickle_passenger=True`` are stochastic); and when
+  the clone and the deep copy disagree, two deep copies are compared: if
+  they disagree too, the env draws from outside itself (Python's ``random``,
+  numpy's global ``np.random``...) and is refused as not deterministic, not
+  as badly cloned. Chance is not modelled: planning with one dice roll per
+  edge would be silently wrong.
+
+Wrappers: the model plans on ``env.unwrapped``. ``TimeLimit`` is read (below);
+stateless action wrappers (``TransformAction`` and its subclasses
+``DiscretizeAction``, ``RescaleAction``, ``ClipAction``) are applied to
+every action; observation wrappers, ``OrderEnforcing``, ``PassiveEnvChecker``,
+``RecordEpisodeStatistics`` and rendering wrappers do not change the dynamics.
+Any other wrapper that overrides ``step`` (reward wrappers, ``StickyAction``,
+frame skipping...) is rejected, since planning would ignore it.
+
+Truncation: a state carries the steps left before the live env's
+``TimeLimit`` (the smallest one if there are several) truncates the episode.
+The step that uses the last one, like a step where the inner env says
+``terminated`` or ``truncated``, returns ``terminated=True``: the episode ends
+there in the plan exactly as it does in the live env, with no value
+bootstrapped beyond it. Without a ``TimeLimit`` the horizon is unbounded and
+the planner's ``rollout_limit`` bounds rollouts.
+"""
+
+from __future__ import annotations
+
+import itertools
+import random
+from collections.abc import Callable, Hashable
+from typing import Any, NamedTuple
+
+import gymnasium as gym
+import numpy as np
+from gymnasium import spaces
+from gymnasium.wrappers import TransformAction
+
+from mcts_agent.adapters.env_probe import instance
+from mcts_agent.adapters.gymnasium.checks import check_clone_and_determinism
+from mcts_agent.adapters.gymnasium.cloning import bind_cloning
+from mcts_agent.adapters.gymnasium.known_envs import (
+    KNOWN_MASKS,
+    KNOWN_SNAPSHOTS,
+    KNOWN_TERMINATIONS,
+    check_known_randomness,
+)
+from mcts_agent.adapters.gymnasium.wrappers import (
+    check_reset,
+    read_wrappers,
+    steps_before_truncation,
+)
+from mcts_agent.model import StepResult
+
+__all__ = ["MAX_ACTIONS", "GymnasiumModel", "GymnasiumState"]
+
+MAX_ACTIONS = 100_000
+"""Most actions a ``MultiDiscrete`` space may have (every combination is one action)."""
+
+_EPISODE_OVER = "the episode is over ({}): call env.reset() before planning"
+
+
+class GymnasiumState(NamedTuple):
+    """A position of a Gymnasium env, as the model's state (treat it as immutable).
+
+    Attributes:
+        snapshot: the env's inner state, in the form of the model's cloning
+            strategy (a tuple of attribute values, the user's or the env's
+            ``get_state`` result, or a deep copy of ``env.unwrapped``).
+        steps_left: int, steps before the live env's ``TimeLimit`` truncates
+            the episode; None if it has none.
+        actions: tuple, the legal actions here in the model's order; empty
+            once the episode has ended.
+    """
+
+    snapshot: Any
+    steps_left: int | None
+    actions: tuple
+
+
+class GymnasiumModel:
+    """A deterministic Gymnasium env as a one-player model (player 0).
+
+    See the module docstring for the cloning strategies, the start-up checks,
+    the wrappers it understands and what it does with truncation.
+
+    Actions: every action of a ``Discrete(n, start)`` space (the ints
+    ``start .. start + n - 1``), every combination of a ``MultiDiscrete``
+    space (tuples of ints, C order; :meth:`to_env_action` turns one into the
+    env's array), and of those only the legal ones where a mask is known. The
+    mask (int8 or bool, 1 = legal, shape ``[n]``; for ``MultiDiscrete`` either
+    shape ``[num_actions]`` over the combinations or Gymnasium's tuple of one
+    mask per dimension) comes from, in this order: the ``action_mask``
+    function; ``info["action_mask"]`` of the step that reached the position
+    (Taxi, :mod:`~mcts_agent.envs.grid_maze`), with the mask of the live
+    env's current position from a known method (Taxi's ``action_mask(s)``, an
+    env's own ``action_mask()``); else every action is legal.
+
+    ``step`` returns the reward of ``env.unwrapped`` (reward wrappers are
+    rejected) and ``terminated=True`` when the env terminated or truncated or
+    the time limit ran out. ``rollout`` is the fused rollout of
+    :class:`~mcts_agent.model.RolloutModel`: one restore, then the env is
+    stepped to the end.
+
+    Args:
+        env: the live env, already reset (``env.reset(seed=...)``); a
+            ``gymnasium.Env``, wrapped or not. It is never stepped, reset or
+            reseeded by the model.
+        get_state: optional ``(env) -> snapshot`` given the unwrapped env;
+            the snapshot must not change when the env steps on (copy mutable
+            parts). Give it together with ``set_state``.
+        set_state: optional ``(env, snapshot) -> None`` that puts the
+            unwrapped env in the snapshot's position; it must not let later
+            steps change the snapshot.
+        action_mask: optional ``(env) -> mask`` given the unwrapped env
+            positioned at a state; must not change the env.
+        clone: None (the fastest method available), ``"snapshot"`` (require
+            the attribute snapshot of a known env) or ``"deepcopy"`` (force
+            deep copies, e.g. to measure the speed-up).
+
+    Attributes:
+        env: the live env the model was built for.
+        clone_method: ``"snapshot"``, ``"user"``, ``"env_methods"`` or
+            ``"deepcopy"`` (module docstring).
+
+    Raises:
+        TypeError: if ``env`` is not a ``gymnasium.Env``, its action space is
+            not ``Discrete`` or ``MultiDiscrete`` (a ``Box`` must be
+            discretised), or a function argument is not callable.
+        CloneCheckError: if the env cannot be cloned faithfully (a
+            ``ValueError``).
+        ValueError: if the env has not been reset, its episode is over
+            (as far as can be told: :meth:`state_of`), it is stochastic, is
+            wrapped in a wrapper planning would ignore, has no legal action
+            in its current position, or an argument is invalid.
+    """
+
+    def __init__(
+        self,
+        env: gym.Env,
+        *,
+        get_state: Callable[[Any], Any] | None = None,
+        set_state: Callable[[Any, Any], None] | None = None,
+        action_mask: Callable[[Any], Any] | None = None,
+        clone: str | None = None,
+    ) -> None:
+        if not isinstance(env, gym.Env):
+            raise TypeError(f"env must be a gymnasium.Env, got {type(env).__name__}")
+        if (get_state is None) != (set_state is None):
+            raise ValueError("give get_state and set_state together, or neither")
+        for name, function in (
+            ("get_state", get_state),
+            ("set_state", set_state),
+            ("action_mask", action_mask),
+        ):
+            if function is not None and not callable(function):
+                raise TypeError(f"{name} must be callable, got {function!r}")
+        if clone not in (None, "snapshot", "deepcopy"):
+            raise ValueError(f'clone must be None, "snapshot" or "deepcopy", got {clone!r}')
+
+        self.env = env
+        unwrapped = env.unwrapped
+        self._unwrapped = unwrapped
+        self._time_limits, self._translators = read_wrappers(env)
+        self._init_actions(env.action_space, self._translators)
+        check_reset(env)
+
+        env_class = type(unwrapped)
+        self._user_mask = action_mask
+        self._position_mask = action_mask
+        if action_mask is None:
+            known = [KNOWN_MASKS[c] for c in env_class.__mro__ if c in KNOWN_MASKS]
+            if known:
+                self._position_mask = known[0]
+            elif callable(getattr(env_class, "action_mask", None)):
+                self._position_mask = env_class.action_mask
+
+        self._terminal = KNOWN_TERMINATIONS.get(env_class)
+        if self._terminal is None and callable(getattr(env_class, "is_terminal", None)):
+            self._terminal = env_class.is_terminal
+        check_known_randomness(unwrapped)
+        if clone == "snapshot" and env_class not in KNOWN_SNAPSHOTS:
+            raise ValueError(
+                f'clone="snapshot" knows {sorted(c.__name__ for c in KNOWN_SNAPSHOTS)}, not '
+                f"{env_class.__name__}; pass clone=None or get_state/set_state"
+            )
+        if clone == "deepcopy":
+            self.clone_method = "deepcopy"
+        elif get_state is not None:
+            self.clone_method = "user"
+        elif env_class in KNOWN_SNAPSHOTS:
+            self.clone_method = "snapshot"
+        elif callable(getattr(env_class, "get_state", None)) and callable(
+            getattr(env_class, "set_state", None)
+        ):
+            self.clone_method = "env_methods"
+            get_state, set_state = env_class.get_state, env_class.set_state
+        else:
+            self.clone_method = "deepcopy"
+        self._checkout, self._commit, self._capture = bind_cloning(
+            self.clone_method, unwrapped, get_state, set_state
+        )
+        check_clone_and_determinism(self, env)
+
+    # ------------------------------------------------------------ the model
+
+    def actions(self, state: GymnasiumState) -> tuple:
+        """Returns the legal actions in ``state`` (empty once the episode is over)."""
+        return state.actions
+
+    def player(self, state: GymnasiumState) -> int:
+        """Returns 0: a Gymnasium env has one player."""
+        return 0
+
+    def step(self, state: GymnasiumState, action: Any) -> StepResult:
+        """Steps a clone of ``state``'s position; ``state`` itself is not changed.
+
+        Args:
+            state: a state of this model.
+            action: one of ``state.actions``.
+
+        Returns:
+            ``StepResult(next_state, reward, terminated)``: the env's reward as a
+            float; ``terminated`` is True if the env terminated or truncated or
+            the ``TimeLimit`` ran out on this step.
+
+        Raises:
+            ValueError: if ``action`` is not legal in ``state``.
+        """
+        snapshot, steps_left, actions = state
+        if action not in actions:
+            raise ValueError(
+                f"action {action!r} is not legal here; legal actions: {list(actions)!r}"
+            )
+        env = self._checkout(snapshot)
+        _, reward, terminated, truncated, info = env.step(self._inner_actions[action])
+        if steps_left is not None:
+            steps_left -= 1
+        ended = terminated or truncated or steps_left == 0
+        next_actions = () if ended else self._next_actions(env, info)
+        return StepResult(
+            GymnasiumState(self._commit(env), steps_left, next_actions), float(reward), bool(ended)
+        )
+
+    def rollout(self, state: GymnasiumState, rng: random.Random, limit: int, gamma: float) -> float:
+        """Plays uniformly random legal actions from ``state``; returns the discounted return.
+
+        The fused rollout of :class:`~mcts_agent.model.RolloutModel`: the
+        position is restored once into a scratch env (or deep-copied once),
+        which is then stepped until the episode ends, the time limit runs out
+        or ``limit`` actions have been played. Actions are drawn as the
+        search's own rollout draws them (``actions[int(rng.random() *
+        len(actions))]``), so the returns have the same distribution.
+
+        Args:
+            state: a state of this model with at least one legal action.
+            rng: the planner's generator; the only source of randomness.
+            limit: int >= 1, most actions played.
+            gamma: discount rate in [0, 1].
+
+        Returns:
+            ``sum_t gamma**t * r_t`` over the actions played.
+        """
+        snapshot, steps_left, actions = state
+        env = self._checkout(snapshot)
+        env_step = env.step
+        inner_actions = self._inner_actions
+        next_actions = self._next_actions
+        random_ = rng.random
+        moves_left = limit if steps_left is None else min(limit, steps_left)
+        g = 0.0
+        coef = 1.0
+        while True:
+            action = actions[int(random_() * len(actions))]
+            _, reward, terminated, truncated, info = env_step(inner_actions[action])
+            g += coef * reward
+            moves_left -= 1
+            if terminated or truncated or moves_left <= 0:
+                return float(g)
+            actions = next_actions(env, info)
+            if not actions:
+                return float(g)
+            coef *= gamma
+
+    # ------------------------------------------------------- the live env
+
+    def state_of(self, env: gym.Env) -> GymnasiumState:
+        """Returns the model state of the live env's current position, an independent copy.
+
+        Reads the env (its inner state, the steps left of its ``TimeLimit``
+        and the mask of its position) without changing it.
+
+        Args:
+            env: the env this model was built for, or another wrapper of the
+                same ``env.unwrapped`` with the same action wrappers.
+
+        Returns:
+            A :class:`GymnasiumState` that later steps of ``env`` do not change.
+
+        Raises:
+            TypeError: if ``env`` is not a ``gymnasium.Env``.
+            ValueError: if ``env`` wraps another env than the model's, or
+                translates actions differently, or has not been reset; or
+                if its episode is over: truncated by its ``TimeLimit``, or
+                terminated in an env that can tell (FrozenLake,
+                CliffWalking, Taxi, CartPole, MountainCar,
+                MountainCarContinuous, Acrobot, and envs with an
+                ``is_terminal()`` method). Other envs do not record that
+                their episode has terminated, so the model cannot tell: do
+                not plan from a terminal position of theirs (its values
+                would be meaningless).
+        """
+        if env is self.env:
+            time_limits = self._time_limits
+        elif isinstance(env, gym.Env) and env.unwrapped is self._unwrapped:
+            time_limits, translators = read_wrappers(env)
+            if translators != self._translators:
+                raise ValueError(
+                    "state_of(env) got a wrapper of the model's env with other action wrappers "
+                    f"({translators!r}, the model's: {self._translators!r}); build one model "
+                    "per wrapped env"
+                )
+        elif isinstance(env, gym.Env):
+            raise ValueError(
+                "state_of(env) takes the env this GymnasiumModel was built for (or a wrapper of "
+                f"its env.unwrapped); got a different env instance: {env!r} whose unwrapped "
+                f"env is {instance(env.unwrapped)}, while the model was built for {self.env!r} "
+                f"whose unwrapped env is {instance(self._unwrapped)}. Build one model per env"
+            )
+        else:
+            raise TypeError(f"state_of(env) takes a gymnasium.Env, got {type(env).__name__}")
+        check_reset(env)
+        steps_left = steps_before_truncation(time_limits)
+        if steps_left == 0:
+            raise ValueError(_EPISODE_OVER.format("truncated"))
+        if self._terminal is not None and self._terminal(self._unwrapped):
+            raise ValueError(_EPISODE_OVER.format("terminated"))
+        snapshot = self._capture(self._unwrapped)
+        if self._position_mask is None:
+            actions = self._all_actions
+        else:
+            actions = self._legal_actions(self._position_mask(self._unwrapped))
+        return GymnasiumState(snapshot, steps_left, actions)
+
+    def to_env_action(self, action: Any) -> Any:
+        """Returns the action of ``env.action_space`` for a model action.
+
+        Args:
+            action: one of the model's actions (an int for ``Discrete``, a
+                tuple of ints for ``MultiDiscrete``).
+
+        Returns:
+            An int for ``Discrete``; a new ``np.ndarray`` of the space's shape
+            and dtype for ``MultiDiscrete``.
+
+        Raises:
+            ValueError: if ``action`` is not an action of this model.
+        """
+        try:
+            env_action = self._env_actions[action]
+        except (KeyError, TypeError):
+            raise ValueError(
+                f"{action!r} is not an action of this model; expected one of "
+                f"{_abbreviate(self._all_actions)}"
+            ) from None
+        return env_action.copy() if isinstance(env_action, np.ndarray) else env_action
+
+    # ------------------------------------------------------------- set-up
+
+    def _init_actions(self, space: gym.Space, translators: list[TransformAction]) -> None:
+        """Enumerates the model's actions and maps each to the env's and the inner env's."""
+        if isinstance(space, spaces.Discrete):
+            start = int(space.start)
+            all_actions: tuple = tuple(range(start, start + int(space.n)))
+            env_actions: dict[Any, Any] = {a: a for a in all_actions}
+            self._mask_shape: tuple[int, ...] = (len(all_actions),)
+            self._dimensions: tuple[int, ...] | None = None
+        elif isinstance(space, spaces.MultiDiscrete):
+            nvec = np.asarray(space.nvec)
+            count = int(np.prod(nvec, dtype=np.int64))
+            if count > MAX_ACTIONS:
+                raise ValueError(
+                    f"{space} has {count} combinations of actions, more than MAX_ACTIONS "
+                    f"({MAX_ACTIONS}); plan with a smaller action space"
+                )
+            starts = np.asarray(space.start).ravel().tolist()
+            ranges = [range(s, s + n) for s, n in zip(starts, nvec.ravel().tolist(), strict=True)]
+            all_actions = tuple(itertools.product(*ranges))
+            env_actions = {
+                a: np.array(a, dtype=space.dtype).reshape(nvec.shape) for a in all_actions
+            }
+            self._mask_shape = (count,)
+            self._dimensions = tuple(nvec.ravel().tolist())
+        elif isinstance(space, spaces.Box):
+            raise TypeError(
+                f"the action space is continuous ({space}); the planner needs a finite set of "
+                "actions: discretise it, e.g. gymnasium.wrappers.DiscretizeAction(env, bins=5)"
+            )
+        else:
+            raise TypeError(f"the action space must be Discrete or MultiDiscrete, got {space}")
+        inner_actions = {}
+        for action, env_action in env_actions.items():
+            inner = env_action
+            for wrapper in translators:
+                inner = wrapper.action(inner)
+            inner_actions[action] = inner
+        self._all_actions = all_actions
+        self._env_actions = env_actions
+        self._inner_actions = inner_actions
+        self._mask_cache: dict[Hashable, tuple] = {}
+
+    # ---------------------------------------------------------- the masks
+
+    def _next_actions(self, env: Any, info: dict) -> tuple:
+        """The legal actions after a step, from the user's function, ``info`` or the env."""
+        if self._user_mask is not None:
+            return self._legal_actions(self._user_mask(env))
+        mask = info.get("action_mask")
+        if mask is not None:
+            return self._legal_actions(mask)
+        if self._position_mask is not None:
+            return self._legal_actions(self._position_mask(env))
+        return self._all_actions
+
+    def _legal_actions(self, mask: Any) -> tuple:
+        """The actions a mask allows (validated once per distinct mask, then cached)."""
+        if isinstance(mask, np.ndarray):
+            key: Hashable = (mask.dtype.str, mask.shape, mask.tobytes())
+        elif isinstance(mask, tuple) and all(isinstance(m, np.ndarray) for m in mask):
+            key = tuple((m.dtype.str, m.shape, m.tobytes()) for m in mask)
+        else:
+            key = None
+        if key is not None:
+            cached = self._mask_cache.get(key)
+            if cached is not None:
+                return cached
+        legal = self._decode_mask(mask)
+        if key is not None:
+            self._mask_cache[key] = legal
+        return legal
+
+    def _decode_mask(self, mask: Any) -> tuple:
+        if self._dimensions is not None and isinstance(mask, tuple):
+            if len(mask) != len(self._dimensions):
+                raise ValueError(
+                    f"a MultiDiscrete action mask must have one mask per dimension "
+                    f"({len(self._dimensions)}), got {len(mask)}"
+                )
+            per_dimension = [
+                _binary_mask(m, (n,)).tolist() for m, n in zip(mask, self._dimensions, strict=True)
+            ]
+            flat = [all(bits) for bits in itertools.product(*per_dimension)]
+        else:
+            flat = _binary_mask(mask, self._mask_shape).tolist()
+        return tuple(a for a, legal in zip(self._all_actions, flat, strict=True) if legal)
+
+
+def _binary_mask(mask: Any, shape: tuple[int, ...]) -> np.ndarray:
+    """``mask`` as a flat bool array of ``shape``; raises ValueError if it is not 0/1."""
+    array = np.asarray(mask)
+    if array.shape != shape:
+        raise ValueError(f"an action mask must have shape {shape}, got {array.shape}")
+    if array.dtype != np.bool_ and not np.isin(array, (0, 1)).all():
+        raise ValueError(f"an action mask must hold only 0 and 1 (1 = legal), got {array}")
+    return array.astype(bool)
+
+
+def _abbreviate(actions: tuple) -> str:
+    return repr(list(actions)) if len(actions) <= 10 else f"{list(actions[:10])!r}..."

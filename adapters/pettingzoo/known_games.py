@@ -1,0 +1,114 @@
+"""The PettingZoo games the adapter knows by heart (PettingZoo 1.27).
+
+The games it refuses (hidden information or chance), and the games whose
+variables it snapshots (tic-tac-toe, connect four).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Hashable, Sequence
+from typing import NamedTuple
+
+from pettingzoo import AECEnv
+
+from mcts_agent.adapters.pettingzoo.reading import game_name
+
+__all__ = ["IMPERFECT_INFORMATION_GAMES", "KnownGame", "known_game", "require_perfect_information"]
+
+IMPERFECT_INFORMATION_GAMES: dict[tuple[str, str], str] = {
+    ("pettingzoo.classic.rps.rps", "raw_env"): (
+        "its moves are simultaneous but stepped in turn, so the planner of the second player "
+        "would see the first player's hidden move (hidden information)"
+    ),
+    ("pettingzoo.classic.rlcard_envs.rlcard_base", "RLCardBase"): (
+        "it is an RLCard card game: the planner would see the opponent's hidden cards and, "
+        "since the deck is shuffled at reset, the cards still to be dealt (hidden information "
+        "and chance)"
+    ),
+    ("pettingzoo.classic.hanabi.hanabi", "raw_env"): (
+        "the planner would see its own hidden hand and the cards still to be drawn (hidden "
+        "information and chance)"
+    ),
+}
+"""PettingZoo classic games (module and class name of a class in ``env.unwrapped``'s
+MRO) that the model refuses, with the reason: planning on a copy of the game would be
+wrong. Gin rummy (an RLCard game of older PettingZoo versions, not in 1.27) is covered by
+``RLCardBase``."""
+
+
+def require_perfect_information(env: AECEnv) -> None:
+    """Checks that ``env`` is not one of :data:`IMPERFECT_INFORMATION_GAMES` (by class).
+
+    Needs no reset, so it runs before :func:`require_reset`: resetting such a
+    game would not make it plannable. The start-up check of
+    :class:`PettingZooModel` also catches other games whose moves draw random
+    numbers.
+
+    Args:
+        env: a PettingZoo AEC env, wrapped or not.
+
+    Raises:
+        ValueError: naming the game and why planning on a copy of it would be wrong.
+    """
+    for cls in type(env.unwrapped).__mro__:
+        reason = IMPERFECT_INFORMATION_GAMES.get((cls.__module__, cls.__qualname__))
+        if reason is not None:
+            raise ValueError(
+                f"mcts_agent plans deterministic games of perfect information only, and "
+                f"{game_name(env)} is not one: {reason}. MCTS on a copy of this game would "
+                "play with knowledge the player to move does not have."
+            )
+
+
+class KnownGame(NamedTuple):
+    """How to read and write one known game's board, and its legal moves.
+
+    ``legal_actions(env, agent)`` is the function the env builds its action
+    mask from (valid for the agent to move while the game is on).
+    """
+
+    get_board: Callable[[AECEnv], Sequence[int]]
+    set_board: Callable[[AECEnv, tuple], None]
+    legal_actions: Callable[[AECEnv, Hashable], list[int]]
+
+
+def _tictactoe_board(env: AECEnv) -> list[int]:
+    return env.board.squares
+
+
+def _set_tictactoe_board(env: AECEnv, board: tuple) -> None:
+    env.board.squares = list(board)
+
+
+def _tictactoe_legal_actions(env: AECEnv, agent: Hashable) -> list[int]:
+    return env.board.legal_moves()
+
+
+def _connect_four_board(env: AECEnv) -> list[int]:
+    return env.board
+
+
+def _set_connect_four_board(env: AECEnv, board: tuple) -> None:
+    env.board = list(board)
+
+
+def _connect_four_legal_actions(env: AECEnv, agent: Hashable) -> list[int]:
+    return env._legal_moves()
+
+
+_KNOWN_GAMES: dict[tuple[str, str], KnownGame] = {
+    # classic/tictactoe-v3: board.squares (9 cells, column-major), board.legal_moves()
+    ("pettingzoo.classic.tictactoe.tictactoe", "raw_env"): KnownGame(
+        _tictactoe_board, _set_tictactoe_board, _tictactoe_legal_actions
+    ),
+    # classic/connect_four-v3: board (42 cells, top row first), _legal_moves()
+    ("pettingzoo.classic.connect_four.connect_four", "raw_env"): KnownGame(
+        _connect_four_board, _set_connect_four_board, _connect_four_legal_actions
+    ),
+}
+
+
+def known_game(env: AECEnv) -> KnownGame | None:
+    """How to snapshot ``env``'s game if it is one we know (exact class), else None."""
+    cls = type(env.unwrapped)
+    return _KNOWN_GAMES.get((cls.__module__, cls.__qualname__))

@@ -1,0 +1,432 @@
+"""PettingZoo AEC envs as models: exact, independent copies of the game to plan in.
+
+:class:`PettingZooModel` turns a turn-based PettingZoo env (the AEC API,
+``pettingzoo.AECEnv``) into a model of ``docs/search.md``::
+
+    env = pettingzoo.make("aec", "classic/tictactoe-v3")   # or tictactoe_v3.env()
+    env.reset(seed=1)
+    env.step(4)
+    model = PettingZooModel(env)              # checks its clone of env once
+    state = model.state_of(env)               # an independent copy; env is not touched
+    model.player(state)                       # 'player_2' (env.agent_selection)
+    model.actions(state)                      # (0, 1, 2, 3, 5, 6, 7, 8)
+    model.step(state, 0)                      # StepResult(next_state, reward, terminated)
+
+=======================  =====================================================
+``player(state)``        the agent id to move (``agent_selection``)
+``actions(state)``       the legal actions, from ``observation["action_mask"]``
+                         (or ``infos[agent]["action_mask"]``, or every action
+                         of a ``Discrete`` space without a mask), in increasing
+                         order; empty once the game is over: when every agent
+                         is terminated or truncated, or the agent to move is
+                         (PettingZoo's mask still lists empty cells after a
+                         win, so it is not read there)
+``step(state, action)``  ``StepResult(next_state, reward, terminated)``:
+                         ``reward`` is ``env.rewards[mover]`` after the step
+                         (PettingZoo's reward of that step to the agent that
+                         moved); ``terminated`` is True when every agent is
+                         terminated *or truncated* (an env's own time limit
+                         ends the plan as it ends the game). An action outside
+                         the legal set raises ValueError (PettingZoo's
+                         ``TerminateIllegalWrapper`` would end the game with a
+                         penalty instead)
+=======================  =====================================================
+
+Cloning. ``copy.deepcopy`` and pickle of PettingZoo's classic envs silently
+return a *fresh* game (they inherit ``gymnasium.utils.EzPickle``, which
+rebuilds the env from its constructor arguments; PettingZoo issues #1186,
+#1307), so a naive adapter plans from the empty board. The model clones with
+one of these methods (``clone_method``):
+
+* ``"snapshot"`` (chosen for ``classic/tictactoe-v3`` and
+  ``classic/connect_four-v3``): a state holds an immutable tuple of the game's
+  variables (board, ``agents``, ``agent_selection``, the agent selector,
+  ``rewards``, ``_cumulative_rewards``, ``terminations``, ``truncations``,
+  ``infos``), restored into one private scratch env to step it. Legal actions
+  come from the env's own legal-move function, the one its mask is built from.
+* ``"attributes"`` (chosen for any other AEC env): a copy of the env's own
+  attributes (``copy.deepcopy`` of its ``__dict__`` into an object made without
+  calling the constructor), which bypasses EzPickle's rebuilding pickle path.
+  The action and observation spaces are shared, not copied (they are fixed
+  descriptions; the model never samples from them).
+* ``"replay"``: a fresh env from ``env_factory()``, ``reset(seed=seed)``, and
+  the same actions stepped again. The model cannot see an env's past, so
+  ``state_of`` needs ``history=(seed, actions)`` (and checks, at every call,
+  that the replay reaches the env's position).
+* a function ``clone(env) -> env`` of your own (``clone_method`` ``"user"``),
+  applied to the env you pass (wrappers included), which must return an
+  independent copy of its current position.
+
+Where clones are made: a state made by ``step`` owns its copy; ``step`` clones
+the state it starts from once (expansion clones once per new edge), and the
+fused :meth:`PettingZooModel.rollout` clones once and steps that one copy to
+the end (with ``"snapshot"``, a rollout from the state ``step`` has just made
+reuses the scratch env as it is, with no copy at all).
+
+The clone check. When the model is made (for ``"replay"``: at the first
+``state_of``), it clones the env and compares the clone with the original:
+every agent's observation, the legal actions, the agent to move, ``agents``,
+``rewards``, ``_cumulative_rewards``, ``terminations`` and ``truncations``.
+It then steps the clone and checks that the original did not change, and
+clones the stepped clone (now mid-game, where a constructor-rebuilding copy
+shows) and compares again. A failure raises :class:`CloneCheckError` naming
+the clone method and what to pass instead (if a broken clone changed the
+original, the original's attributes are put back first).
+
+Copies made by the built-in methods do not render (``render_mode`` None), and
+share the env's spaces and pygame objects.
+
+Deterministic games of perfect information only. The search plans on a full
+copy of the game (``docs/search.md``): in a game with hidden information it would see
+what its player cannot (the opponent's cards, a simultaneous move already
+made), and in a game of chance it would keep the first dice roll or deal of
+each edge for ever. So the model refuses, with a ValueError naming the game:
+
+* the PettingZoo classic games known to have hidden information or chance
+  (:data:`IMPERFECT_INFORMATION_GAMES`): ``classic/rps-v2`` (the second
+  player would see the first one's move), every RLCard card game
+  (``classic/leduc_holdem-v4``, ``classic/texas_holdem-v4``,
+  ``classic/texas_holdem_no_limit-v6``: hidden hands, and a deck shuffled at
+  ``reset``, so later deals are already fixed in the copy) and
+  ``classic/hanabi-v5`` (hidden hands, random draws); subclasses too;
+* any other env that draws random numbers while it is stepped: at start-up
+  (with the clone check; not for the ``"snapshot"`` games, whose ``step``
+  draws nothing) :data:`DETERMINISM_TRIALS` random move sequences of up to
+  :data:`DETERMINISM_STEPS` moves are played in two copies of the position
+  whose random generators (``random.Random``, ``numpy.random.Generator`` and
+  ``RandomState`` objects reachable from the env's attributes, not the
+  spaces' or the live env's own) are reseeded differently; any difference in
+  what the clone check compares is refused.
+
+Neither catches everything: a custom game whose chance was drawn at
+``reset`` (like the RLCard deck) or whose hidden information is in its
+attributes passes; planning on it is wrong in the same way.
+
+Wrappers. The built-in methods plan on ``env.unwrapped``. PettingZoo's
+standard wrappers only police moves (``OrderEnforcingWrapper``,
+``AssertOutOfBoundsWrapper``, ``TerminateIllegalWrapper``) or capture printed
+output (``CaptureStdoutWrapper``); the model keeps their meaning by allowing
+only legal moves (it raises ValueError where they would end the game or
+assert). Any other wrapper could change what the game means (rewards,
+observations), so the built-in methods refuse it: pass ``clone=`` a function
+that copies the wrapped env, or ``"replay"`` with a factory that wraps it; both
+step the env with its wrappers.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable, Hashable
+from typing import Any
+
+from gymnasium import spaces
+from pettingzoo import AECEnv
+
+from mcts_agent.adapters.errors import CloneCheckError
+from mcts_agent.adapters.pettingzoo.checks import (
+    check_clone,
+    check_clone_arguments,
+    require_reset,
+    unwrap_policing,
+)
+from mcts_agent.adapters.pettingzoo.cloning import (
+    AttributesMethod,
+    History,
+    ReplayMethod,
+    SnapshotMethod,
+    UserMethod,
+)
+from mcts_agent.adapters.pettingzoo.known_games import known_game, require_perfect_information
+from mcts_agent.adapters.pettingzoo.reading import fingerprint, first_difference, game_over
+from mcts_agent.model import StepResult
+
+__all__ = ["PettingZooModel", "PettingZooState"]
+
+
+class PettingZooState:
+    """A model state: one position of a PettingZoo game, private to the model.
+
+    Immutable (``copy``/``deepcopy`` return the state itself); two states are
+    equal when their agent to move, legal actions and positions are equal
+    (env copies are compared by their observable game: observations, legal
+    actions, rewards, terminations, truncations). Not hashable.
+
+    Attributes:
+        agent: the agent id to move (``agent_selection``).
+        actions: tuple of the legal actions in increasing order; ``()`` once the
+            game is over.
+        position: the clone method's copy of the game: a tuple of the game's
+            variables (``"snapshot"``), an env (``"attributes"``, ``"user"``) or
+            ``(seed, actions)`` (``"replay"``). Never stepped or changed.
+    """
+
+    __slots__ = ("agent", "actions", "position")
+
+    def __init__(self, agent: Hashable, actions: tuple, position: Any) -> None:
+        self.agent = agent
+        self.actions = actions
+        self.position = position
+
+    def __copy__(self) -> PettingZooState:
+        return self
+
+    def __deepcopy__(self, memo: dict) -> PettingZooState:
+        return self
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, PettingZooState):
+            return NotImplemented
+        if self.agent != other.agent or self.actions != other.actions:
+            return False
+        a, b = self.position, other.position
+        if isinstance(a, AECEnv) and isinstance(b, AECEnv):
+            return a is b or fingerprint(a) == fingerprint(b)
+        return type(a) is type(b) and a == b
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"PettingZooState(agent={self.agent!r}, actions={self.actions!r})"
+
+
+class PettingZooModel:
+    """A PettingZoo AEC env as a model of ``docs/search.md`` (see the module docstring).
+
+    Args:
+        env: the PettingZoo AEC env (wrapped or not) to plan for; it must have
+            been reset. It is read, never stepped or changed.
+        clone: None to choose the built-in method (``"snapshot"`` for
+            tic-tac-toe and connect four, else ``"attributes"``); one of
+            ``"snapshot"``, ``"attributes"``, ``"replay"`` to force it; or a
+            function ``clone(env) -> env`` returning an independent copy of
+            the env's current position (wrappers included).
+        env_factory: ``() -> AECEnv`` building a new env of the same game (with
+            the same wrappers); required by ``clone="replay"`` and refused
+            without it.
+
+    Attributes:
+        clone_method: ``"snapshot"``, ``"attributes"``, ``"replay"`` or ``"user"``.
+        possible_agents: tuple of the env's ``possible_agents``.
+        num_players: ``len(possible_agents)``.
+
+    Raises:
+        TypeError: if ``env`` is not an AEC env, an agent's action space is not
+            ``gymnasium.spaces.Discrete``, or ``clone``/``env_factory`` has the
+            wrong type.
+        ValueError: if ``env`` has not been reset; if its game has hidden
+            information or chance (one of :data:`IMPERFECT_INFORMATION_GAMES`,
+            or it fails the determinism check: see the module docstring); if
+            ``clone`` names an unknown method, ``"snapshot"`` is asked for an
+            unknown game, ``"replay"`` lacks ``env_factory`` or
+            ``env_factory`` comes without ``"replay"``, or a built-in method
+            meets a wrapper it would bypass.
+        CloneCheckError: if the clone is not exact (see the module docstring).
+    """
+
+    def __init__(
+        self,
+        env: AECEnv,
+        *,
+        clone: str | Callable[[AECEnv], AECEnv] | None = None,
+        env_factory: Callable[[], AECEnv] | None = None,
+    ) -> None:
+        if not isinstance(env, AECEnv):
+            raise TypeError(
+                f"env must be a pettingzoo.AECEnv (the AEC API), got {type(env).__name__}"
+            )
+        check_clone_arguments(clone, env_factory)
+        require_perfect_information(env)  # first: resetting would not help
+        require_reset(env)
+        inner = env.unwrapped
+        self.possible_agents = tuple(inner.possible_agents)
+        self.num_players = len(self.possible_agents)
+        for agent in self.possible_agents:
+            space = inner.action_space(agent)
+            if not isinstance(space, spaces.Discrete):
+                raise TypeError(
+                    f"PettingZooModel supports Discrete action spaces only; agent {agent!r} "
+                    f"has {space!r}"
+                )
+        self._game_type = type(inner)
+        game = known_game(env)
+        if callable(clone):
+            self._method: Any = UserMethod(clone)
+        elif clone == "replay":
+            self._method = ReplayMethod(env_factory)
+        else:  # None, "snapshot" or "attributes"
+            if clone == "snapshot" and game is None:
+                raise ValueError(
+                    f"clone='snapshot' knows tictactoe and connect_four only, not "
+                    f"{type(inner).__module__}.{type(inner).__qualname__}; pass clone=None "
+                    "or 'attributes'"
+                )
+            unwrap_policing(env)
+            if game is not None and clone != "attributes":
+                self._method = SnapshotMethod(env, game)
+            else:
+                self._method = AttributesMethod()
+        self.clone_method: str = self._method.name
+        self._scratch_holds: PettingZooState | None = None  # the state a scratch env is in
+        self._checked = False
+        if self.clone_method != "replay":
+            check_clone(self, env, self._method.capture(env))
+
+    # ------------------------------------------------------------ public API
+
+    def state_of(self, env: AECEnv, *, history: History | None = None) -> PettingZooState:
+        """Returns the state of ``env``'s current position: an independent copy.
+
+        ``env`` is read only (through ``env.unwrapped``, which has no side
+        effects on the wrappers, or through the user's clone function).
+
+        Args:
+            env: an env of the model's game (same unwrapped class), reset.
+            history: ``(seed, actions)``, the reset seed and every action
+                stepped since; required by ``"replay"``, ignored otherwise.
+
+        Returns:
+            The state; ``actions`` is empty if the game is over.
+
+        Raises:
+            TypeError: if ``env`` is not an env of the model's game.
+            ValueError: if ``"replay"`` is used without ``history``, or
+                (``"replay"``, first call) the game fails the determinism check.
+            CloneCheckError: (``"replay"``) if the replayed env differs from
+                ``env`` (every call), or fails the clone check (first call).
+        """
+        if not isinstance(env, AECEnv) or type(env.unwrapped) is not self._game_type:
+            raise TypeError(
+                f"env must be a {self._game_type.__qualname__} from "
+                f"{self._game_type.__module__} (the model's game), got {type(env).__name__}"
+            )
+        method = self._method
+        if self.clone_method == "replay":
+            if history is None:
+                raise ValueError(
+                    "clone='replay' cannot read an env's past: pass history=(seed, actions), "
+                    "the reset seed and every action stepped since"
+                )
+            position = method.position_of(history)
+            if not self._checked:
+                check_clone(self, env, position)
+            work = method.load(position)
+            difference = first_difference(fingerprint(env), fingerprint(work))
+            if difference:
+                raise CloneCheckError(
+                    f"clone method 'replay' ({method.description}) did not reach the env's "
+                    f"position from history {history!r}: {difference}; {method.advice}"
+                )
+        else:
+            position = method.capture(env)
+            work = env.unwrapped if self.clone_method == "snapshot" else position
+        return self._state(work, position)
+
+    def actions(self, state: PettingZooState) -> tuple:
+        """Returns the legal actions of ``state`` in increasing order; () if the game is over."""
+        return state.actions
+
+    def player(self, state: PettingZooState) -> Hashable:
+        """Returns the agent id to move in ``state`` (PettingZoo's ``agent_selection``)."""
+        return state.agent
+
+    def step(self, state: PettingZooState, action: Any) -> StepResult:
+        """Steps a copy of ``state``'s game with ``action`` for the agent to move.
+
+        Args:
+            state: a state of this model.
+            action: one of ``actions(state)``.
+
+        Returns:
+            ``StepResult(next_state, reward, terminated)``: ``reward`` (float)
+            is ``rewards[agent]`` after the step for the agent that moved;
+            ``terminated`` is True when every agent is terminated or truncated.
+
+        Raises:
+            ValueError: if ``action`` is not legal in ``state`` (or the game is over).
+        """
+        if action not in state.actions:
+            if not state.actions:
+                raise ValueError(
+                    f"action {action!r} is not legal: the game is over (no legal actions for "
+                    f"{state.agent!r})"
+                )
+            raise ValueError(
+                f"action {action!r} is not legal for {state.agent!r}; legal actions: "
+                f"{list(state.actions)}"
+            )
+        method = self._method
+        env = method.load(state.position)
+        mover = state.agent
+        env.step(action)
+        reward = float(env.rewards[mover])
+        next_state = self._state(env, method.commit(env, state.position, action))
+        # With legal actions left the agent to move plays on, so not every agent is done.
+        terminated = not next_state.actions and game_over(env)
+        if method.reuses_scratch:
+            self._scratch_holds = next_state
+        return StepResult(next_state, reward, terminated)
+
+    def rollout(
+        self, state: PettingZooState, rng: random.Random, limit: int, gamma: float
+    ) -> float:
+        """Plays uniformly random legal moves from ``state`` on one copy of its game.
+
+        The fused rollout :class:`~mcts_agent.search.MCTS` uses when no rollout
+        policy is given (:class:`~mcts_agent.model.RolloutModel`): the same
+        random draws, moves and return as the search's generic rollout, with
+        one clone instead of one per move.
+
+        Args:
+            state: a state with at least one legal action.
+            rng: the generator to draw from (``int(rng.random() * len(actions))``).
+            limit: int >= 1, most moves played.
+            gamma: discount rate in [0, 1].
+
+        Returns:
+            The return (a Python float) from the point of view of ``player(state)``:
+            ``sum_t coef_t * r_t`` with ``coef_0 = 1`` and ``coef_{t+1} = coef_t
+            * (gamma if the agent to move stays the same else -gamma)``.
+        """
+        method = self._method
+        if state is self._scratch_holds:
+            env = method.scratch  # step() has just left the scratch env in this state
+        else:
+            env = method.load(state.position)
+        self._scratch_holds = None
+        legal_actions = method.legal_actions
+        random_ = rng.random
+        actions = state.actions
+        mover = state.agent
+        g = 0.0
+        coef = 1.0
+        while True:
+            env.step(actions[int(random_() * len(actions))])
+            g += coef * float(env.rewards[mover])  # a Python float, whatever the env's type
+            limit -= 1
+            agent = env.agent_selection
+            # The game is over for the search when the agent to move is done (also
+            # when every agent is): the generic rollout stops there too.
+            if limit == 0 or env.terminations.get(agent, True) or env.truncations.get(agent, True):
+                return g
+            actions = legal_actions(env, agent)
+            if not actions:
+                return g
+            coef *= gamma if agent == mover else -gamma
+            mover = agent
+
+    def to_env_action(self, action: Any) -> Any:
+        """Returns the env's action for the model's ``action``: the same (PettingZoo's own)."""
+        return action
+
+    # ------------------------------------------------------------- internals
+
+    def _state(self, env: AECEnv, position: Any) -> PettingZooState:
+        """The state of ``env``'s position; ``position`` is the method's copy of it.
+
+        No legal actions when the agent to move is terminated or truncated
+        (so also when every agent is): PettingZoo's mask is not read there.
+        """
+        agent = env.agent_selection
+        if env.terminations.get(agent, True) or env.truncations.get(agent, True):
+            return PettingZooState(agent, (), position)
+        return PettingZooState(agent, tuple(self._method.legal_actions(env, agent)), position)
