@@ -156,13 +156,14 @@ def _spec_dict(spec: MatchSpec) -> dict[str, Any]:
 
 
 class GameLog:
-    """Writes each finished game as one line of JSON (JSON Lines), flushed at once.
+    """Writes each finished game as one line of JSON (JSON Lines) at once.
 
     Give :meth:`write` as ``on_game`` to :func:`~mcts_agent.evaluation.sweep`
-    (or ``run_matches``, ``play_match``): every game is then on disk as soon
-    as this process hears of it, and survives Ctrl-C, a dead worker or a
-    failed final write. Each line is one self-contained JSON object: the
-    match's settings (``game``, ``agent``, ``opponent``, ``seed``, ``seats``,
+    (or ``run_matches``, ``play_match``): every game is then handed to the
+    operating system (unbuffered) as soon as this process hears of it, and
+    survives Ctrl-C, a killed process, a dead worker or a failed final write.
+    Each line is one self-contained JSON object: the match's settings
+    (``game``, ``agent``, ``opponent``, ``seed``, ``seats``,
     ``games_per_seat``, as in ``MatchResult.to_dict``), the agent's seat name
     ``seat``, and the game's fields of :meth:`GameRecord.to_dict` (``index``,
     ``agent_seat``, ``seeds``, ``outcome``, ``length``, ``returns``,
@@ -182,10 +183,15 @@ class GameLog:
     def __init__(self, path: str | os.PathLike | None = None) -> None:
         self.path = None if path is None else os.fspath(path)
         self.kept = 0
-        self._file: IO[str] | None = None
+        self._size = 0
+        self._file: IO[bytes] | None = None
 
     def write(self, spec: MatchSpec, record: GameRecord) -> None:
-        """Appends ``record`` (a game of ``spec``) as one line and flushes it.
+        """Appends ``record`` (a game of ``spec``) as one line, written through to the OS.
+
+        The file and :attr:`kept` always agree: if the write fails or is
+        interrupted (a full disk, Ctrl-C), a partial line is cut off again and
+        the game is not counted.
 
         Raises:
             OSError: if the file cannot be created or written (e.g. a full disk).
@@ -193,17 +199,27 @@ class GameLog:
         if self._file is None:
             if self.path is None:
                 descriptor, self.path = tempfile.mkstemp(prefix="mcts-agent-", suffix=".jsonl")
-                self._file = open(descriptor, "w", encoding="utf-8")
+                self._file = open(descriptor, "wb", buffering=0)
             else:
-                self._file = open(self.path, "w", encoding="utf-8")
+                self._file = open(self.path, "wb", buffering=0)
         line = {
             **_spec_dict(spec),
             "seat": spec.game.seat_names[record.agent_seat],
             **record.to_dict(),
         }
-        self._file.write(json.dumps(line) + "\n")
-        self._file.flush()
-        self.kept += 1
+        encoded = (json.dumps(line) + "\n").encode()
+        size, kept = self._size, self.kept
+        try:
+            data = memoryview(encoded)
+            while data:  # unbuffered: a short write is followed by the next
+                data = data[self._file.write(data) :]
+            self._size, self.kept = size + len(encoded), kept + 1
+        except BaseException as error:
+            self._file.truncate(size)
+            self._size, self.kept = size, kept
+            if isinstance(error, OSError) and error.filename is None:
+                raise OSError(error.errno, error.strerror, self.path) from error
+            raise
 
     def close(self) -> None:
         """Closes the file (if a game was written)."""
