@@ -206,6 +206,16 @@ def test_play_as_o_and_quit(capsys):
     assert capsys.readouterr().out.rstrip().endswith("game abandoned")
 
 
+class CtrlC(io.StringIO):
+    def readline(self, *args):
+        raise KeyboardInterrupt
+
+
+def test_ctrl_c_in_play_exits_130_with_one_line(capsys):
+    assert main(["play", "--iterations", "10"], stdin=CtrlC()) == 130
+    assert capsys.readouterr().err == "\nmcts-agent: interrupted\n"
+
+
 def test_every_command_has_a_description_and_every_option_its_default(monkeypatch, capsys):
     parser = build_parser()
     (commands,) = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
