@@ -5,7 +5,13 @@ The public surface::
     from mcts_agent import MCTS, Model, StepResult
     planner = MCTS(model, iterations=5000, exploration=2 * math.sqrt(2), seed=0)
     action = planner(state)
+
+``mcts_agent.__version__`` is the installed distribution's version (the one in
+pyproject.toml, read with :func:`importlib.metadata.version`), or ``"unknown"``
+when the package is imported from a source tree that was never installed.
 """
+
+from importlib.metadata import PackageNotFoundError, version
 
 from mcts_agent.agent import MCTSAgent
 from mcts_agent.minimax import AlphaBetaMinimax, ExhaustiveMinimax
@@ -13,6 +19,11 @@ from mcts_agent.model import Model, RolloutModel, StepResult
 from mcts_agent.policies import MinimaxPolicy, PerfectPolicy, Policy, RandomPolicy
 from mcts_agent.search import MCTS, RolloutPolicy, SearchSummary
 from mcts_agent.tree import ROOT, UNVISITED, Node, Tree
+
+try:
+    __version__ = version("mcts-agent")
+except PackageNotFoundError:  # a source tree on sys.path, never pip-installed
+    __version__ = "unknown"
 
 __all__ = (
     "MCTS",
@@ -32,4 +43,5 @@ __all__ = (
     "SearchSummary",
     "StepResult",
     "Tree",
+    "__version__",
 )

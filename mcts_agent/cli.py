@@ -4,11 +4,15 @@
 
     mcts-agent evaluate --game classic/tictactoe-v3 --opponent random perfect
         --iterations 10 100 1000 --games 100 --seed 0 [--json F] [--csv F] [--plot F.png]
+        [--jsonl F]
     mcts-agent search --game tictactoe --board "XX.OO...." --iterations 5000
     mcts-agent play --game tictactoe --iterations 2000 --human X
 
 ``evaluate`` runs :func:`mcts_agent.evaluation.sweep` and prints the agent's
-wins / draws / losses per opponent, setting and seat; ``search`` shows the
+wins / draws / losses per opponent, setting and seat. Each game is written to a
+JSON Lines file as it finishes (:class:`~mcts_agent.evaluation.GameLog`), so
+Ctrl-C (exit status 130), a dead worker or a full disk keep every finished
+game; the final files are written atomically. ``search`` shows the
 root's statistics of one search laid out on the board; ``play`` lets a person
 play against the planner in the terminal.
 """
@@ -19,29 +23,52 @@ import argparse
 import math
 import os
 import re
+import stat
 import sys
+import tempfile
 import time
+import warnings
 from collections.abc import Callable, Sequence
 from typing import TextIO
 
+from mcts_agent import __version__
 from mcts_agent.evaluation import (
     BACKENDS,
     DEFAULT_EXPLORATION,
     GAME_NAMES,
+    GameLog,
     MinimaxPlayer,
     PerfectPlayer,
     PettingZooGame,
     RandomPlayer,
+    WorkerDiedError,
+    WorkerDiedWarning,
     check_ray_address,
     make_game,
     sweep,
 )
 from mcts_agent.search import MCTS, SearchSummary
 
-__all__ = ["OPPONENTS", "build_parser", "format_root_statistics", "main", "parse_exploration"]
+__all__ = [
+    "EXIT_INTERRUPTED",
+    "MAX_GAMES",
+    "OPPONENTS",
+    "build_parser",
+    "default_opponents",
+    "format_root_statistics",
+    "games_log_path",
+    "main",
+    "parse_exploration",
+]
 
 OPPONENTS = ("random", "perfect", "minimax")
 """The opponents ``evaluate --opponent`` accepts."""
+
+MAX_GAMES = 100_000
+"""The most games per seat and match ``evaluate --games`` accepts (every game is held in memory)."""
+
+EXIT_INTERRUPTED = 130
+"""Exit status after Ctrl-C (128 + SIGINT, as shells report it)."""
 
 BOARD_GAMES = ("tictactoe",)
 """The games ``search`` and ``play`` accept."""
@@ -79,25 +106,24 @@ def parse_exploration(text: str) -> float:
     return value
 
 
-def int_at_least(minimum: int) -> Callable[[str], int]:
-    """Returns an argparse ``type`` that reads an int >= ``minimum``.
+def int_at_least(minimum: int, maximum: int | None = None) -> Callable[[str], int]:
+    """Returns an argparse ``type`` that reads an int >= ``minimum`` (and <= ``maximum``).
 
     Raises:
         argparse.ArgumentTypeError: (from the returned parser) naming what came.
     """
+    rule = f">= {minimum}" if maximum is None else f"in [{minimum}, {maximum}]"
 
     def parse(text: str) -> int:
         try:
             value = int(text)
         except ValueError:
-            raise argparse.ArgumentTypeError(
-                f"expected an int >= {minimum}, got {text!r}"
-            ) from None
-        if value < minimum:
-            raise argparse.ArgumentTypeError(f"expected an int >= {minimum}, got {value}")
+            raise argparse.ArgumentTypeError(f"expected an int {rule}, got {text!r}") from None
+        if value < minimum or (maximum is not None and value > maximum):
+            raise argparse.ArgumentTypeError(f"expected an int {rule}, got {value}")
         return value
 
-    parse.__name__ = f"int >= {minimum}"
+    parse.__name__ = f"int {rule}"
     return parse
 
 
@@ -145,6 +171,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="mcts-agent", description="UCT Monte Carlo Tree Search: evaluate, search, play."
     )
+    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     evaluate = commands.add_parser(
@@ -152,7 +179,10 @@ def build_parser() -> argparse.ArgumentParser:
         help="play MCTS against opponents and print a wins/draws/losses table",
         description="Plays MCTS at each iteration count (and exploration constant and seed) "
         "against each opponent, --games games in each seat, and prints the wins / draws / "
-        "losses of MCTS. A value given twice counts once.",
+        "losses of MCTS. A value given twice counts once. Each game is written to a JSON "
+        "Lines file as it finishes (see --jsonl), so Ctrl-C (exit status 130) or a failure "
+        "keeps every finished game; --json, --csv and --plot are written at the end, "
+        "atomically (an existing file is replaced whole or left as it was).",
     )
     evaluate.set_defaults(subparser=evaluate)
     evaluate.add_argument(
@@ -165,8 +195,9 @@ def build_parser() -> argparse.ArgumentParser:
         "--opponent",
         nargs="+",
         choices=OPPONENTS,
-        default=["random", "perfect"],
-        help="opponents (default: random perfect); perfect only for tic-tac-toe",
+        default=None,
+        help="opponents; perfect only for tic-tac-toe (default: random perfect for "
+        "tic-tac-toe, random minimax for connect four)",
     )
     evaluate.add_argument(
         "--iterations",
@@ -177,9 +208,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     evaluate.add_argument(
         "--games",
-        type=int_at_least(1),
+        type=int_at_least(1, MAX_GAMES),
         default=100,
-        help="games as each seat (X and O) in each match (default: 100)",
+        help=f"games as each seat (X and O) per match, at most {MAX_GAMES:,} (default: 100)",
     )
     evaluate.add_argument(
         "--seed", nargs="+", type=int_at_least(0), default=[0], help="master seeds (default: 0)"
@@ -218,10 +249,19 @@ def build_parser() -> argparse.ArgumentParser:
         help="Ray cluster address with --backend ray: host:port, ray://host:port or auto "
         "(default: a new local Ray instance)",
     )
-    evaluate.add_argument("--json", metavar="FILE", help="write every game to FILE as JSON")
+    evaluate.add_argument(
+        "--json", metavar="FILE", help="write the table's rows and every game to FILE as JSON"
+    )
     evaluate.add_argument("--csv", metavar="FILE", help="write the table's rows to FILE as CSV")
     evaluate.add_argument(
         "--plot", metavar="FILE", help="draw win and loss rates against iterations (PNG...)"
+    )
+    evaluate.add_argument(
+        "--jsonl",
+        metavar="FILE",
+        help="write each game to FILE as it finishes, one JSON object per line (default: "
+        "the --json file with .jsonl for .json; without --json, a temporary file, removed "
+        "if the run completes)",
     )
     evaluate.add_argument(
         "--no-progress", action="store_true", help="no progress bar (shown on a terminal)"
@@ -268,6 +308,37 @@ def build_parser() -> argparse.ArgumentParser:
 # --------------------------------------------------------------- evaluate
 
 
+def default_opponents(solvable: bool) -> list[str]:
+    """Returns ``evaluate``'s default opponents: perfect play where the game is solvable.
+
+    Args:
+        solvable: whether the game is small enough for perfect play (``game.solvable``).
+
+    Returns:
+        ``["random", "perfect"]`` (tic-tac-toe) or ``["random", "minimax"]`` (connect four).
+    """
+    return ["random", "perfect" if solvable else "minimax"]
+
+
+def games_log_path(json_path: str | None, jsonl_path: str | None) -> str | None:
+    """Returns where ``evaluate`` writes each game as it finishes.
+
+    Args:
+        json_path: the ``--json`` file, or None.
+        jsonl_path: the ``--jsonl`` file, or None.
+
+    Returns:
+        ``jsonl_path`` if given; else ``json_path`` with ``.jsonl`` in place of a
+        final ``.json`` (or ``.jsonl`` added); else None (a temporary file).
+    """
+    if jsonl_path is not None:
+        return jsonl_path
+    if json_path is None:
+        return None
+    stem, extension = os.path.splitext(json_path)
+    return (stem if extension.lower() == ".json" else json_path) + ".jsonl"
+
+
 def _opponent(name: str, depth: int):
     if name == "random":
         return RandomPlayer()
@@ -276,15 +347,55 @@ def _opponent(name: str, depth: int):
     return MinimaxPlayer(depth=depth)
 
 
-def _check_output_file(parser: argparse.ArgumentParser, option: str, path: str) -> None:
-    """Exits with an argument error unless ``path`` can be written as a new or existing file."""
-    directory = os.path.dirname(os.path.abspath(path))
-    if os.path.isdir(path):
-        parser.error(f"argument {option}: {path!r} is a directory; give a file name")
+def _check_output_file(
+    parser: argparse.ArgumentParser, option: str, path: str, name: str | None = None
+) -> None:
+    """Exits with an argument error unless ``path`` can be written as a new or existing file.
+
+    What is checked before any game: the name is not empty, is not a dangling
+    symbolic link, a directory or anything but a regular file (a device such
+    as /dev/full, a FIFO: the files are renamed into place), not a read-only
+    file, and a file can be created in its directory (which catches a missing
+    directory, /proc, a read-only file system). A disk that fills up during
+    the run cannot be foreseen: the run stops then, keeping what was written.
+
+    Args:
+        parser: the parser whose ``error`` exits (status 2).
+        option: the option named in the message.
+        path: the file.
+        name: how the message names the file (default: ``repr(path)``).
+    """
+    name = repr(path) if name is None else name
+    if not path:
+        parser.error(f"argument {option}: expected a file name, got ''")
+    if os.path.islink(path) and not os.path.exists(path):
+        parser.error(
+            f"argument {option}: {name} is a symbolic link to {os.readlink(path)!r}, "
+            "which does not exist"
+        )
+    target = os.path.realpath(path)
+    if os.path.isdir(target):
+        parser.error(f"argument {option}: {name} is a directory; give a file name")
+    if os.path.exists(target):
+        if not stat.S_ISREG(os.stat(target).st_mode):
+            parser.error(
+                f"argument {option}: {name} is not a regular file (a device, FIFO or "
+                "socket); results are written to a new file renamed into place"
+            )
+        if not os.access(target, os.W_OK):
+            parser.error(f"argument {option}: {name} is read-only")
+    directory = os.path.dirname(target)
     if not os.path.isdir(directory):
-        parser.error(f"argument {option}: the directory {directory!r} of {path!r} does not exist")
-    if not os.access(directory, os.W_OK):
-        parser.error(f"argument {option}: the directory {directory!r} is not writable")
+        parser.error(f"argument {option}: the directory {directory!r} of {name} does not exist")
+    try:
+        descriptor, probe = tempfile.mkstemp(dir=directory, prefix=".mcts-agent-probe-")
+    except OSError as error:
+        parser.error(
+            f"argument {option}: cannot create files in the directory {directory!r} of "
+            f"{name} ({error.strerror})"
+        )
+    os.close(descriptor)
+    os.unlink(probe)
 
 
 def _check_plot_file(parser: argparse.ArgumentParser, path: str) -> None:
@@ -300,7 +411,62 @@ def _check_plot_file(parser: argparse.ArgumentParser, path: str) -> None:
             f"argument --plot: matplotlib cannot write {path!r}; end the file name in one of "
             f"{', '.join('.' + name for name in sorted(formats))}"
         )
-    _check_output_file(parser, "--plot", path)
+
+
+def _check_outputs(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
+    """Checks every output file, and that no two outputs are the same file."""
+    outputs = [  # (option, path, how messages name it)
+        (option, path, repr(path))
+        for option, path in (
+            ("--json", args.json),
+            ("--csv", args.csv),
+            ("--plot", args.plot),
+            ("--jsonl", args.jsonl),
+        )
+        if path is not None
+    ]
+    if args.jsonl is None and args.json is not None:
+        log = games_log_path(args.json, None)
+        outputs.append(("--json", log, f"its game log {log!r} (see --jsonl)"))
+    for option, path, name in outputs:
+        _check_output_file(parser, option, path, name)
+    if args.plot is not None:
+        _check_plot_file(parser, args.plot)
+    seen: dict[str, str] = {}
+    for option, path, name in outputs:
+        target = os.path.realpath(path)
+        if target in seen:
+            parser.error(
+                f"argument {option}: {name} is the same file as {seen[target]}; "
+                "give each output its own file"
+            )
+        seen[target] = f"{option} {name}"
+
+
+def _check_backend(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
+    if args.address is not None and args.backend != "ray":
+        parser.error("argument --address: only with --backend ray")
+    if args.backend == "ray":
+        try:
+            import ray  # noqa: F401
+        except ImportError as error:
+            parser.error(
+                f"argument --backend: 'ray' needs Ray: pip install 'mcts-agent[ray]' ({error})"
+            )
+    try:
+        check_ray_address(args.address)
+    except (ValueError, ConnectionError) as error:
+        parser.error(f"argument --address: {error}")
+
+
+def _kept(log: GameLog, total: int) -> str:
+    if not log.kept:
+        return f"no game of {total} had finished"
+    return f"{log.kept} of {total} games kept in {log.path} (JSON Lines, one game per line)"
+
+
+def _show_warning(message, category, filename, lineno, file=None, line=None) -> None:
+    print(f"mcts-agent: warning: {message}", file=sys.stderr)
 
 
 def _evaluate(args: argparse.Namespace, parser: argparse.ArgumentParser, out: TextIO) -> int:
@@ -310,52 +476,80 @@ def _evaluate(args: argparse.Namespace, parser: argparse.ArgumentParser, out: Te
             game.make_env().close()
         except ImportError as error:
             parser.error(f"argument --game: {error}")
-    if "perfect" in args.opponent and not game.solvable:
+    opponent_names = args.opponent or default_opponents(game.solvable)
+    if "perfect" in opponent_names and not game.solvable:
         parser.error(
             f"argument --opponent: 'perfect' needs a game small enough to solve outright; "
             f"{args.game} is not (choose from 'random', 'minimax')"
         )
-    if args.address is not None and args.backend != "ray":
-        parser.error("argument --address: only with --backend ray")
-    try:
-        check_ray_address(args.address)
-    except ConnectionError as error:
-        parser.error(f"argument --address: {error}")
-    for option, path in (("--json", args.json), ("--csv", args.csv)):
-        if path:
-            _check_output_file(parser, option, path)
-    if args.plot:
-        _check_plot_file(parser, args.plot)
+    _check_backend(parser, args)
+    _check_outputs(parser, args)
     # Each value once, in the order given: a repeated value would repeat its matches' rows.
-    opponents = [_opponent(name, args.minimax_depth) for name in dict.fromkeys(args.opponent)]
+    opponents = [_opponent(name, args.minimax_depth) for name in dict.fromkeys(opponent_names)]
+    iterations = list(dict.fromkeys(args.iterations))
+    explorations = list(dict.fromkeys(args.exploration))
+    seeds = list(dict.fromkeys(args.seed))
+    total = len(opponents) * len(iterations) * len(explorations) * len(seeds) * 2 * args.games
+    log = GameLog(games_log_path(args.json, args.jsonl))
     start = time.perf_counter()
-    result = sweep(
-        game,
-        opponents,
-        list(dict.fromkeys(args.iterations)),
-        explorations=list(dict.fromkeys(args.exploration)),
-        seeds=list(dict.fromkeys(args.seed)),
-        games_per_seat=args.games,
-        rollout_limit=args.rollout_limit,
-        workers=args.workers,
-        backend=args.backend,
-        address=args.address,
-        progress=not args.no_progress and sys.stderr.isatty(),
-    )
-    seconds = time.perf_counter() - start
-    print(result.table(), file=out)
-    games = sum(len(m.records) for m in result.matches)
-    moves = sum(m.mean_length * len(m.records) for m in result.matches)
-    print(f"{games} games, {moves / games:.2f} moves per game, {seconds:.1f} s", file=out)
-    if args.json:
-        result.save_json(args.json)
-        print(f"wrote {args.json}", file=out)
-    if args.csv:
-        result.save_csv(args.csv)
-        print(f"wrote {args.csv}", file=out)
-    if args.plot:
-        result.plot(args.plot)
-        print(f"wrote {args.plot}", file=out)
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("always", WorkerDiedWarning)
+            warnings.showwarning = _show_warning
+            result = sweep(
+                game,
+                opponents,
+                iterations,
+                explorations=explorations,
+                seeds=seeds,
+                games_per_seat=args.games,
+                rollout_limit=args.rollout_limit,
+                workers=args.workers,
+                backend=args.backend,
+                address=args.address,
+                progress=not args.no_progress and sys.stderr.isatty(),
+                on_game=log.write,
+            )
+        seconds = time.perf_counter() - start
+        print(result.table(), file=out)
+        moves = sum(m.mean_length * len(m.records) for m in result.matches)
+        print(f"{total} games, {moves / total:.2f} moves per game, {seconds:.1f} s", file=out)
+        for path, write in (
+            (args.json, result.save_json),
+            (args.csv, result.save_csv),
+            (args.plot, result.plot),
+        ):
+            if path is not None:
+                try:
+                    write(path)
+                except OSError as error:
+                    raise OSError(
+                        error.errno, f"{error.strerror}; {path} is left as it was", path
+                    ) from error
+                print(f"wrote {path}", file=out)
+    except KeyboardInterrupt:
+        log.close()
+        print(f"mcts-agent: interrupted; {_kept(log, total)}", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    except ConnectionError as error:
+        log.close()
+        if log.kept:  # a cluster lost during the run
+            print(f"mcts-agent: error: {error}; {_kept(log, total)}", file=sys.stderr)
+            return 1
+        parser.error(f"argument --address: {error}")  # Ray found no cluster: before any game
+    except (OSError, WorkerDiedError) as error:
+        log.close()
+        print(f"mcts-agent: error: {error}; {_kept(log, total)}", file=sys.stderr)
+        return 1
+    except BaseException:
+        log.close()
+        print(f"mcts-agent: stopped; {_kept(log, total)}", file=sys.stderr)
+        raise
+    log.close()
+    if args.json is None and args.jsonl is None:
+        os.unlink(log.path)  # the temporary log: the run completed and nothing asked for it
+    else:
+        print(f"wrote {log.path} (each game as it finished)", file=out)
     return 0
 
 
@@ -485,17 +679,24 @@ def main(argv: Sequence[str] | None = None, *, stdin: TextIO | None = None) -> i
         stdin: where ``play`` reads the person's moves (default: ``sys.stdin``).
 
     Returns:
-        The exit status (0 on success). Bad arguments exit with status 2 and an
-        argparse error naming the valid choices.
+        The exit status: 0 on success; 1 if ``evaluate`` stopped on a failure
+        (a full disk, dead workers), after one line saying how many games were
+        kept and where; 130 (:data:`EXIT_INTERRUPTED`) after Ctrl-C, with that
+        line and no traceback. Bad arguments exit with status 2 and an argparse
+        error naming the valid choices.
     """
     parser = build_parser()
     args = parser.parse_args(argv)
     out = sys.stdout
-    if args.command == "evaluate":
-        return _evaluate(args, args.subparser, out)
-    if args.command == "search":
-        return _search(args, args.subparser, out)
-    return _play(args, stdin if stdin is not None else sys.stdin, out)
+    try:
+        if args.command == "evaluate":
+            return _evaluate(args, args.subparser, out)
+        if args.command == "search":
+            return _search(args, args.subparser, out)
+        return _play(args, stdin if stdin is not None else sys.stdin, out)
+    except KeyboardInterrupt:
+        print("\nmcts-agent: interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
 
 
 if __name__ == "__main__":

@@ -4,21 +4,41 @@ from __future__ import annotations
 
 import argparse
 import csv
+import errno
+import importlib.metadata
 import io
 import json
 import math
+import os
 import re
+import resource
+import signal
 import socket
 import subprocess
 import sys
+import tempfile
+import time
+from pathlib import Path
 
 import pettingzoo
 import pytest
 from pettingzoo.env_registry.exceptions import FailedToImport
 
-from mcts_agent.cli import build_parser, main, parse_exploration
+import mcts_agent
+from mcts_agent.cli import MAX_GAMES, build_parser, main, parse_exploration
 from mcts_agent.envs.tic_tac_toe import EMPTY_BOARD, TicTacToeModel
-from mcts_agent.evaluation import PerfectPlayer, RandomPlayer, make_game, sweep
+from mcts_agent.evaluation import (
+    MCTSPlayer,
+    PerfectPlayer,
+    RandomPlayer,
+    game_seeds,
+    make_game,
+    play_match,
+    sweep,
+)
+from mcts_agent.evaluation import results as results_module
+
+ROOT = Path(__file__).resolve().parent.parent
 
 EVALUATE = [
     "evaluate",
@@ -186,6 +206,16 @@ def test_play_as_o_and_quit(capsys):
     assert capsys.readouterr().out.rstrip().endswith("game abandoned")
 
 
+class CtrlC(io.StringIO):
+    def readline(self, *args):
+        raise KeyboardInterrupt
+
+
+def test_ctrl_c_in_play_exits_130_with_one_line(capsys):
+    assert main(["play", "--iterations", "10"], stdin=CtrlC()) == 130
+    assert capsys.readouterr().err == "\nmcts-agent: interrupted\n"
+
+
 def test_every_command_has_a_description_and_every_option_its_default(monkeypatch, capsys):
     parser = build_parser()
     (commands,) = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
@@ -219,9 +249,14 @@ def test_parse_exploration():
     [
         (["evaluate", "--game", "chess"], "invalid choice: 'chess' (choose from 'tictactoe', "),
         (["evaluate", "--opponent", "alphazero"], "(choose from 'random', 'perfect', 'minimax')"),
-        (["evaluate", "--game", "connect_four"], "'perfect' needs a game small enough"),
+        (
+            ["evaluate", "--game", "connect_four", "--opponent", "perfect"],
+            "'perfect' needs a game small enough",
+        ),
+        (["evaluate", "--games", str(MAX_GAMES + 1)], "expected an int in [1, 100000], got 100001"),
+        (["evaluate", "--games", str(10**12)], "expected an int in [1, 100000], got 1000000000000"),
         (["evaluate", "--iterations", "0"], "expected an int >= 1, got 0"),
-        (["evaluate", "--games", "many"], "expected an int >= 1, got 'many'"),
+        (["evaluate", "--games", "many"], "expected an int in [1, 100000], got 'many'"),
         (["evaluate", "--backend", "dask"], "(choose from 'process', 'ray')"),
         (["evaluate", "--address", "auto"], "--address: only with --backend ray"),
         (["evaluate", "--exploration", "big"], "expected a number >= 0"),
@@ -323,3 +358,313 @@ def test_the_module_runs_as_a_program():
         check=True,
     )
     assert done.stdout.splitlines()[-1] == "move played: 6"
+
+
+# ------------------------------------------------ defaults and the version
+
+
+def test_the_default_opponents_suit_the_game(capsys):
+    # connect four has no perfect player: its defaults are random and minimax.
+    argv = ["evaluate", "--iterations", "2", "--games", "1", "--workers", "1", "--no-progress"]
+    assert main([*argv, "--game", "connect_four", "--minimax-depth", "1"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert [line.split()[0] for line in lines[3:5]] == ["random", "minimax(depth=1)"]
+    assert main([*argv, "--game", "tictactoe"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert [line.split()[0] for line in lines[3:5]] == ["random", "perfect"]
+
+
+def test_the_version_is_the_installed_distributions_from_pyproject(capsys):
+    pyproject = (ROOT / "pyproject.toml").read_text()
+    (declared,) = re.findall(r'^version = "(.+)"$', pyproject, flags=re.MULTILINE)
+    assert mcts_agent.__version__ == importlib.metadata.version("mcts-agent") == declared
+    with pytest.raises(SystemExit) as done:
+        main(["--version"])
+    assert done.value.code == 0
+    assert capsys.readouterr().out == f"mcts-agent {mcts_agent.__version__}\n"
+
+
+# ------------------------------------------------ output paths, Ray, checked before any game
+
+
+def usage_error(argv, capsys):
+    with pytest.raises(SystemExit) as error:
+        main(argv)
+    output = capsys.readouterr()
+    assert error.value.code == 2 and output.out == ""
+    assert output.err.startswith("usage: mcts-agent evaluate ")
+    return output.err.splitlines()[-1]
+
+
+@pytest.mark.parametrize(
+    "options, message",
+    [
+        (["--json", "{tmp}/r", "--csv", "{tmp}/r"], "--csv: '{tmp}/r' is the same file as --json"),
+        (
+            ["--json", "{tmp}/r.png", "--plot", "{tmp}/./r.png"],
+            "--plot: '{tmp}/./r.png' is the same file as --json '{tmp}/r.png'",
+        ),
+        (["--json", "{tmp}/r.json", "--csv", "{tmp}/r.jsonl"], "--json: its game log '{tmp}/r.jso"),
+        (
+            ["--jsonl", "{tmp}/g", "--csv", "{tmp}/g"],
+            "--jsonl: '{tmp}/g' is the same file as --csv",
+        ),
+        (["--json", "{tmp}/new/r.json"], "--json: the directory '{tmp}/new' of '{tmp}/new/r.json"),
+        (
+            ["--json", "{tmp}/dangling"],
+            "--json: '{tmp}/dangling' is a symbolic link to '{tmp}/gone'",
+        ),
+        (["--json", ""], "argument --json: expected a file name, got ''"),
+        (["--csv", ""], "argument --csv: expected a file name, got ''"),
+        (["--jsonl", ""], "argument --jsonl: expected a file name, got ''"),
+        (["--json", "/dev/full"], "--json: '/dev/full' is not a regular file (a device, FIFO or "),
+        (["--json", "/proc/r.json"], "--json: cannot create files in the directory '/proc' of "),
+        (["--jsonl", "{tmp}"], "argument --jsonl: '{tmp}' is a directory; give a file name"),
+    ],
+)
+def test_bad_output_paths_are_usage_errors(options, message, tmp_path, capsys):
+    (tmp_path / "dangling").symlink_to(tmp_path / "gone")
+    argv = [*EVALUATE, *(option.format(tmp=tmp_path) for option in options)]
+    assert message.format(tmp=tmp_path) in usage_error(argv, capsys)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["dangling"]  # nothing written
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root may write any file")
+def test_a_read_only_file_is_a_usage_error(tmp_path, capsys):
+    (tmp_path / "r.json").write_text("keep me")
+    (tmp_path / "r.json").chmod(0o444)
+    error = usage_error([*EVALUATE, "--json", str(tmp_path / "r.json")], capsys)
+    assert f"argument --json: '{tmp_path}/r.json' is read-only" in error
+
+
+def test_ray_without_ray_installed_is_a_usage_error(monkeypatch, capsys):
+    monkeypatch.setitem(sys.modules, "ray", None)  # what `import ray` does when it is missing
+    error = usage_error([*EVALUATE, "--backend", "ray"], capsys)
+    assert "argument --backend: 'ray' needs Ray: pip install 'mcts-agent[ray]'" in error
+
+
+@pytest.mark.parametrize("address", ["localhost", "host:abc", "host:0", "host:70000", "ray://"])
+def test_a_malformed_ray_address_is_a_usage_error(address, capsys):
+    error = usage_error([*EVALUATE, "--backend", "ray", "--address", address], capsys)
+    assert error.endswith(
+        "argument --address: a Ray address must be 'auto', 'local', 'host:port' or "
+        f"'ray://host:port' (port 1-65535), got {address!r}"
+    )
+
+
+def test_ray_auto_without_a_cluster_is_a_usage_error(tmp_path, monkeypatch, capsys):
+    pytest.importorskip("ray", reason="Ray is not installed (pip install 'mcts-agent[ray]')")
+    monkeypatch.setenv("RAY_TMPDIR", str(tmp_path))  # where Ray looks for a running cluster
+    monkeypatch.delenv("RAY_ADDRESS", raising=False)
+    log = tmp_path / "games.jsonl"
+    log.write_text("an earlier run's games\n")
+    argv = [*EVALUATE, "--backend", "ray", "--address", "auto", "--jsonl", str(log)]
+    error = usage_error(argv, capsys)
+    assert "argument --address: no Ray cluster found at address 'auto' (" in error
+    assert log.read_text() == "an earlier run's games\n"  # no game played, nothing touched
+
+
+# ------------------------------------------------ finished games are kept
+
+
+def read_log(path):
+    return [json.loads(line) for line in Path(path).read_text().splitlines()]
+
+
+def assert_log_games_are_real(lines, iterations):
+    """Each logged game: seeded by its index, legal to the end, its outcome right."""
+    model = TicTacToeModel()
+    for line in lines:
+        assert line["agent"] == {
+            "kind": "mcts",
+            "iterations": iterations,
+            "exploration": 2 * math.sqrt(2),
+            "rollout_limit": 1000,
+        }
+        assert line["seeds"] == list(game_seeds(0, line["index"]))
+        assert line["agent_seat"] == line["index"] % 2 and line["seat"] == "XO"[line["index"] % 2]
+        state, winner = EMPTY_BOARD, None
+        for action in line["moves"]:
+            assert action in model.actions(state)
+            mover = model.player(state)
+            state, reward, _ = model.step(state, action)
+            winner = mover if reward else winner
+        assert not model.actions(state)
+        agent = 1 + line["agent_seat"]
+        assert line["outcome"] == (
+            "draw" if winner is None else "win" if winner == agent else "loss"
+        )
+
+
+def test_the_games_log_holds_every_game_and_follows_the_json_name(tmp_path, capsys):
+    assert main([*EVALUATE, "--workers", "2", "--json", str(tmp_path / "r.json")]) == 0
+    assert (
+        capsys.readouterr().out.splitlines()[-1]
+        == f"wrote {tmp_path}/r.jsonl (each game as it finished)"
+    )
+    data = json.loads((tmp_path / "r.json").read_text())
+    lines = read_log(tmp_path / "r.jsonl")
+    assert len(lines) == 24
+    games = {
+        (m["opponent"]["kind"], m["agent"]["iterations"], g["index"]): g
+        for m in data["matches"]
+        for g in m["games"]
+    }
+    for line in lines:
+        game = games.pop((line["opponent"]["kind"], line["agent"]["iterations"], line["index"]))
+        assert {k: line[k] for k in game} == game
+    assert games == {}
+
+
+def test_without_json_the_games_log_is_a_temporary_file_removed_at_the_end(tmp_path, monkeypatch):
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    assert main([*EVALUATE, "--workers", "1"]) == 0
+    assert list(tmp_path.iterdir()) == []
+
+
+def cli(*args, cwd):
+    """Starts `mcts-agent` in its own process group, as a shell starts a job."""
+    return subprocess.Popen(
+        [sys.executable, "-m", "mcts_agent.cli", *args],
+        cwd=cwd,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
+
+
+def wait_for_games(path, count, process, first=False, timeout=120):
+    """Waits until `path` holds `count` games (and game 0 if `first`)."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        text = path.read_text() if path.exists() else ""
+        indices = [json.loads(line)["index"] for line in text.splitlines()]
+        if len(indices) >= count and (0 in indices or not first):
+            return
+        assert process.poll() is None, process.communicate()
+        time.sleep(0.02)
+    process.kill()
+    raise AssertionError(f"fewer than {count} games in {path} after {timeout} s")
+
+
+LONG_RUN = ["evaluate", "--iterations", "300", "--games", "1000", "--no-progress"]
+
+
+@pytest.mark.parametrize("workers", ["1", "2"])
+def test_ctrl_c_keeps_the_finished_games_and_exits_130_at_once(workers, tmp_path):
+    (tmp_path / "r.json").write_text("the previous run's results")
+    process = cli(*LONG_RUN, "--workers", workers, "--json", "r.json", cwd=tmp_path)
+    wait_for_games(tmp_path / "r.jsonl", 3, process, first=True)
+    start = time.monotonic()
+    os.killpg(process.pid, signal.SIGINT)  # Ctrl-C: the whole foreground process group
+    out, err = process.communicate(timeout=60)
+    seconds = time.monotonic() - start
+    assert process.returncode == 130
+    assert out == ""
+    kept = re.fullmatch(
+        r"mcts-agent: interrupted; (\d+) of 4000 games kept in r\.jsonl "
+        r"\(JSON Lines, one game per line\)\n",
+        err,
+    )
+    assert kept, err  # one line, no traceback
+    lines = read_log(tmp_path / "r.jsonl")
+    assert len(lines) == int(kept[1]) >= 3
+    assert len({(line["opponent"]["kind"], line["index"]) for line in lines}) == len(lines)
+    assert_log_games_are_real(lines, 300)
+    first = play_match(make_game("tictactoe"), MCTSPlayer(300), RandomPlayer(), 1, workers=1)
+    (game_0,) = [line for line in lines if line["index"] == 0]
+    assert game_0["moves"] == list(first.records[0].moves)
+    assert (tmp_path / "r.json").read_text() == "the previous run's results"
+    assert seconds < 10, f"{seconds:.2f} s from Ctrl-C to exit"  # the fix takes < 0.1 s here
+    print(f"--workers {workers}: exit {seconds:.3f} s after Ctrl-C, {len(lines)} games kept")
+
+
+def worker_pids(pid):
+    """The processes `pid` forked (same command line): its pool's workers."""
+    command = Path(f"/proc/{pid}/cmdline").read_bytes()
+    pids = []
+    for entry in Path("/proc").iterdir():
+        try:
+            stat = (entry / "stat").read_text()
+            if int(stat.rsplit(")", 1)[1].split()[1]) == pid:
+                if (entry / "cmdline").read_bytes() == command:
+                    pids.append(int(entry.name))
+        except (OSError, ValueError):
+            continue
+    return pids
+
+
+def test_a_killed_worker_loses_no_game(tmp_path):
+    run = ["evaluate", "--opponent", "random", "--iterations", "100", "--games", "300"]
+    process = cli(*run, "--workers", "2", "--json", "r.json", "--no-progress", cwd=tmp_path)
+    wait_for_games(tmp_path / "r.jsonl", 10, process)
+    workers = worker_pids(process.pid)
+    assert len(workers) == 2
+    os.kill(workers[0], signal.SIGKILL)
+    out, err = process.communicate(timeout=120)
+    assert process.returncode == 0, err
+    assert re.fullmatch(
+        r"mcts-agent: warning: a worker process died \(killed, or out of memory\?\); playing "
+        r"the \d+ unfinished games again in new processes\n",
+        err,
+    )
+    lines = read_log(tmp_path / "r.jsonl")
+    assert sorted(line["index"] for line in lines) == list(range(600))  # each game once
+    assert_log_games_are_real(lines, 100)
+    (match,) = json.loads((tmp_path / "r.json").read_text())["matches"]
+    assert [g["index"] for g in match["games"]] == list(range(600))
+    by_index = {line["index"]: line for line in lines}
+    assert all(by_index[g["index"]]["moves"] == g["moves"] for g in match["games"])
+    assert "600 games, " in out
+
+
+def test_a_full_disk_stops_the_run_keeping_whole_games(tmp_path):
+    # A real write error: files may not grow past `limit` bytes (EFBIG, as ENOSPC would).
+    limit = 4000
+
+    def small_files():
+        resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
+
+    (tmp_path / "r.json").write_text("the previous run's results")
+    done = subprocess.run(
+        [sys.executable, "-m", "mcts_agent.cli", *EVALUATE, "--workers", "2", "--json", "r.json"],
+        cwd=tmp_path,
+        preexec_fn=small_files,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 1 and done.stdout == ""
+    kept = re.fullmatch(
+        r"mcts-agent: error: \[Errno 27\] File too large: 'r\.jsonl'; (\d+) of 24 games kept "
+        r"in r\.jsonl \(JSON Lines, one game per line\)\n",
+        done.stderr,
+    )
+    assert kept, done.stderr
+    text = (tmp_path / "r.jsonl").read_text()
+    assert text.endswith("\n") and limit - 1000 < len(text) <= limit  # the cut line removed
+    lines = read_log(tmp_path / "r.jsonl")
+    assert len(lines) == int(kept[1]) >= 3
+    assert (tmp_path / "r.json").read_text() == "the previous run's results"
+
+
+def test_a_failed_final_write_leaves_the_old_file_and_keeps_the_games(
+    tmp_path, monkeypatch, capsys
+):
+    def full_disk(descriptor):
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(results_module.os, "fsync", full_disk)
+    (tmp_path / "r.json").write_text("the previous run's results")
+    assert main([*EVALUATE, "--workers", "1", "--json", str(tmp_path / "r.json")]) == 1
+    output = capsys.readouterr()
+    assert output.out.splitlines()[-1].startswith("24 games, ")  # the table was printed
+    assert output.err == (
+        f"mcts-agent: error: [Errno 28] No space left on device; {tmp_path}/r.json is left as it "
+        f"was: '{tmp_path}/r.json'; 24 of 24 games kept in {tmp_path}/r.jsonl "
+        "(JSON Lines, one game per line)\n"
+    )
+    assert (tmp_path / "r.json").read_text() == "the previous run's results"
+    assert len(read_log(tmp_path / "r.jsonl")) == 24
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["r.json", "r.jsonl"]

@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 import csv
+import errno
 import json
+import multiprocessing
+import os
 import re
+import signal
 import socket
 import subprocess
 import sys
@@ -25,6 +29,7 @@ from mcts_agent.envs.tic_tac_toe import (
 )
 from mcts_agent.evaluation import (
     GAME_NAMES,
+    GameLog,
     MatchSpec,
     MCTSPlayer,
     MinimaxPlayer,
@@ -32,6 +37,8 @@ from mcts_agent.evaluation import (
     PerfectPlayer,
     RandomPlayer,
     Tally,
+    WorkerDiedError,
+    WorkerDiedWarning,
     check_ray_address,
     game_seeds,
     make_game,
@@ -214,6 +221,150 @@ def test_sweep_orders_matches_and_builds_one_table():
         cells = line.split()
         assert cells[0] == match.spec.opponent.label
         assert [int(c) for c in cells[-6:]] == [*match.tally(0), *match.tally(1)]
+
+
+@dataclass(frozen=True)
+class DyingRandomPlayer:
+    """A random player whose worker process is killed (SIGKILL) when it starts game `index`.
+
+    With `marker`, only the first time (the marker file records it); it never kills the
+    process that made it (the test's), so a serial run plays like RandomPlayer.
+    """
+
+    index: int
+    parent: int
+    marker: str | None = None
+
+    def __call__(self, model, seed):
+        dying = seed == game_seeds(0, self.index)[1] and os.getpid() != self.parent
+        if dying and self.marker is not None:
+            try:
+                open(self.marker, "x").close()
+            except FileExistsError:
+                dying = False
+        if dying:
+            os.kill(os.getpid(), signal.SIGKILL)
+        return RandomPlayer()(model, seed)
+
+
+def test_a_dead_workers_games_are_replayed_and_the_results_unchanged(tmp_path):
+    dying = DyingRandomPlayer(5, os.getpid(), str(tmp_path / "died"))
+    seen = []
+    with pytest.warns(WorkerDiedWarning, match="a worker process died"):
+        result = play_match(
+            TTT, MCTSPlayer(5), dying, 20, workers=2, on_game=lambda s, r: seen.append(r)
+        )
+    assert (tmp_path / "died").exists()  # a worker did die
+    serial = play_match(TTT, MCTSPlayer(5), dying, 20, workers=1)
+    assert without_seconds(result) == without_seconds(serial)
+    assert sorted(r.index for r in seen) == list(range(40))  # each game once
+    assert multiprocessing.active_children() == []
+
+
+def test_workers_dying_again_are_reported_and_the_other_games_kept():
+    seen = []
+    with pytest.warns(WorkerDiedWarning), pytest.raises(WorkerDiedError) as error:
+        play_match(
+            TTT,
+            MCTSPlayer(5),
+            DyingRandomPlayer(5, os.getpid()),
+            20,
+            workers=2,
+            on_game=lambda s, r: seen.append(r),
+        )
+    lost = int(re.search(r"(\d+) of 40 games were not played", str(error.value))[1])
+    indices = [r.index for r in seen]
+    assert 5 not in indices and len(set(indices)) == len(indices)
+    assert lost == 40 - len(seen) >= 1
+    assert multiprocessing.active_children() == []
+
+
+def test_an_exception_in_on_game_stops_the_workers_at_once():
+    seen = []
+
+    def stop_after_three(spec, record):
+        seen.append(record)
+        if len(seen) == 3:
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        play_match(TTT, MCTSPlayer(200), RandomPlayer(), 5000, workers=2, on_game=stop_after_three)
+    assert len(seen) == 3
+    assert multiprocessing.active_children() == []  # terminated, not left to finish 10,000 games
+
+
+def test_the_game_log_writes_each_game_as_one_json_line(tmp_path):
+    path = tmp_path / "games.jsonl"
+    with GameLog(path) as log:
+        result = sweep(TTT, [FIRST_LEGAL, PerfectPlayer()], [3], games_per_seat=2, workers=2,
+                       on_game=log.write)  # fmt: skip
+    assert log.kept == 8
+    lines = [json.loads(line) for line in path.read_text().splitlines()]
+    by_key = {(line["opponent"]["kind"], line["index"]): line for line in lines}
+    assert len(by_key) == 8
+    for match in result.matches:
+        match_dict = match.to_dict()
+        for record in match.records:
+            line = by_key[(match_dict["opponent"]["kind"], record.index)]
+            assert line == {
+                **{k: match_dict[k] for k in ("game", "agent", "opponent", "seed", "seats")},
+                "games_per_seat": 2,
+                "seat": "XO"[record.agent_seat],
+                **record.to_dict(),
+            }
+    assert by_key[("ScriptedPlayer(script=(0, 1, 2, 3, 4, 5, 6, 7, 8))", 0)]["seat"] == "X"
+
+
+def test_the_game_log_is_created_at_the_first_game_only(tmp_path):
+    path = tmp_path / "games.jsonl"
+    path.write_text("an earlier run's games\n")
+    GameLog(path).close()
+    assert path.read_text() == "an earlier run's games\n"
+
+
+def old_files(tmp_path):
+    result = sweep(TTT, [FIRST_LEGAL], [2], games_per_seat=1, workers=1)
+    paths = {name: tmp_path / f"out.{name}" for name in ("json", "csv", "png")}
+    for path in paths.values():
+        path.write_bytes(b"the previous run's good file")
+    writers = {"json": result.save_json, "csv": result.save_csv, "png": result.plot}
+    match = result.matches[0]
+    writers_of_a_match = {"json": match.save_json, "csv": match.save_csv}
+    return paths, [*writers.items(), *writers_of_a_match.items()]
+
+
+def test_a_failed_write_leaves_the_previous_file_intact(tmp_path, monkeypatch):
+    paths, writers = old_files(tmp_path)
+
+    def full_disk(descriptor):
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(os, "fsync", full_disk)  # fails after the content is written
+    for name, write in writers:
+        with pytest.raises(OSError, match="No space left on device"):
+            write(paths[name])
+        assert paths[name].read_bytes() == b"the previous run's good file"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["out.csv", "out.json", "out.png"]
+
+
+def test_an_interrupted_write_leaves_the_previous_file_intact(tmp_path, monkeypatch):
+    paths, writers = old_files(tmp_path)
+    real_dump = json.dump
+
+    def interrupted_dump(data, f, **options):
+        f.write('{"rows": [')
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(json, "dump", interrupted_dump)
+    with pytest.raises(KeyboardInterrupt):
+        writers[0][1](paths["json"])
+    assert paths["json"].read_bytes() == b"the previous run's good file"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["out.csv", "out.json", "out.png"]
+    monkeypatch.setattr(json, "dump", real_dump)
+    link = tmp_path / "link.json"
+    link.symlink_to(paths["json"])
+    writers[0][1](link)  # through a link: the link stays, its target gets the content
+    assert link.is_symlink() and json.loads(paths["json"].read_text())["rows"][0]["games"] == 1
 
 
 def test_match_files(tmp_path):

@@ -9,15 +9,18 @@ One module per concept, every public name re-exported here:
   :class:`PettingZooGame`, :func:`make_game`, :data:`GAME_NAMES`).
 * :mod:`~mcts_agent.evaluation.match_spec`: what a match plays (:class:`MatchSpec`).
 * :mod:`~mcts_agent.evaluation.results`: what came of it (:class:`Tally`,
-  :class:`GameRecord`, :class:`MatchResult`, :class:`SweepResult`; tables, JSON, CSV, plots).
+  :class:`GameRecord`, :class:`MatchResult`, :class:`SweepResult`; tables, JSON, CSV, plots;
+  :class:`GameLog`, each game on disk as it finishes; :func:`write_atomically`).
 * :mod:`~mcts_agent.evaluation.runner`: seeding and the backends that play the games
   (:func:`game_seeds`, :func:`run_matches`, :func:`play_match`, :func:`sweep`,
-  :func:`check_ray_address`).
+  :func:`check_ray_address`; :class:`WorkerDiedWarning`, :class:`WorkerDiedError`).
 
 Example::
 
     game = make_game("tictactoe")
-    result = sweep(game, [RandomPlayer(), PerfectPlayer()], iterations=[10, 100], games_per_seat=50)
+    with GameLog("games.jsonl") as log:  # each game on disk as it finishes
+        result = sweep(game, [RandomPlayer(), PerfectPlayer()], iterations=[10, 100],
+                       games_per_seat=50, on_game=log.write)
     print(result.table())
     result.save_json("results.json")
 """
@@ -36,10 +39,20 @@ from mcts_agent.evaluation.players import (
     Player,
     RandomPlayer,
 )
-from mcts_agent.evaluation.results import GameRecord, MatchResult, SweepResult, Tally
+from mcts_agent.evaluation.results import (
+    GameLog,
+    GameRecord,
+    MatchResult,
+    SweepResult,
+    Tally,
+    write_atomically,
+)
 from mcts_agent.evaluation.runner import (
     BACKENDS,
     RAY_CONNECT_TIMEOUT,
+    REPORT_EVERY,
+    WorkerDiedError,
+    WorkerDiedWarning,
     check_ray_address,
     game_seeds,
     play_match,
@@ -53,6 +66,7 @@ __all__ = [
     "DEFAULT_EXPLORATION",
     "GAME_NAMES",
     "Game",
+    "GameLog",
     "GameRecord",
     "MCTSPlayer",
     "MatchResult",
@@ -63,13 +77,17 @@ __all__ = [
     "PettingZooGame",
     "Player",
     "RAY_CONNECT_TIMEOUT",
+    "REPORT_EVERY",
     "RandomPlayer",
     "SweepResult",
     "Tally",
+    "WorkerDiedError",
+    "WorkerDiedWarning",
     "check_ray_address",
     "game_seeds",
     "make_game",
     "play_match",
     "run_matches",
     "sweep",
+    "write_atomically",
 ]

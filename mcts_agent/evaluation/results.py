@@ -1,21 +1,71 @@
-"""Results of matches and sweeps: tallies, game records, tables, JSON, CSV and plots."""
+"""Results of matches and sweeps: tallies, game records, tables, JSON, CSV and plots.
+
+Files are written so that no result is lost: :class:`GameLog` appends each game
+to a JSON Lines file as it finishes, and the final files (``save_json``,
+``save_csv``, ``plot``) are written to a temporary file in the same directory
+and then renamed over the target (:func:`write_atomically`), so an interrupted
+or failed write leaves the previous file as it was.
+"""
 
 from __future__ import annotations
 
+import contextlib
 import csv
+import io
 import json
 import math
 import os
-from collections.abc import Sequence
+import secrets
+import tempfile
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal, NamedTuple
+from typing import IO, Any, Literal, NamedTuple
 
 import numpy as np
 
 from mcts_agent.evaluation.match_spec import MatchSpec
 from mcts_agent.evaluation.players import _label
 
-__all__ = ["GameRecord", "MatchResult", "SweepResult", "Tally"]
+__all__ = ["GameLog", "GameRecord", "MatchResult", "SweepResult", "Tally", "write_atomically"]
+
+
+@contextlib.contextmanager
+def write_atomically(path: str | os.PathLike, binary: bool = False) -> Iterator[IO[Any]]:
+    """Opens a temporary file beside ``path`` for writing; renames it to ``path`` on success.
+
+    The temporary file is created in the directory of ``path`` (after following
+    symbolic links, so a link keeps pointing to the new file), with the usual
+    permissions (0o666 less the umask); on leaving the block it is flushed,
+    synced to disk and renamed over ``path`` with :func:`os.replace` (atomic on
+    POSIX and Windows). If the block raises (a full disk, Ctrl-C), the
+    temporary file is removed and ``path`` keeps its previous content.
+
+    Args:
+        path: the file to write.
+        binary: open in binary mode; else text (UTF-8, universal newlines off).
+
+    Yields:
+        The open temporary file.
+
+    Raises:
+        OSError: if the temporary file cannot be created, written or renamed.
+    """
+    target = os.path.realpath(path)
+    directory, name = os.path.split(target)
+    temporary = os.path.join(directory, f".{name}.{secrets.token_hex(4)}.tmp")
+    descriptor = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+    try:
+        mode = "wb" if binary else "w"
+        encoding = None if binary else "utf-8"
+        with open(descriptor, mode, encoding=encoding, newline=None if binary else "") as f:
+            yield f
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(temporary, target)
+    except BaseException:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(temporary)
+        raise
 
 
 class Tally(NamedTuple):
@@ -94,6 +144,95 @@ def _describe(player: Any) -> dict[str, Any]:
     return describe() if callable(describe) else {"kind": _label(player)}
 
 
+def _spec_dict(spec: MatchSpec) -> dict[str, Any]:
+    return {
+        "game": spec.game.name,
+        "agent": _describe(spec.agent),
+        "opponent": _describe(spec.opponent),
+        "seed": spec.seed,
+        "seats": spec.seats,
+        "games_per_seat": spec.games_per_seat,
+    }
+
+
+class GameLog:
+    """Writes each finished game as one line of JSON (JSON Lines) at once.
+
+    Give :meth:`write` as ``on_game`` to :func:`~mcts_agent.evaluation.sweep`
+    (or ``run_matches``, ``play_match``): every game is then handed to the
+    operating system (unbuffered) as soon as this process hears of it, and
+    survives Ctrl-C, a killed process, a dead worker or a failed final write.
+    Each line is one self-contained JSON object: the match's settings
+    (``game``, ``agent``, ``opponent``, ``seed``, ``seats``,
+    ``games_per_seat``, as in ``MatchResult.to_dict``), the agent's seat name
+    ``seat``, and the game's fields of :meth:`GameRecord.to_dict` (``index``,
+    ``agent_seat``, ``seeds``, ``outcome``, ``length``, ``returns``,
+    ``moves``, ``seconds``). Lines come in the order games finish. The file is
+    created (or emptied) at the first game, so a run that plays none leaves an
+    existing file as it was.
+
+    Args:
+        path: the file to write, or None for a new temporary file
+            (``mcts-agent-*.jsonl`` in :func:`tempfile.gettempdir`).
+
+    Attributes:
+        path: the file's path (for a temporary file, known once created).
+        kept: number of games written so far.
+    """
+
+    def __init__(self, path: str | os.PathLike | None = None) -> None:
+        self.path = None if path is None else os.fspath(path)
+        self.kept = 0
+        self._size = 0
+        self._file: IO[bytes] | None = None
+
+    def write(self, spec: MatchSpec, record: GameRecord) -> None:
+        """Appends ``record`` (a game of ``spec``) as one line, written through to the OS.
+
+        The file and :attr:`kept` always agree: if the write fails or is
+        interrupted (a full disk, Ctrl-C), a partial line is cut off again and
+        the game is not counted.
+
+        Raises:
+            OSError: if the file cannot be created or written (e.g. a full disk).
+        """
+        if self._file is None:
+            if self.path is None:
+                descriptor, self.path = tempfile.mkstemp(prefix="mcts-agent-", suffix=".jsonl")
+                self._file = open(descriptor, "wb", buffering=0)
+            else:
+                self._file = open(self.path, "wb", buffering=0)
+        line = {
+            **_spec_dict(spec),
+            "seat": spec.game.seat_names[record.agent_seat],
+            **record.to_dict(),
+        }
+        encoded = (json.dumps(line) + "\n").encode()
+        size, kept = self._size, self.kept
+        try:
+            data = memoryview(encoded)
+            while data:  # unbuffered: a short write is followed by the next
+                data = data[self._file.write(data) :]
+            self._size, self.kept = size + len(encoded), kept + 1
+        except BaseException as error:
+            self._file.truncate(size)
+            self._size, self.kept = size, kept
+            if isinstance(error, OSError) and error.filename is None:
+                raise OSError(error.errno, error.strerror, self.path) from error
+            raise
+
+    def close(self) -> None:
+        """Closes the file (if a game was written)."""
+        if self._file is not None:
+            self._file.close()
+
+    def __enter__(self) -> GameLog:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+
 @dataclass(frozen=True)
 class MatchResult:
     """The games of one match and their counts.
@@ -147,14 +286,8 @@ class MatchResult:
 
     def to_dict(self) -> dict[str, Any]:
         """Returns the match as a JSON-ready dict, every game included."""
-        spec = self.spec
         return {
-            "game": spec.game.name,
-            "agent": _describe(spec.agent),
-            "opponent": _describe(spec.opponent),
-            "seed": spec.seed,
-            "seats": spec.seats,
-            "games_per_seat": spec.games_per_seat,
+            **_spec_dict(self.spec),
             "tally": {
                 name: self.tally(seat)._asdict() for seat, name in enumerate(self.seat_names)
             },
@@ -164,17 +297,18 @@ class MatchResult:
         }
 
     def save_json(self, path: str | os.PathLike) -> None:
-        """Writes :meth:`to_dict` to ``path`` as JSON."""
-        with open(path, "w", encoding="utf-8") as f:
+        """Writes :meth:`to_dict` to ``path`` as JSON (atomically: see :func:`write_atomically`)."""
+        with write_atomically(path) as f:
             json.dump(self.to_dict(), f, indent=1)
 
     def save_csv(self, path: str | os.PathLike) -> None:
         """Writes one row per game to ``path``.
 
         Columns: ``index, agent_seat, seat, outcome, length, agent_return,
-        opponent_return, seconds, moves`` (moves separated by spaces).
+        opponent_return, seconds, moves`` (moves separated by spaces). Written
+        atomically (see :func:`write_atomically`).
         """
-        with open(path, "w", encoding="utf-8", newline="") as f:
+        with write_atomically(path) as f:
             writer = csv.writer(f)
             writer.writerow(
                 [
@@ -339,13 +473,16 @@ class SweepResult:
         return {"rows": self.rows(), "matches": [m.to_dict() for m in self.matches]}
 
     def save_json(self, path: str | os.PathLike) -> None:
-        """Writes :meth:`to_dict` to ``path`` as JSON (every game's moves included)."""
-        with open(path, "w", encoding="utf-8") as f:
+        """Writes :meth:`to_dict` to ``path`` as JSON (every game's moves included).
+
+        Written atomically (see :func:`write_atomically`).
+        """
+        with write_atomically(path) as f:
             json.dump(self.to_dict(), f, indent=1)
 
     def save_csv(self, path: str | os.PathLike) -> None:
-        """Writes :meth:`rows` to ``path``: one row per match and agent seat."""
-        with open(path, "w", encoding="utf-8", newline="") as f:
+        """Writes :meth:`rows` to ``path``: one row per match and agent seat (atomically)."""
+        with write_atomically(path) as f:
             writer = csv.DictWriter(f, fieldnames=_SUMMARY_COLUMNS)
             writer.writeheader()
             writer.writerows(self.rows())
@@ -354,7 +491,9 @@ class SweepResult:
         """Draws win and loss rates against iterations (log scale) to an image file.
 
         One line per opponent, seat (and exploration constant, if it varies);
-        seeds are pooled.
+        seeds are pooled. The format follows the extension of ``path``
+        (``.png``, ``.svg``, ``.pdf``...); the file is written atomically (see
+        :func:`write_atomically`).
 
         Raises:
             ImportError: if matplotlib is not installed (``pip install
@@ -397,4 +536,8 @@ class SweepResult:
             axes.grid(True, alpha=0.3)
         loss_axes.legend(fontsize="small")
         figure.suptitle(f"{self.matches[0].spec.game.name}: MCTS against each opponent")
-        figure.savefig(path, dpi=100)
+        image_format = os.path.splitext(path)[1].removeprefix(".").lower() or None
+        image = io.BytesIO()
+        figure.savefig(image, format=image_format, dpi=100)
+        with write_atomically(path, binary=True) as f:
+            f.write(image.getbuffer())

@@ -9,16 +9,30 @@ on the master seed only, not on the backend, the number of workers or the
 order in which the games finish. Games run in local processes
 (``backend="process"``, one per core by default) or on a Ray cluster
 (``backend="ray"``, the optional extra ``mcts-agent[ray]``).
+
+No finished game is lost: workers report their finished games at least every
+:data:`REPORT_EVERY` seconds, and ``on_game`` sees each one as it arrives (give
+it :meth:`GameLog.write <mcts_agent.evaluation.GameLog.write>` to keep them on
+disk). When the run stops early (Ctrl-C, an error, a game's exception), the
+worker processes are terminated at once rather than waited for. A worker
+process that dies (killed, out of memory) has its unfinished games replayed
+once in new processes; they are seeded by their index, so the results are
+those of an undisturbed run.
 """
 
 from __future__ import annotations
 
 import math
+import multiprocessing.connection
 import os
+import re
+import signal
 import socket
 import time
-from collections.abc import Iterable, Sequence
-from concurrent.futures import ProcessPoolExecutor, as_completed
+import warnings
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from concurrent.futures.process import BrokenProcessPool
 from typing import Any, Literal
 
 import numpy as np
@@ -32,6 +46,10 @@ from mcts_agent.evaluation.results import GameRecord, MatchResult, SweepResult
 __all__ = [
     "BACKENDS",
     "RAY_CONNECT_TIMEOUT",
+    "REPORT_EVERY",
+    "STOP_TIMEOUT",
+    "WorkerDiedError",
+    "WorkerDiedWarning",
     "check_ray_address",
     "game_seeds",
     "play_match",
@@ -45,6 +63,23 @@ BACKENDS = ("process", "ray")
 
 RAY_CONNECT_TIMEOUT = 5.0
 """Seconds :func:`check_ray_address` waits for a Ray cluster's port to answer."""
+
+REPORT_EVERY = 0.1
+"""Seconds of play after which a worker sends its finished games (a game is never cut)."""
+
+STOP_TIMEOUT = 1.0
+"""Seconds a stopped worker process has to exit after ``SIGTERM``, before ``SIGKILL``."""
+
+OnGame = Callable[[MatchSpec, GameRecord], None]
+"""``on_game(spec, record)``: called in the calling process as each game finishes."""
+
+
+class WorkerDiedWarning(RuntimeWarning):
+    """A worker process died; its unfinished games are replayed in new processes."""
+
+
+class WorkerDiedError(RuntimeError):
+    """Workers died again while replaying (or Ray's retries ran out): games were not played."""
 
 
 def game_seeds(seed: int, index: int) -> tuple[int, int, int]:
@@ -72,22 +107,36 @@ def _play_one(spec: MatchSpec, index: int) -> GameRecord:
 
 
 def _play_chunk(
-    specs: Sequence[MatchSpec], items: Sequence[tuple[int, int]]
+    specs: Sequence[MatchSpec], items: Sequence[tuple[int, int]], seconds: float = math.inf
 ) -> list[tuple[int, GameRecord]]:
-    """Plays the games ``(match, index)`` of ``items``; returns ``(match, record)`` pairs."""
-    return [(match, _play_one(specs[match], index)) for match, index in items]
+    """Plays the games ``(match, index)`` of ``items`` in order until ``seconds`` have passed.
+
+    Returns:
+        ``(match, record)`` pairs of the games played: a prefix of ``items``,
+        at least one game long.
+    """
+    start = time.perf_counter()
+    pairs = []
+    for match, index in items:
+        pairs.append((match, _play_one(specs[match], index)))
+        if time.perf_counter() - start >= seconds:
+            break
+    return pairs
 
 
 _WORKER_SPECS: Sequence[MatchSpec] = ()
 
 
-def _set_worker_specs(specs: Sequence[MatchSpec]) -> None:
+def _start_worker(specs: Sequence[MatchSpec]) -> None:
+    # Ctrl-C reaches every process of the terminal's process group: the parent
+    # handles it (and terminates the workers), a worker ignores it.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     global _WORKER_SPECS
     _WORKER_SPECS = specs
 
 
 def _play_worker_chunk(items: Sequence[tuple[int, int]]) -> list[tuple[int, GameRecord]]:
-    return _play_chunk(_WORKER_SPECS, items)
+    return _play_chunk(_WORKER_SPECS, items, REPORT_EVERY)
 
 
 def _chunks(items: list[tuple[int, int]], workers: int) -> list[list[tuple[int, int]]]:
@@ -108,11 +157,16 @@ def run_matches(
     backend: Backend = "process",
     address: str | None = None,
     progress: bool = False,
+    on_game: OnGame | None = None,
 ) -> tuple[MatchResult, ...]:
     """Plays every game of ``specs`` on the chosen backend; the core of the arena.
 
     The results are the same whatever ``workers`` and ``backend`` (each game is
-    seeded from its match's seed and its index; only ``seconds`` varies).
+    seeded from its match's seed and its index; only ``seconds`` varies). If
+    the run stops early (an exception, Ctrl-C's ``KeyboardInterrupt``, or one
+    raised by ``on_game``), the worker processes are terminated, not waited
+    for, and the exception propagates; the games ``on_game`` saw are the ones
+    finished.
 
     Args:
         specs: the matches to play.
@@ -125,15 +179,24 @@ def run_matches(
         address: Ray's address (``"auto"``, ``"ray://host:10001"``...); None
             starts a local Ray instance unless one is running. Only for Ray.
         progress: show a tqdm progress bar over games (on stderr).
+        on_game: ``on_game(spec, record)``, called in this process with each
+            game as it finishes (in the order games finish, within about
+            :data:`REPORT_EVERY` seconds), e.g. :meth:`GameLog.write
+            <mcts_agent.evaluation.GameLog.write>`.
 
     Returns:
         One :class:`MatchResult` per spec, in order.
 
     Raises:
-        TypeError, ValueError: if an argument is invalid.
+        TypeError, ValueError: if an argument is invalid (see also
+            :func:`check_ray_address`).
         ImportError: if ``backend="ray"`` and Ray is not installed.
-        ConnectionError: if ``address`` is ``host:port`` or ``ray://host:port``
-            and nothing listens there (see :func:`check_ray_address`).
+        ConnectionError: if no Ray cluster answers at ``address`` (before any
+            game is played).
+        WorkerDiedError: if worker processes die again while replaying the
+            games of a dead one (a dead worker first gives a
+            :class:`WorkerDiedWarning`), or on Ray when its retries run out;
+            the message counts the games not played.
     """
     specs = list(specs)
     for spec in specs:
@@ -149,8 +212,15 @@ def run_matches(
     items = [(m, i) for m, spec in enumerate(specs) for i in range(spec.num_games)]
     records: list[list[GameRecord | None]] = [[None] * spec.num_games for spec in specs]
     with _progress_bar(len(items), progress) as bar:
-        for match, record in _run_items(specs, items, workers, backend, address, bar):
-            records[match][record.index] = record
+        games = _run_items(specs, items, workers, backend, address)
+        try:  # closing the generator stops its workers, whatever stops this loop
+            for match, record in games:
+                records[match][record.index] = record
+                bar.update(1)
+                if on_game is not None:
+                    on_game(specs[match], record)
+        finally:
+            games.close()
     return tuple(
         MatchResult(spec, tuple(r for r in rs if r is not None))
         for spec, rs in zip(specs, records, strict=True)
@@ -163,35 +233,104 @@ def _run_items(
     workers: int | None,
     backend: str,
     address: str | None,
-    bar: Any,
-) -> Iterable[tuple[int, GameRecord]]:
+) -> Iterator[tuple[int, GameRecord]]:
+    """Yields ``(match, record)`` as games finish; closing it stops the workers at once."""
     if backend == "ray":
-        yield from _run_on_ray(specs, items, workers, address, bar)
+        yield from _run_on_ray(specs, items, workers, address)
         return
     workers = min(workers or os.cpu_count() or 1, len(items))
     if workers <= 1:
         for item in items:
-            pairs = _play_chunk(specs, [item])
-            bar.update(1)
-            yield from pairs
+            yield from _play_chunk(specs, [item])
         return
-    with ProcessPoolExecutor(
-        max_workers=workers, initializer=_set_worker_specs, initargs=(specs,)
-    ) as pool:
-        futures = [pool.submit(_play_worker_chunk, chunk) for chunk in _chunks(items, workers)]
-        for future in as_completed(futures):
-            pairs = future.result()
-            bar.update(len(pairs))
-            yield from pairs
+    unfinished = yield from _run_on_processes(specs, _chunks(items, workers), workers)
+    if unfinished:
+        warnings.warn(
+            f"a worker process died (killed, or out of memory?); playing the {len(unfinished)} "
+            f"unfinished games again in new processes",
+            WorkerDiedWarning,
+            stacklevel=2,
+        )
+        unfinished = yield from _run_on_processes(specs, _chunks(unfinished, workers), workers)
+        if unfinished:
+            raise WorkerDiedError(
+                f"worker processes died again while replaying; {len(unfinished)} of "
+                f"{len(items)} games were not played"
+            )
+
+
+def _run_on_processes(
+    specs: list[MatchSpec], chunks: list[list[tuple[int, int]]], workers: int
+) -> Iterator[tuple[int, GameRecord]]:
+    """Plays ``chunks`` on a new pool; yields pairs; returns the items a dead worker left."""
+    pool = ProcessPoolExecutor(max_workers=workers, initializer=_start_worker, initargs=(specs,))
+    try:
+        pending: dict[Future, list[tuple[int, int]]] = {
+            pool.submit(_play_worker_chunk, chunk): chunk for chunk in chunks
+        }
+        lost: list[tuple[int, int]] = []
+        while pending:
+            done, _ = wait(pending, return_when=FIRST_COMPLETED)
+            for future in done:
+                chunk = pending.pop(future)
+                try:
+                    pairs = future.result()
+                except BrokenProcessPool:
+                    lost.extend(chunk)
+                    continue
+                yield from pairs
+                rest = chunk[len(pairs) :]
+                if rest:
+                    try:
+                        pending[pool.submit(_play_worker_chunk, rest)] = rest
+                    except BrokenProcessPool:
+                        lost.extend(rest)
+        return sorted(lost)
+    finally:
+        _stop_pool(pool)
+
+
+def _stop_pool(pool: ProcessPoolExecutor) -> None:
+    """Shuts ``pool`` down without waiting for running games: terminates its processes.
+
+    ``shutdown(cancel_futures=True)`` cancels only the games not yet started and
+    waits for the running ones, so the processes are first sent ``SIGTERM``
+    (``SIGKILL`` if one is still alive :data:`STOP_TIMEOUT` seconds later);
+    once they are dead, the pool's thread sees it and ``shutdown`` returns.
+    Python 3.14's ``terminate_workers`` does the same; before it, the processes
+    are only reachable as ``pool._processes``.
+    """
+    processes = list((pool._processes or {}).values())
+    for stop in ("terminate", "kill"):
+        alive = {p.sentinel: p for p in processes if p.exitcode is None}
+        for process in alive.values():
+            getattr(process, stop)()
+        # Wait on the sentinels, not join(): the pool's thread may be reaping them.
+        deadline = time.monotonic() + STOP_TIMEOUT
+        while alive and time.monotonic() < deadline:
+            for sentinel in multiprocessing.connection.wait(
+                list(alive), deadline - time.monotonic()
+            ):
+                del alive[sentinel]
+    pool.shutdown(wait=True, cancel_futures=True)  # quick: its processes are dead
+
+
+_RAY_HOST_PORT = re.compile(r"^(?:ray://)?(?P<host>\[[0-9A-Fa-f:.]+\]|[^\s:/\[\]]+):(?P<port>\d+)$")
+_RAY_ADDRESS_FORMS = "'auto', 'local', 'host:port' or 'ray://host:port'"
 
 
 def check_ray_address(address: str | None, timeout: float = RAY_CONNECT_TIMEOUT) -> None:
-    """Checks that something listens at a Ray address of the form ``host:port``.
+    """Checks a Ray address's form, and that something listens at a ``host:port``.
 
-    ``ray.init`` retries an unreachable address for minutes without an error;
-    this check fails within ``timeout`` instead. Addresses ``"host:port"`` and
-    ``"ray://host:port"`` (IPv6 hosts in brackets) are checked with one TCP
-    connection; None, ``"auto"``, ``"local"`` and other forms are left to Ray.
+    Ray's forms (see ``ray.init``): None (a running local Ray, or a new one),
+    ``"auto"`` (a running cluster, found from ``RAY_ADDRESS`` or the latest
+    one started on this machine), ``"local"`` (a new local Ray),
+    ``"host:port"`` (a cluster's GCS) and ``"ray://host:port"`` (Ray Client);
+    IPv6 hosts in brackets. ``ray.init`` retries an unreachable ``host:port``
+    for minutes without an error; this check tries one TCP connection and
+    fails within ``timeout`` instead. Whether ``"auto"`` finds a cluster is
+    known only when Ray looks (:func:`run_matches` raises ``ConnectionError``
+    then, before any game).
 
     Args:
         address: the address given to :func:`run_matches`, or None.
@@ -199,6 +338,9 @@ def check_ray_address(address: str | None, timeout: float = RAY_CONNECT_TIMEOUT)
 
     Raises:
         TypeError: if ``address`` is neither None nor a str.
+        ValueError: if ``address`` has none of the forms above (e.g.
+            ``"localhost"`` without a port, or ``"host:abc"``), or its port is
+            not in 1-65535.
         ConnectionError: if nothing accepts a connection at ``host:port``.
     """
     if address is None:
@@ -207,11 +349,17 @@ def check_ray_address(address: str | None, timeout: float = RAY_CONNECT_TIMEOUT)
         raise TypeError(
             f"address must be a str such as 'auto' or 'ray://host:10001', got {address!r}"
         )
-    host, _, port = address.removeprefix("ray://").rpartition(":")
-    if not host or not port.isdigit():
+    if address in ("auto", "local"):
         return
+    match = _RAY_HOST_PORT.match(address)
+    if match is None or not 1 <= int(match["port"]) <= 65535:
+        raise ValueError(
+            f"a Ray address must be {_RAY_ADDRESS_FORMS} (port 1-65535), got {address!r}"
+        )
     try:
-        socket.create_connection((host.strip("[]"), int(port)), timeout=timeout).close()
+        socket.create_connection(
+            (match["host"].strip("[]"), int(match["port"])), timeout=timeout
+        ).close()
     except OSError as error:
         raise ConnectionError(
             f"no Ray cluster answers at {address!r} ({error}); start one there with "
@@ -225,10 +373,11 @@ def _run_on_ray(
     items: list[tuple[int, int]],
     workers: int | None,
     address: str | None,
-    bar: Any,
-) -> Iterable[tuple[int, GameRecord]]:
+) -> Iterator[tuple[int, GameRecord]]:
+    """Ray's counterpart of :func:`_run_on_processes` (Ray replays a dead worker's tasks)."""
     try:
         import ray
+        from ray.exceptions import NodeDiedError, OutOfMemoryError, WorkerCrashedError
     except ImportError as error:
         raise ImportError(
             "backend='ray' needs Ray: pip install 'mcts-agent[ray]' (or ray)"
@@ -238,19 +387,38 @@ def _run_on_ray(
         options: dict[str, Any] = {"address": address, "logging_level": "WARNING"}
         if address is None:
             options["include_dashboard"] = False
-        ray.init(**options)
+        try:
+            ray.init(**options)
+        except ConnectionError as error:
+            raise ConnectionError(
+                f"no Ray cluster found at address {address!r} ({error}); start one with "
+                f"'ray start --head', or give no address to start a local Ray"
+            ) from error
         started = True
+    pending: dict[Any, list[tuple[int, int]]] = {}
     try:
         cpus = int(ray.cluster_resources().get("CPU", 1))
         play = ray.remote(num_cpus=1)(_play_chunk)
         specs_ref = ray.put(specs)
-        pending = [play.remote(specs_ref, chunk) for chunk in _chunks(items, workers or cpus)]
+        for chunk in _chunks(items, workers or cpus):
+            pending[play.remote(specs_ref, chunk, REPORT_EVERY)] = chunk
         while pending:
-            done, pending = ray.wait(pending, num_returns=1)
-            pairs = ray.get(done[0])
-            bar.update(len(pairs))
+            (done,), _ = ray.wait(list(pending), num_returns=1)
+            chunk = pending.pop(done)
+            try:
+                pairs = ray.get(done)
+            except (WorkerCrashedError, NodeDiedError, OutOfMemoryError) as error:
+                raise WorkerDiedError(
+                    f"a Ray worker died and Ray's retries ran out ({type(error).__name__}); "
+                    f"{len(chunk) + sum(map(len, pending.values()))} games were not played"
+                ) from error
             yield from pairs
+            rest = chunk[len(pairs) :]
+            if rest:
+                pending[play.remote(specs_ref, rest, REPORT_EVERY)] = rest
     finally:
+        for ref in pending:  # stopped early: do not leave games running on the cluster
+            ray.cancel(ref, force=True)
         if started:
             ray.shutdown()
 
@@ -267,6 +435,7 @@ def play_match(
     backend: Backend = "process",
     address: str | None = None,
     progress: bool = False,
+    on_game: OnGame | None = None,
 ) -> MatchResult:
     """Plays ``agent`` against ``opponent`` on ``game`` and counts the agent's results.
 
@@ -281,13 +450,20 @@ def play_match(
         backend: ``"process"`` or ``"ray"``.
         address: Ray's address, or None.
         progress: show a progress bar over games.
+        on_game: called with ``(spec, record)`` as each game finishes (see
+            :func:`run_matches`).
 
     Returns:
         The :class:`MatchResult`.
     """
     spec = MatchSpec(game, agent, opponent, games_per_seat, seed, seats)
     (result,) = run_matches(
-        [spec], workers=workers, backend=backend, address=address, progress=progress
+        [spec],
+        workers=workers,
+        backend=backend,
+        address=address,
+        progress=progress,
+        on_game=on_game,
     )
     return result
 
@@ -305,6 +481,7 @@ def sweep(
     backend: Backend = "process",
     address: str | None = None,
     progress: bool = False,
+    on_game: OnGame | None = None,
 ) -> SweepResult:
     """Plays MCTS at every (exploration, seed, iterations) against every opponent.
 
@@ -329,13 +506,16 @@ def sweep(
         backend: ``"process"`` or ``"ray"``.
         address: Ray's address, or None.
         progress: show a progress bar over games.
+        on_game: called with ``(spec, record)`` as each game finishes (see
+            :func:`run_matches`); e.g. ``GameLog(path).write``.
 
     Returns:
         A :class:`SweepResult` (``table()``, ``save_json``, ``save_csv``, ``plot``).
 
     Raises:
         ValueError: if a sequence is empty or a value is invalid.
-        ConnectionError: if nothing listens at a ``host:port`` Ray ``address``.
+        ConnectionError: if no Ray cluster answers at ``address``.
+        WorkerDiedError: if workers die again while replaying a dead one's games.
     """
     for name, values in (
         ("opponents", opponents),
@@ -359,6 +539,11 @@ def sweep(
         for n in iterations
     ]
     results = run_matches(
-        specs, workers=workers, backend=backend, address=address, progress=progress
+        specs,
+        workers=workers,
+        backend=backend,
+        address=address,
+        progress=progress,
+        on_game=on_game,
     )
     return SweepResult(results)
