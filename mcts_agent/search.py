@@ -17,11 +17,25 @@ import random
 from collections.abc import Callable, Hashable, Sequence
 from typing import Any, Generic, NamedTuple
 
-from mcts_agent._validation import require_float, require_int, require_seed
+from mcts_agent._validation import (
+    checked_actions,
+    checked_player,
+    checked_return,
+    checked_reward,
+    checked_step_result,
+    checked_terminated,
+    describe,
+    require_float,
+    require_int,
+    require_seed,
+)
 from mcts_agent.model import Model, StateT
 from mcts_agent.tree import ROOT, TERMINAL, UNVISITED, Node, Tree
 
 __all__ = ["MCTS", "RolloutPolicy", "SearchSummary"]
+
+_NOT_STEPPED = object()
+"""What the generic rollout holds as the last ``step`` result before its first step."""
 
 RolloutPolicy = Callable[[Any, Sequence[Any], random.Random], Any]
 """``(state, actions, rng) -> action``: picks one of ``actions`` in a rollout."""
@@ -157,13 +171,13 @@ class MCTS(Generic[StateT]):
             ValueError: if ``state`` has no legal actions (the game is over).
         """
         model = self.model
-        root_actions = tuple(model.actions(state))
+        root_actions = checked_actions(model.actions(state), state)
         if not root_actions:
             raise ValueError(
                 "cannot search from a state with no legal actions (the game is over); "
-                f"got state {state!r}"
+                f"got state {describe(state)}"
             )
-        tree = Tree(state, model.player(state), root_actions)
+        tree = Tree(state, checked_player(model.player(state), state), root_actions)
         try:
             self._run(tree)
         except Exception as error:
@@ -283,8 +297,9 @@ class MCTS(Generic[StateT]):
             while not untried[node]:
                 log_n = log(visits[node])
                 best_score = -inf
-                best_child = UNVISITED
-                for child in children[node]:
+                kids = children[node]
+                best_child = kids[0]  # never UNVISITED, even if every score is -inf or NaN
+                for child in kids:
                     score = values[child] + c * sqrt(log_n / visits[child])
                     if score > best_score:
                         best_score = score
@@ -296,17 +311,36 @@ class MCTS(Generic[StateT]):
             left = untried[node]
             if left > 0:
                 kids = children[node]
-                next_state, reward, terminated = step(states[node], node_actions[node][len(kids)])
+                state = states[node]
+                action = node_actions[node][len(kids)]
+                result = step(state, action)
+                try:
+                    next_state, reward, terminated = result
+                except (TypeError, ValueError):
+                    checked_step_result(result, state, action)
+                    raise
+                # The protocol's checks cost two identity tests and a subtraction when the
+                # model answers with the common types (float, bool, tuple, int players).
+                if reward.__class__ is not float:
+                    reward = checked_reward(reward, state, action)
+                elif reward - reward:  # NaN or infinite
+                    checked_reward(reward, state, action)
+                if terminated is not False and terminated is not True:
+                    terminated = checked_terminated(terminated, state, action)
                 child_actions: tuple = ()
                 child_player = None
                 if not terminated:
-                    child_actions = tuple(model_actions(next_state))
+                    child_actions = model_actions(next_state)
+                    if child_actions.__class__ is not tuple:
+                        child_actions = checked_actions(child_actions, next_state)
                     if child_actions:
                         child_player = model_player(next_state)
+                        if child_player.__class__ is not int:
+                            checked_player(child_player, next_state)
                 child = len(states)
                 states.append(next_state)
                 players.append(child_player)
-                rewards.append(float(reward))
+                rewards.append(reward)
                 discounts.append(gamma if child_player == players[node] else minus_gamma)
                 node_actions.append(child_actions)
                 children.append(())
@@ -324,8 +358,12 @@ class MCTS(Generic[StateT]):
                 g = 0.0
             elif fused_rollout is not None:
                 g = fused_rollout(states[node], rng, limit, gamma)
+                if g.__class__ is not float or g - g:  # not a float, NaN or infinite
+                    g = checked_return(g, states[node])
             elif generic_rollout is not None:
                 g = generic_rollout(states[node], node_actions[node], players[node])
+                if g.__class__ is not float or g - g:  # e.g. numpy's float32, NaN or infinite
+                    g = checked_return(g, states[node])
             else:
                 g = 0.0
 
@@ -338,6 +376,11 @@ class MCTS(Generic[StateT]):
                 value_sums[node] = w
                 values[node] = w / n
             visits[ROOT] += 1
+            if g - g:  # G is finite up to here, so the backup overflowed (it stays non-finite)
+                raise _overflow_error(tree, path)
+        total = sum(value_sums)
+        if total - total:  # a W is NaN or infinite (or, harmlessly, only their sum overflowed)
+            _check_value_sums(tree)
 
     def _rollouts(
         self,
@@ -378,26 +421,76 @@ class MCTS(Generic[StateT]):
             g = 0.0
             coef = 1.0
             moves_left = limit
-            while True:
-                if policy is None:
-                    action = actions[int(random_() * len(actions))]
-                else:
-                    action = policy(state, actions, rng)
-                    if action not in actions:
-                        raise ValueError(
-                            f"rollout_policy returned {action!r}, which is not one of the "
-                            f"legal actions {list(actions)!r}"
-                        )
-                state, reward, terminated = step(state, action)
-                g += coef * reward
-                moves_left -= 1
-                if terminated or moves_left == 0:
-                    return g
-                actions = model_actions(state)
-                if not actions:
-                    return g
-                mover = player
-                player = model_player(state)
-                coef *= gamma if player == mover else -gamma
+            result = _NOT_STEPPED
+            try:
+                while True:
+                    if policy is None:
+                        action = actions[int(random_() * len(actions))]
+                    else:
+                        action = policy(state, actions, rng)
+                        if action not in actions:
+                            raise ValueError(
+                                f"rollout_policy returned {describe(action)}, which is not one "
+                                f"of the legal actions {describe(list(actions))}"
+                            )
+                    result = step(state, action)
+                    next_state, reward, terminated = result
+                    g += coef * reward
+                    moves_left -= 1
+                    if terminated or moves_left == 0:
+                        return g
+                    state = next_state
+                    actions = model_actions(state)
+                    if not actions:
+                        return g
+                    mover = player
+                    player = model_player(state)
+                    coef *= gamma if player == mover else -gamma
+            except (TypeError, ValueError):
+                # Off the fast path: name the answer that broke the protocol, if one did.
+                # ``actions`` belong to ``state``; if they are fine, the error came from
+                # ``step(state, action)``'s result (``state`` moves on only after it).
+                checked_actions(actions, state)
+                if result is not _NOT_STEPPED:
+                    _, reward, terminated = checked_step_result(result, state, action)
+                    checked_reward(reward, state, action)
+                    checked_terminated(terminated, state, action)
+                raise
 
         return None, rollout
+
+
+# ------------------------------------------------- non-finite values (slow path)
+
+
+def _edge(tree: Tree, node: int) -> tuple[Any, Any]:
+    """Returns ``(parent state, action)`` of the edge into ``node`` (not the root)."""
+    for parent, kids in enumerate(tree.children):
+        if node in kids:
+            return tree.states[parent], tree.actions[parent][kids.index(node)]
+    raise AssertionError(f"node {node} has no parent")  # pragma: no cover
+
+
+def _value_sum_error(tree: Tree, node: int, what: str) -> ValueError:
+    state, action = _edge(tree, node)
+    return ValueError(
+        f"{what} at the node reached by action {describe(action)} from state "
+        f"{describe(state)}: its value sum W is {tree.value_sums[node]} (reward there "
+        f"{tree.rewards[node]}); the rewards are too large for sums of returns to stay "
+        "within the float range (about 1.8e308): scale them down"
+    )
+
+
+def _overflow_error(tree: Tree, path: list[int]) -> ValueError:
+    """The error for a backup whose return G overflowed (``path``: root to leaf)."""
+    for node in reversed(path):  # the first node, leaf first, where G stopped being finite
+        if not math.isfinite(tree.value_sums[node]):
+            return _value_sum_error(tree, node, "the backed-up return overflowed")
+    raise AssertionError("G overflowed but no value sum on the path did")  # pragma: no cover
+
+
+def _check_value_sums(tree: Tree) -> None:
+    """Raises ValueError naming the first node whose W is NaN or infinite, if any."""
+    for node, w in enumerate(tree.value_sums):
+        if not math.isfinite(w):
+            raise _value_sum_error(tree, node, "the sum of the backed-up returns overflowed")
