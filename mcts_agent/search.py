@@ -101,6 +101,9 @@ class MCTS(Generic[StateT]):
     Raises:
         TypeError: if ``model`` lacks a method or an argument has the wrong type.
         ValueError: if an argument is out of range.
+
+    :meth:`search` raises ``TypeError`` for a model that breaks the protocol and
+    ``ValueError`` for NaN or infinite rewards, returns and value sums.
     """
 
     def __init__(
@@ -156,10 +159,16 @@ class MCTS(Generic[StateT]):
     def search(self, state: StateT) -> Node:
         """Runs ``iterations`` UCT iterations from ``state`` in a new tree.
 
-        ``state`` is never changed. If the model raises during the search, the
-        exception propagates (with a note pointing to
-        :func:`mcts_agent.testing.check_model`) and the previous tree (if any) is
-        kept.
+        ``state`` is never changed. If the search fails (the model raises, or
+        breaks the protocol as below), the exception propagates with a note
+        pointing to :func:`mcts_agent.testing.check_model`, and the previous tree
+        (if any) is kept.
+
+        The model's answers are checked as the tree grows: at the root and at
+        every new node (expansion), each answer; inside the generic rollout, an
+        answer is named when it breaks the rollout (no cost per move); every
+        rollout's return and every backed-up return as it is made; the value
+        sums once per search (one sum over them).
 
         Args:
             state: the model state to plan from; it must have a legal action.
@@ -168,7 +177,21 @@ class MCTS(Generic[StateT]):
             The root :class:`Node` of the new tree.
 
         Raises:
-            ValueError: if ``state`` has no legal actions (the game is over).
+            ValueError: if ``state`` has no legal actions (the game is over); if
+                ``step`` returns a NaN or infinite reward (the message names the
+                state, the action and the reward); if a rollout's return is NaN or
+                infinite (names the state it started from and the return); if a
+                backed-up return or a value sum W overflows the float range
+                (names the state and action of the node, and W): rewards of
+                ``|r|`` near 1e308 cannot be summed.
+            TypeError: if the model breaks the protocol of ``docs/search.md``: its
+                ``actions`` returns no sequence (an iterator, a generator, a set,
+                a dict, a str or a numpy array; a tuple, list or range is
+                fine), its ``player`` is unhashable, its ``step`` returns no
+                3-tuple, a reward that is not a real number, or a ``terminated``
+                that is not a bool (Python's or numpy's) or 0/1; or a fused
+                ``rollout`` returns no real number. The message names the method,
+                what it returned and what was expected.
         """
         model = self.model
         root_actions = checked_actions(model.actions(state), state)
@@ -245,11 +268,26 @@ class MCTS(Generic[StateT]):
             if not terminal(node):                                           # 2
                 a = first untried action of node
                 node = add_child(node, a, step(state(node), a)); path.append(node)
+                check the child's reward (finite), terminated, actions and player
             G = 0 if terminal(node) or no rollouts else rollout(node)        # 3
+            check G (a finite real number)
             for node in reversed(path):                                      # 4
                 G = r(node) + gamma * G if player(node) == mover(node) else r(node) - gamma * G
                 N(node) += 1; W(node) += G
             N(root) += 1
+            check G (finite: else the backup overflowed)
+        check every W (finite)
+
+        Checks (see :meth:`search`), written so that a model answering with the
+        common types pays two identity tests and a subtraction per expansion and
+        one subtraction per rollout and per backup: ``x - x`` is 0.0 for a finite
+        float and NaN (true) otherwise; once G is NaN or infinite it stays so up
+        to the root, so one test of the last G catches an overflow anywhere in
+        the backup. A W that overflows while every G is finite is found after
+        the loop by one ``sum(value_sums)`` (non-finite if any W is); selection
+        starts from the first child, so a -inf or NaN value never makes it
+        leave the tree meanwhile. The slow paths are the ``checked_*``
+        functions of ``mcts_agent._validation``.
 
         Fast paths: ``untried[node] == 0`` is the test of step 1 (``untried``
         is ``TERMINAL`` at a terminal node); ``discounts[node]`` holds
