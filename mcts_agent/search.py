@@ -279,15 +279,16 @@ class MCTS(Generic[StateT]):
         check every W (finite)
 
         Checks (see :meth:`search`), written so that a model answering with the
-        common types pays two identity tests and a subtraction per expansion and
-        one subtraction per rollout and per backup: ``x - x`` is 0.0 for a finite
-        float and NaN (true) otherwise; once G is NaN or infinite it stays so up
-        to the root, so one test of the last G catches an overflow anywhere in
-        the backup. A W that overflows while every G is finite is found after
-        the loop by one ``sum(value_sums)`` (non-finite if any W is); selection
-        starts from the first child, so a -inf or NaN value never makes it
-        leave the tree meanwhile. The slow paths are the ``checked_*``
-        functions of ``mcts_agent._validation``.
+        common types (float rewards, bool flags, tuples of actions, int players)
+        pays a few identity tests and one ``isfinite`` per expansion and one
+        ``isfinite`` per backup: once G is NaN or infinite it stays so up to the
+        root, so one test of the last G catches a NaN or infinite rollout
+        return (the slow path tells which) and an overflow anywhere in the
+        backup. A W that overflows while every G is finite is found after the
+        loop by one ``sum(value_sums)`` (not finite if any W is); meanwhile,
+        selection's first comparison always picks the first child, so a -inf or
+        NaN value never makes it leave the tree. The slow paths are the
+        ``checked_*`` functions of ``mcts_agent._validation``.
 
         Fast paths: ``untried[node] == 0`` is the test of step 1 (``untried``
         is ``TERMINAL`` at a terminal node); ``discounts[node]`` holds
@@ -313,7 +314,9 @@ class MCTS(Generic[StateT]):
         fused_rollout, generic_rollout = self._rollouts()
         log = math.log
         sqrt = math.sqrt
-        inf = math.inf
+        isfinite = math.isfinite
+        nan = math.nan
+        rollout_g: Any = 0.0
 
         states = tree.states
         players = tree.players
@@ -334,12 +337,14 @@ class MCTS(Generic[StateT]):
             # 1. Selection: descend while the node is not terminal and fully expanded.
             while not untried[node]:
                 log_n = log(visits[node])
-                best_score = -inf
-                kids = children[node]
-                best_child = kids[0]  # never UNVISITED, even if every score is -inf or NaN
-                for child in kids:
+                # "not score <= best" is "score > best" for numbers, and true against NaN:
+                # the first child always wins its comparison, so selection never leaves the
+                # tree, even when every value is -inf or NaN (a W that overflowed).
+                best_score = nan
+                best_child = UNVISITED
+                for child in children[node]:
                     score = values[child] + c * sqrt(log_n / visits[child])
-                    if score > best_score:
+                    if not score <= best_score:
                         best_score = score
                         best_child = child
                 node = best_child
@@ -357,12 +362,10 @@ class MCTS(Generic[StateT]):
                 except (TypeError, ValueError):
                     checked_step_result(result, state, action)
                     raise
-                # The protocol's checks cost two identity tests and a subtraction when the
-                # model answers with the common types (float, bool, tuple, int players).
-                if reward.__class__ is not float:
+                # The protocol's checks: a few tests when the model answers with the
+                # common types (float, bool, tuple, int players); else the slow path.
+                if reward.__class__ is not float or not isfinite(reward):
                     reward = checked_reward(reward, state, action)
-                elif reward - reward:  # NaN or infinite
-                    checked_reward(reward, state, action)
                 if terminated is not False and terminated is not True:
                     terminated = checked_terminated(terminated, state, action)
                 child_actions: tuple = ()
@@ -395,29 +398,32 @@ class MCTS(Generic[StateT]):
             if untried[node] == TERMINAL:
                 g = 0.0
             elif fused_rollout is not None:
-                g = fused_rollout(states[node], rng, limit, gamma)
-                if g.__class__ is not float or g - g:  # not a float, NaN or infinite
-                    g = checked_return(g, states[node])
+                g = rollout_g = fused_rollout(states[node], rng, limit, gamma)
             elif generic_rollout is not None:
-                g = generic_rollout(states[node], node_actions[node], players[node])
-                if g.__class__ is not float or g - g:  # e.g. numpy's float32, NaN or infinite
-                    g = checked_return(g, states[node])
+                g = rollout_g = generic_rollout(states[node], node_actions[node], players[node])
             else:
                 g = 0.0
 
             # 4. Backup, leaf first: G = r + gamma*G if the mover moves again, else r - gamma*G.
-            for node in reversed(path):
-                g = rewards[node] + discounts[node] * g
-                n = visits[node] + 1
-                visits[node] = n
-                w = value_sums[node] + g
-                value_sums[node] = w
-                values[node] = w / n
+            try:
+                for node in reversed(path):
+                    g = rewards[node] + discounts[node] * g
+                    n = visits[node] + 1
+                    visits[node] = n
+                    w = value_sums[node] + g
+                    value_sums[node] = w
+                    values[node] = w / n
+                finite = isfinite(g)
+            except TypeError:  # the rollout returned something else than a number
+                checked_return(rollout_g, states[path[-1]])
+                raise
             visits[ROOT] += 1
-            if g - g:  # G is finite up to here, so the backup overflowed (it stays non-finite)
-                raise _overflow_error(tree, path)
+            if not finite:  # NaN or infinite G stays so up to the root: one test for the path
+                leaf = path[-1]
+                rolled_out = limit > 0 and untried[leaf] != TERMINAL
+                raise _backup_error(tree, path, rollout_g if rolled_out else None)
         total = sum(value_sums)
-        if total - total:  # a W is NaN or infinite (or, harmlessly, only their sum overflowed)
+        if not isfinite(total):  # a W is NaN or infinite (or, harmlessly, only their sum is)
             _check_value_sums(tree)
 
     def _rollouts(
@@ -519,8 +525,19 @@ def _value_sum_error(tree: Tree, node: int, what: str) -> ValueError:
     )
 
 
-def _overflow_error(tree: Tree, path: list[int]) -> ValueError:
-    """The error for a backup whose return G overflowed (``path``: root to leaf)."""
+def _backup_error(tree: Tree, path: list[int], rollout_return: Any) -> ValueError:
+    """The error for a backup that ended with G NaN or infinite.
+
+    Args:
+        tree: the tree, after the backup.
+        path: the iteration's nodes below the root, root side first.
+        rollout_return: the return of this iteration's rollout, None if there was none.
+    """
+    if rollout_return is not None:
+        try:
+            checked_return(rollout_return, tree.states[path[-1]])
+        except ValueError as error:
+            return error
     for node in reversed(path):  # the first node, leaf first, where G stopped being finite
         if not math.isfinite(tree.value_sums[node]):
             return _value_sum_error(tree, node, "the backed-up return overflowed")
