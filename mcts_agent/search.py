@@ -354,20 +354,22 @@ class MCTS(Generic[StateT]):
             left = untried[node]
             if left > 0:
                 kids = children[node]
-                state = states[node]
-                action = node_actions[node][len(kids)]
-                result = step(state, action)
                 try:
-                    next_state, reward, terminated = result
+                    next_state, reward, terminated = step(
+                        states[node], node_actions[node][len(kids)]
+                    )
                 except (TypeError, ValueError):
-                    checked_step_result(result, state, action)
+                    _check_step(self.model, states[node], node_actions[node][len(kids)])
                     raise
-                # The protocol's checks: a few tests when the model answers with the
-                # common types (float, bool, tuple, int players); else the slow path.
-                if reward.__class__ is not float or not isfinite(reward):
-                    reward = checked_reward(reward, state, action)
+                # The protocol's checks: one test per answer of the common type (float
+                # reward, bool flag, tuple of actions, int player); else the slow path.
+                # A NaN or infinite float reward is caught by the test of G after the backup.
+                if reward.__class__ is not float:
+                    reward = checked_reward(reward, states[node], node_actions[node][len(kids)])
                 if terminated is not False and terminated is not True:
-                    terminated = checked_terminated(terminated, state, action)
+                    terminated = checked_terminated(
+                        terminated, states[node], node_actions[node][len(kids)]
+                    )
                 child_actions: tuple = ()
                 child_player = None
                 if not terminated:
@@ -413,15 +415,14 @@ class MCTS(Generic[StateT]):
                     w = value_sums[node] + g
                     value_sums[node] = w
                     values[node] = w / n
-                finite = isfinite(g)
+                if not isfinite(g):  # NaN or infinite G stays so up to the root: one test
+                    leaf = path[-1]
+                    rolled_out = limit > 0 and untried[leaf] != TERMINAL
+                    raise _backup_error(tree, path, rollout_g if rolled_out else None)
             except TypeError:  # the rollout returned something else than a number
                 checked_return(rollout_g, states[path[-1]])
                 raise
             visits[ROOT] += 1
-            if not finite:  # NaN or infinite G stays so up to the root: one test for the path
-                leaf = path[-1]
-                rolled_out = limit > 0 and untried[leaf] != TERMINAL
-                raise _backup_error(tree, path, rollout_g if rolled_out else None)
         total = sum(value_sums)
         if not isfinite(total):  # a W is NaN or infinite (or, harmlessly, only their sum is)
             _check_value_sums(tree)
@@ -533,6 +534,13 @@ def _backup_error(tree: Tree, path: list[int], rollout_return: Any) -> ValueErro
         path: the iteration's nodes below the root, root side first.
         rollout_return: the return of this iteration's rollout, None if there was none.
     """
+    for node in reversed(path):  # a NaN or infinite reward of a new node (the leaf)
+        if not math.isfinite(tree.rewards[node]):
+            try:
+                state, action = _edge(tree, node)
+                checked_reward(tree.rewards[node], state, action)
+            except ValueError as error:
+                return error
     if rollout_return is not None:
         try:
             checked_return(rollout_return, tree.states[path[-1]])
@@ -549,3 +557,12 @@ def _check_value_sums(tree: Tree) -> None:
     for node, w in enumerate(tree.value_sums):
         if not math.isfinite(w):
             raise _value_sum_error(tree, node, "the sum of the backed-up returns overflowed")
+
+
+def _check_step(model: Model, state: Any, action: Any) -> None:
+    """Raises the protocol's TypeError if ``step(state, action)`` returns no 3-tuple.
+
+    Called when unpacking the result failed; ``step`` is deterministic, so it is
+    asked again for the message.
+    """
+    checked_step_result(model.step(state, action), state, action)
