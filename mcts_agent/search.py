@@ -268,23 +268,22 @@ class MCTS(Generic[StateT]):
             if not terminal(node):                                           # 2
                 a = first untried action of node
                 node = add_child(node, a, step(state(node), a)); path.append(node)
-                check the child's reward (finite), terminated, actions and player
+                check the kinds of the child's reward, terminated, actions and player
             G = 0 if terminal(node) or no rollouts else rollout(node)        # 3
-            check G (a finite real number)
             for node in reversed(path):                                      # 4
                 G = r(node) + gamma * G if player(node) == mover(node) else r(node) - gamma * G
                 N(node) += 1; W(node) += G
+            check G (finite: else the new reward, the rollout's return or the backup was not)
             N(root) += 1
-            check G (finite: else the backup overflowed)
         check every W (finite)
 
         Checks (see :meth:`search`), written so that a model answering with the
         common types (float rewards, bool flags, tuples of actions, int players)
-        pays a few identity tests and one ``isfinite`` per expansion and one
-        ``isfinite`` per backup: once G is NaN or infinite it stays so up to the
-        root, so one test of the last G catches a NaN or infinite rollout
-        return (the slow path tells which) and an overflow anywhere in the
-        backup. A W that overflows while every G is finite is found after the
+        pays one identity test per answer at an expansion and one ``isfinite``
+        per iteration: once G is NaN or infinite it stays so up to the root, so
+        one test of the last G catches a NaN or infinite reward of the new node,
+        rollout return, or overflow anywhere in the backup (the slow path tells
+        which). A W that overflows while every G is finite is found after the
         loop by one ``sum(value_sums)`` (not finite if any W is); meanwhile,
         selection's first comparison always picks the first child, so a -inf or
         NaN value never makes it leave the tree. The slow paths are the
@@ -491,7 +490,7 @@ class MCTS(Generic[StateT]):
                     mover = player
                     player = model_player(state)
                     coef *= gamma if player == mover else -gamma
-            except (TypeError, ValueError):
+            except (TypeError, ValueError, LookupError):
                 # Off the fast path: name the answer that broke the protocol, if one did.
                 # ``actions`` belong to ``state``; if they are fine, the error came from
                 # ``step(state, action)``'s result (``state`` moves on only after it).
@@ -562,7 +561,12 @@ def _check_value_sums(tree: Tree) -> None:
 def _check_step(model: Model, state: Any, action: Any) -> None:
     """Raises the protocol's TypeError if ``step(state, action)`` returns no 3-tuple.
 
-    Called when unpacking the result failed; ``step`` is deterministic, so it is
-    asked again for the message.
+    Called when ``step`` raised or its result did not unpack; ``step`` is
+    deterministic, so it is asked again for the message. If it raises now, the
+    caller re-raises its first error.
     """
-    checked_step_result(model.step(state, action), state, action)
+    try:
+        result = model.step(state, action)
+    except Exception:
+        return
+    checked_step_result(result, state, action)

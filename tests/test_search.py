@@ -242,6 +242,21 @@ def test_a_failing_model_keeps_the_previous_tree():
     assert list(planner.tree) == before
 
 
+@pytest.mark.parametrize("error", [ValueError("no such move"), TypeError("bad argument")])
+def test_the_models_own_errors_from_step_propagate_unchanged(error):
+    # The search catches TypeError and ValueError around step to name a result of the
+    # wrong shape; an error the model raises itself must come out as it was.
+    class Refuses(Countdown):
+        def step(self, state, action):
+            if state < 6:
+                raise error
+            return super().step(state, action)
+
+    with pytest.raises(type(error), match=str(error)) as raised:
+        MCTS(Refuses(), 10, rollout_limit=0, seed=0).search(6)
+    assert raised.value is error
+
+
 @pytest.mark.skipif(sys.version_info < (3, 11), reason="exception notes are Python >= 3.11")
 def test_a_model_error_during_the_search_points_to_check_model():
     class TwoFieldStep:
