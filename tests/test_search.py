@@ -325,6 +325,7 @@ def test_a_non_finite_reward_in_the_tree_ends_the_search_naming_it(reward, rollo
     message = rf"step\('root', 'a'\) returned the reward {reward}; expected a finite number"
     with pytest.raises(ValueError, match=message):
         MCTS(game, 100, rollout_limit=rollout_limit, seed=0).search("root")
+    assert game.calls["step"] == (2 if rollout_limit else 1)  # at once: the first iteration
 
 
 class FusedRollout:
