@@ -35,7 +35,7 @@ from mcts_agent.tree import ROOT, TERMINAL, UNVISITED, Node, Tree
 __all__ = ["MCTS", "RolloutPolicy", "SearchSummary"]
 
 _NOT_STEPPED = object()
-"""What the generic rollout holds as the last ``step`` result before its first step."""
+"""What the generic rollout holds as the state last stepped, before its first step."""
 
 RolloutPolicy = Callable[[Any, Sequence[Any], random.Random], Any]
 """``(state, actions, rng) -> action``: picks one of ``actions`` in a rollout."""
@@ -465,7 +465,7 @@ class MCTS(Generic[StateT]):
             g = 0.0
             coef = 1.0
             moves_left = limit
-            result = _NOT_STEPPED
+            previous = _NOT_STEPPED
             try:
                 while True:
                     if policy is None:
@@ -477,13 +477,12 @@ class MCTS(Generic[StateT]):
                                 f"rollout_policy returned {describe(action)}, which is not one "
                                 f"of the legal actions {describe(list(actions))}"
                             )
-                    result = step(state, action)
-                    next_state, reward, terminated = result
+                    previous = state
+                    state, reward, terminated = step(state, action)
                     g += coef * reward
                     moves_left -= 1
                     if terminated or moves_left == 0:
                         return g
-                    state = next_state
                     actions = model_actions(state)
                     if not actions:
                         return g
@@ -491,14 +490,11 @@ class MCTS(Generic[StateT]):
                     player = model_player(state)
                     coef *= gamma if player == mover else -gamma
             except (TypeError, ValueError, LookupError):
-                # Off the fast path: name the answer that broke the protocol, if one did.
-                # ``actions`` belong to ``state``; if they are fine, the error came from
-                # ``step(state, action)``'s result (``state`` moves on only after it).
+                # Off the fast path: name the answer that broke the protocol, if one did:
+                # ``actions`` (of ``state``), else the last ``step(previous, action)``.
                 checked_actions(actions, state)
-                if result is not _NOT_STEPPED:
-                    _, reward, terminated = checked_step_result(result, state, action)
-                    checked_reward(reward, state, action)
-                    checked_terminated(terminated, state, action)
+                if previous is not _NOT_STEPPED:
+                    _check_step(model, previous, action)
                 raise
 
         return None, rollout
@@ -559,14 +555,17 @@ def _check_value_sums(tree: Tree) -> None:
 
 
 def _check_step(model: Model, state: Any, action: Any) -> None:
-    """Raises the protocol's TypeError if ``step(state, action)`` returns no 3-tuple.
+    """Raises the protocol's error if ``step(state, action)``'s result breaks it.
 
-    Called when ``step`` raised or its result did not unpack; ``step`` is
-    deterministic, so it is asked again for the message. If it raises now, the
-    caller re-raises its first error.
+    Called off the fast path, after an error, to name its cause: ``step`` is
+    deterministic, so it is asked again. Checks the result's shape, the reward
+    (a finite real number) and ``terminated``; if ``step`` raises now, returns
+    (the caller re-raises its first error).
     """
     try:
         result = model.step(state, action)
     except Exception:
         return
-    checked_step_result(result, state, action)
+    _, reward, terminated = checked_step_result(result, state, action)
+    checked_reward(reward, state, action)
+    checked_terminated(terminated, state, action)
