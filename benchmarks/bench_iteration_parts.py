@@ -20,7 +20,8 @@ at each size, this script
    inside the search, interleaved, on a tree that grows out of the caches,
    than alone.
 
-The parts copy the statements of ``MCTS._run``; keep them in step with it.
+The parts copy the statements of ``MCTS._run`` (its checks' slow paths, never taken
+here, replaced by a raise); keep them in step with it.
 
 Run: ``python benchmarks/bench_iteration_parts.py`` (``--repeats``, ``--sizes``).
 """
@@ -85,7 +86,7 @@ def iteration_counts(tree: Tree, iterations: int) -> dict[str, float]:
 def part_costs(tree: Tree, model: TicTacToeModel, rng: random.Random) -> dict[str, float]:
     """Nanoseconds per unit of each part, timed alone on inputs from ``tree``."""
     values, visits, children, untried = tree.values, tree.visits, tree.children, tree.untried
-    log, sqrt, inf, c = math.log, math.sqrt, math.inf, C
+    log, sqrt, nan, isfinite, c = math.log, math.sqrt, math.nan, math.isfinite, C
     path: list[int] = []
     path_append = path.append
 
@@ -98,11 +99,11 @@ def part_costs(tree: Tree, model: TicTacToeModel, rng: random.Random) -> dict[st
             node = start
             if not untried[node]:
                 log_n = log(visits[node])
-                best_score = -inf
+                best_score = nan
                 best_child = UNVISITED
                 for child in children[node]:
                     score = values[child] + c * sqrt(log_n / visits[child])
-                    if score > best_score:
+                    if not score <= best_score:
                         best_score = score
                         best_child = child
                 node = best_child
@@ -130,6 +131,8 @@ def part_costs(tree: Tree, model: TicTacToeModel, rng: random.Random) -> dict[st
                 w = value_sums[node] + g
                 value_sums[node] = w
                 node_values[node] = w / n
+            if not isfinite(g):
+                raise AssertionError(g)
 
     edges = [(n, i) for n in range(len(tree)) for i in range(len(children[n]))]
     edges = [rng.choice(edges) for _ in range(SAMPLES)]
@@ -147,16 +150,24 @@ def part_costs(tree: Tree, model: TicTacToeModel, rng: random.Random) -> dict[st
             left = 1
             kids = new_children[k]
             next_state, reward, terminated = step(states[node], node_actions[node][len(kids)])
+            if reward.__class__ is not float:
+                raise AssertionError(reward)
+            if terminated is not False and terminated is not True:
+                raise AssertionError(terminated)
             child_actions: tuple = ()
             child_player = None
             if not terminated:
-                child_actions = tuple(model_actions(next_state))
+                child_actions = model_actions(next_state)
+                if child_actions.__class__ is not tuple:
+                    raise AssertionError(child_actions)
                 if child_actions:
                     child_player = model_player(next_state)
+                    if child_player.__class__ is not int:
+                        raise AssertionError(child_player)
             child = len(new[0])
             new[0].append(next_state)
             new[1].append(child_player)
-            new[2].append(float(reward))
+            new[2].append(reward)
             new[3].append(gamma if child_player == players[node] else minus_gamma)
             new[4].append(child_actions)
             new[5].append(())

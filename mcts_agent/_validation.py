@@ -1,10 +1,18 @@
-"""Argument checks shared by the public constructors: errors say what was expected and what came."""
+"""Checks of arguments and of what a model returns: errors say what was expected and what came.
+
+The ``require_*`` functions check the public constructors' arguments; the
+``checked_*`` functions check a model's answers against the protocol of
+``docs/search.md`` (used by ``MCTS`` off its fast path and by ``check_model``).
+"""
 
 from __future__ import annotations
 
 import math
 import numbers
+from collections.abc import Sequence
 from typing import Any
+
+import numpy as np
 
 
 def require_int(name: str, value: Any, minimum: int) -> int:
@@ -58,3 +66,155 @@ def require_float(
     if not (math.isfinite(value) and minimum <= value <= maximum):
         raise ValueError(f"{name} must be a finite number {rule}, got {value}")
     return value
+
+
+# ------------------------------------------------------- what a model returns
+#
+# The search calls these only off its fast path (when a value is not of the
+# common type); check_model calls them on every value. Each raises the
+# protocol's words: the method, what it returned, what was expected.
+
+MAX_SHOWN = 200
+"""Most characters of a value shown in an error message."""
+
+
+def describe(value: Any) -> str:
+    """Returns ``repr(value)``, cut to ``MAX_SHOWN`` characters, never raising."""
+    try:
+        text = repr(value)
+    except Exception as error:  # a broken __repr__ must not hide the real error
+        return f"<{type(value).__name__} object; its repr raised {type(error).__name__}>"
+    if len(text) > MAX_SHOWN:
+        text = text[: MAX_SHOWN - 3] + "..."
+    return text
+
+
+def _returned(value: Any) -> str:
+    """``repr (type)``, e.g. ``'1.0' (str)``, for saying what a method returned."""
+    return f"{describe(value)} ({type(value).__name__})"
+
+
+def checked_actions(actions: Any, state: Any) -> tuple:
+    """Returns the legal actions that ``actions(state)`` returned, as a tuple.
+
+    Args:
+        actions: what ``model.actions(state)`` returned.
+        state: the state it was asked about (for the message).
+
+    Raises:
+        TypeError: if ``actions`` is not a sequence (a tuple, a list, a range or
+            another ``collections.abc.Sequence``), or is a str or bytes: an
+            iterator, a generator, a set, a dict or a numpy array is refused.
+    """
+    if actions.__class__ is tuple:
+        return actions
+    if isinstance(actions, Sequence) and not isinstance(actions, (str, bytes, bytearray)):
+        return tuple(actions)
+    hint = " (use .tolist() or tuple(...))" if isinstance(actions, np.ndarray) else ""
+    raise TypeError(
+        f"actions({describe(state)}) returned {_returned(actions)}; expected a sequence of "
+        f"the legal actions in a fixed order, a tuple or a list{hint}"
+    )
+
+
+def checked_player(player: Any, state: Any) -> Any:
+    """Returns ``player`` if it is hashable (the search compares players with ``==``).
+
+    Raises:
+        TypeError: if ``player(state)`` returned an unhashable value (a list, a dict,
+            a numpy array...).
+    """
+    try:
+        hash(player)
+    except TypeError:
+        raise TypeError(
+            f"player({describe(state)}) returned {_returned(player)}; expected a hashable "
+            "player id, e.g. an int or a str"
+        ) from None
+    return player
+
+
+def checked_step_result(result: Any, state: Any, action: Any) -> tuple[Any, Any, Any]:
+    """Returns ``(next_state, reward, terminated)`` from what ``step`` returned.
+
+    Raises:
+        TypeError: if ``result`` does not unpack into exactly three values.
+    """
+    try:
+        next_state, reward, terminated = result
+    except (TypeError, ValueError):
+        size = f" of {len(result)} fields" if isinstance(result, tuple) else ""
+        raise TypeError(
+            f"step({describe(state)}, {describe(action)}) returned {describe(result)} "
+            f"({type(result).__name__}{size}); expected StepResult(next_state, reward, "
+            "terminated)"
+        ) from None
+    return next_state, reward, terminated
+
+
+def checked_reward(reward: Any, state: Any, action: Any) -> float:
+    """Returns the reward of ``step(state, action)`` as a finite float.
+
+    Args:
+        reward: the reward ``step`` returned.
+        state: the state stepped (for the message).
+        action: the action played (for the message).
+
+    Raises:
+        TypeError: if ``reward`` is not a real number (Python or numpy; a str, None
+            or an array is refused; a bool is accepted as 0 or 1).
+        ValueError: if it is NaN or infinite.
+    """
+    if not isinstance(reward, numbers.Real):
+        raise TypeError(
+            f"step({describe(state)}, {describe(action)}) returned the reward "
+            f"{_returned(reward)}; expected a real number (a float)"
+        )
+    value = float(reward)
+    if not math.isfinite(value):
+        raise ValueError(
+            f"step({describe(state)}, {describe(action)}) returned the reward {value}; "
+            "expected a finite number (the search averages returns: NaN or infinity "
+            "would make every value meaningless)"
+        )
+    return value
+
+
+def checked_terminated(terminated: Any, state: Any, action: Any) -> bool:
+    """Returns the ``terminated`` flag of ``step(state, action)`` as a bool.
+
+    Raises:
+        TypeError: if ``terminated`` is not a bool, a ``numpy.bool_`` or an integer 0
+            or 1 (an array, a float or None is refused).
+    """
+    if isinstance(terminated, (bool, np.bool_)):
+        return bool(terminated)
+    if isinstance(terminated, numbers.Integral) and terminated in (0, 1):
+        return bool(terminated)
+    raise TypeError(
+        f"step({describe(state)}, {describe(action)}) returned terminated="
+        f"{_returned(terminated)}; expected a bool"
+    )
+
+
+def checked_return(value: Any, state: Any) -> float:
+    """Returns a rollout's return from ``state`` as a finite float.
+
+    Raises:
+        TypeError: if it is not a real number.
+        ValueError: if it is NaN or infinite (a reward along the rollout was, or
+            the rewards overflowed the float range).
+    """
+    if not isinstance(value, numbers.Real):
+        raise TypeError(
+            f"the rollout from state {describe(state)} returned {_returned(value)}; "
+            "expected a real number (the return)"
+        )
+    result = float(value)
+    if not math.isfinite(result):
+        raise ValueError(
+            f"the rollout from state {describe(state)} gave the return {result}; expected "
+            "a finite number (a reward along it was NaN or infinite, or the rewards "
+            "overflowed the float range)"
+        )
+    return result

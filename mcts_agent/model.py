@@ -4,18 +4,25 @@ A model is any object with three methods (a structural :class:`typing.Protocol`,
 not a base class), as in ``docs/search.md``:
 
 =========================  ==================================================
-``actions(state)``         the legal moves in ``state``, in a fixed order; an
-                           empty sequence means the game is over
+``actions(state)``         the legal moves in ``state``, in a fixed order, as a
+                           sequence (a tuple, fastest, or a list or range; not
+                           an iterator, a generator, a set, a dict, a str or a
+                           numpy array); an empty sequence means the game is
+                           over
 ``step(state, action)``    a :class:`StepResult` ``(next_state, reward,
-                           terminated)``; ``reward`` is received by the player
-                           who moved
+                           terminated)``; ``reward`` is a finite real number
+                           (a float, fastest) received by the player who
+                           moved; ``terminated`` a bool (numpy's too, or 0/1)
 ``player(state)``          the player to move: an int (1 for X and 2 for O, 0
                            for a one-player task) or any hashable id; the
                            search only compares players for equality
 =========================  ==================================================
 
 ``step`` must not change ``state`` and must be deterministic. A state with no
-legal moves is the end of the game, whatever ``terminated`` said.
+legal moves is the end of the game, whatever ``terminated`` said. The search
+raises ``TypeError`` for an answer of the wrong kind and ``ValueError`` for a
+NaN or infinite reward (``MCTS.search``); rewards must also be small enough
+for sums of returns to stay finite (``mcts_agent.testing.MAX_ABS_REWARD``).
 
 A model may also offer an optional fused rollout (see :class:`RolloutModel`):
 the search then calls it instead of stepping a random playout move by move.
@@ -38,9 +45,11 @@ class StepResult(NamedTuple):
     Attributes:
         next_state: the state reached; a new object (the model never changes the
             state it was given).
-        reward: float, the reward received by the player who moved.
-        terminated: True if the move ended the game. A state with no legal
-            actions also ends the game, whatever this flag says.
+        reward: float, the reward received by the player who moved; finite (a
+            real number: Python's or numpy's).
+        terminated: bool (Python's or numpy's; 0 or 1 also do), True if the move
+            ended the game. A state with no legal actions also ends the game,
+            whatever this flag says.
     """
 
     next_state: Any
@@ -58,11 +67,17 @@ class Model(Protocol[StateT]):
     """
 
     def actions(self, state: StateT) -> Sequence[Any]:
-        """Returns the legal actions in ``state``, in a fixed order; empty if over."""
+        """Returns the legal actions in ``state``, in a fixed order; empty if over.
+
+        A sequence: a tuple (fastest), a list or a range; not an iterator, a
+        generator, a set, a dict, a str or a numpy array (``.tolist()`` it).
+        """
         ...
 
     def step(self, state: StateT, action: Any) -> StepResult:
         """Returns ``StepResult(next_state, reward, terminated)``; never changes ``state``.
+
+        ``reward`` is a finite real number, ``terminated`` a bool.
 
         Raises:
             ValueError: if ``action`` is not legal in ``state``.
@@ -70,7 +85,7 @@ class Model(Protocol[StateT]):
         ...
 
     def player(self, state: StateT) -> Hashable:
-        """Returns the player to move in ``state`` (compared only for equality)."""
+        """Returns the player to move in ``state``: hashable, compared only for equality."""
         ...
 
 
@@ -108,6 +123,8 @@ class RolloutModel(Model[StateT], Protocol[StateT]):
             gamma: discount rate in [0, 1].
 
         Returns:
-            float, the return from the point of view of ``player(state)``.
+            float, the return from the point of view of ``player(state)``; finite
+            (the search raises ``ValueError`` for NaN or infinity, ``TypeError``
+            for a value that is not a real number).
         """
         ...

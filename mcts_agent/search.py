@@ -17,11 +17,25 @@ import random
 from collections.abc import Callable, Hashable, Sequence
 from typing import Any, Generic, NamedTuple
 
-from mcts_agent._validation import require_float, require_int, require_seed
+from mcts_agent._validation import (
+    checked_actions,
+    checked_player,
+    checked_return,
+    checked_reward,
+    checked_step_result,
+    checked_terminated,
+    describe,
+    require_float,
+    require_int,
+    require_seed,
+)
 from mcts_agent.model import Model, StateT
 from mcts_agent.tree import ROOT, TERMINAL, UNVISITED, Node, Tree
 
 __all__ = ["MCTS", "RolloutPolicy", "SearchSummary"]
+
+_NOT_STEPPED = object()
+"""What the generic rollout holds as the state last stepped, before its first step."""
 
 RolloutPolicy = Callable[[Any, Sequence[Any], random.Random], Any]
 """``(state, actions, rng) -> action``: picks one of ``actions`` in a rollout."""
@@ -87,6 +101,9 @@ class MCTS(Generic[StateT]):
     Raises:
         TypeError: if ``model`` lacks a method or an argument has the wrong type.
         ValueError: if an argument is out of range.
+
+    :meth:`search` raises ``TypeError`` for a model that breaks the protocol and
+    ``ValueError`` for NaN or infinite rewards, returns and value sums.
     """
 
     def __init__(
@@ -142,10 +159,16 @@ class MCTS(Generic[StateT]):
     def search(self, state: StateT) -> Node:
         """Runs ``iterations`` UCT iterations from ``state`` in a new tree.
 
-        ``state`` is never changed. If the model raises during the search, the
-        exception propagates (with a note pointing to
-        :func:`mcts_agent.testing.check_model`) and the previous tree (if any) is
-        kept.
+        ``state`` is never changed. If the search fails (the model raises, or
+        breaks the protocol as below), the exception propagates with a note
+        pointing to :func:`mcts_agent.testing.check_model`, and the previous tree
+        (if any) is kept.
+
+        The model's answers are checked as the tree grows: at the root and at
+        every new node (expansion), each answer; inside the generic rollout, an
+        answer is named when it breaks the rollout (no cost per move); every
+        rollout's return and every backed-up return as it is made; the value
+        sums once per search (one sum over them).
 
         Args:
             state: the model state to plan from; it must have a legal action.
@@ -154,16 +177,30 @@ class MCTS(Generic[StateT]):
             The root :class:`Node` of the new tree.
 
         Raises:
-            ValueError: if ``state`` has no legal actions (the game is over).
+            ValueError: if ``state`` has no legal actions (the game is over); if
+                ``step`` returns a NaN or infinite reward (the message names the
+                state, the action and the reward); if a rollout's return is NaN or
+                infinite (names the state it started from and the return); if a
+                backed-up return or a value sum W overflows the float range
+                (names the state and action of the node, and W): rewards of
+                ``|r|`` near 1e308 cannot be summed.
+            TypeError: if the model breaks the protocol of ``docs/search.md``: its
+                ``actions`` returns no sequence (an iterator, a generator, a set,
+                a dict, a str or a numpy array; a tuple, list or range is
+                fine), its ``player`` is unhashable, its ``step`` returns no
+                3-tuple, a reward that is not a real number, or a ``terminated``
+                that is not a bool (Python's or numpy's) or 0/1; or a fused
+                ``rollout`` returns no real number. The message names the method,
+                what it returned and what was expected.
         """
         model = self.model
-        root_actions = tuple(model.actions(state))
+        root_actions = checked_actions(model.actions(state), state)
         if not root_actions:
             raise ValueError(
                 "cannot search from a state with no legal actions (the game is over); "
-                f"got state {state!r}"
+                f"got state {describe(state)}"
             )
-        tree = Tree(state, model.player(state), root_actions)
+        tree = Tree(state, checked_player(model.player(state), state), root_actions)
         try:
             self._run(tree)
         except Exception as error:
@@ -231,11 +268,26 @@ class MCTS(Generic[StateT]):
             if not terminal(node):                                           # 2
                 a = first untried action of node
                 node = add_child(node, a, step(state(node), a)); path.append(node)
+                check the kinds of the child's reward, terminated, actions and player
             G = 0 if terminal(node) or no rollouts else rollout(node)        # 3
             for node in reversed(path):                                      # 4
                 G = r(node) + gamma * G if player(node) == mover(node) else r(node) - gamma * G
                 N(node) += 1; W(node) += G
+            check G (finite: else the new reward, the rollout's return or the backup was not)
             N(root) += 1
+        check every W (finite)
+
+        Checks (see :meth:`search`), written so that a model answering with the
+        common types (float rewards, bool flags, tuples of actions, int players)
+        pays one identity test per answer at an expansion and one ``isfinite``
+        per iteration: once G is NaN or infinite it stays so up to the root, so
+        one test of the last G catches a NaN or infinite reward of the new node,
+        rollout return, or overflow anywhere in the backup (the slow path tells
+        which). A W that overflows while every G is finite is found after the
+        loop by one ``sum(value_sums)`` (not finite if any W is); meanwhile,
+        selection's first comparison always picks the first child, so a -inf or
+        NaN value never makes it leave the tree. The slow paths are the
+        ``checked_*`` functions of ``mcts_agent._validation``.
 
         Fast paths: ``untried[node] == 0`` is the test of step 1 (``untried``
         is ``TERMINAL`` at a terminal node); ``discounts[node]`` holds
@@ -261,7 +313,9 @@ class MCTS(Generic[StateT]):
         fused_rollout, generic_rollout = self._rollouts()
         log = math.log
         sqrt = math.sqrt
-        inf = math.inf
+        isfinite = math.isfinite
+        nan = math.nan
+        rollout_g: Any = 0.0
 
         states = tree.states
         players = tree.players
@@ -282,11 +336,14 @@ class MCTS(Generic[StateT]):
             # 1. Selection: descend while the node is not terminal and fully expanded.
             while not untried[node]:
                 log_n = log(visits[node])
-                best_score = -inf
+                # "not score <= best" is "score > best" for numbers, and true against NaN:
+                # the first child always wins its comparison, so selection never leaves the
+                # tree, even when every value is -inf or NaN (a W that overflowed).
+                best_score = nan
                 best_child = UNVISITED
                 for child in children[node]:
                     score = values[child] + c * sqrt(log_n / visits[child])
-                    if score > best_score:
+                    if not score <= best_score:
                         best_score = score
                         best_child = child
                 node = best_child
@@ -296,17 +353,36 @@ class MCTS(Generic[StateT]):
             left = untried[node]
             if left > 0:
                 kids = children[node]
-                next_state, reward, terminated = step(states[node], node_actions[node][len(kids)])
+                try:
+                    next_state, reward, terminated = step(
+                        states[node], node_actions[node][len(kids)]
+                    )
+                except (TypeError, ValueError):
+                    _check_step(self.model, states[node], node_actions[node][len(kids)])
+                    raise
+                # The protocol's checks: one test per answer of the common type (float
+                # reward, bool flag, tuple of actions, int player); else the slow path.
+                # A NaN or infinite float reward is caught by the test of G after the backup.
+                if reward.__class__ is not float:
+                    reward = checked_reward(reward, states[node], node_actions[node][len(kids)])
+                if terminated is not False and terminated is not True:
+                    terminated = checked_terminated(
+                        terminated, states[node], node_actions[node][len(kids)]
+                    )
                 child_actions: tuple = ()
                 child_player = None
                 if not terminated:
-                    child_actions = tuple(model_actions(next_state))
+                    child_actions = model_actions(next_state)
+                    if child_actions.__class__ is not tuple:
+                        child_actions = checked_actions(child_actions, next_state)
                     if child_actions:
                         child_player = model_player(next_state)
+                        if child_player.__class__ is not int:
+                            checked_player(child_player, next_state)
                 child = len(states)
                 states.append(next_state)
                 players.append(child_player)
-                rewards.append(float(reward))
+                rewards.append(reward)
                 discounts.append(gamma if child_player == players[node] else minus_gamma)
                 node_actions.append(child_actions)
                 children.append(())
@@ -323,21 +399,32 @@ class MCTS(Generic[StateT]):
             if untried[node] == TERMINAL:
                 g = 0.0
             elif fused_rollout is not None:
-                g = fused_rollout(states[node], rng, limit, gamma)
+                g = rollout_g = fused_rollout(states[node], rng, limit, gamma)
             elif generic_rollout is not None:
-                g = generic_rollout(states[node], node_actions[node], players[node])
+                g = rollout_g = generic_rollout(states[node], node_actions[node], players[node])
             else:
                 g = 0.0
 
             # 4. Backup, leaf first: G = r + gamma*G if the mover moves again, else r - gamma*G.
-            for node in reversed(path):
-                g = rewards[node] + discounts[node] * g
-                n = visits[node] + 1
-                visits[node] = n
-                w = value_sums[node] + g
-                value_sums[node] = w
-                values[node] = w / n
+            try:
+                for node in reversed(path):
+                    g = rewards[node] + discounts[node] * g
+                    n = visits[node] + 1
+                    visits[node] = n
+                    w = value_sums[node] + g
+                    value_sums[node] = w
+                    values[node] = w / n
+                if not isfinite(g):  # NaN or infinite G stays so up to the root: one test
+                    leaf = path[-1]
+                    rolled_out = limit > 0 and untried[leaf] != TERMINAL
+                    raise _backup_error(tree, path, rollout_g if rolled_out else None)
+            except TypeError:  # the rollout returned something else than a number
+                checked_return(rollout_g, states[path[-1]])
+                raise
             visits[ROOT] += 1
+        total = sum(value_sums)
+        if not isfinite(total):  # a W is NaN or infinite (or, harmlessly, only their sum is)
+            _check_value_sums(tree)
 
     def _rollouts(
         self,
@@ -378,26 +465,107 @@ class MCTS(Generic[StateT]):
             g = 0.0
             coef = 1.0
             moves_left = limit
-            while True:
-                if policy is None:
-                    action = actions[int(random_() * len(actions))]
-                else:
-                    action = policy(state, actions, rng)
-                    if action not in actions:
-                        raise ValueError(
-                            f"rollout_policy returned {action!r}, which is not one of the "
-                            f"legal actions {list(actions)!r}"
-                        )
-                state, reward, terminated = step(state, action)
-                g += coef * reward
-                moves_left -= 1
-                if terminated or moves_left == 0:
-                    return g
-                actions = model_actions(state)
-                if not actions:
-                    return g
-                mover = player
-                player = model_player(state)
-                coef *= gamma if player == mover else -gamma
+            previous = _NOT_STEPPED
+            try:
+                while True:
+                    if policy is None:
+                        action = actions[int(random_() * len(actions))]
+                    else:
+                        action = policy(state, actions, rng)
+                        if action not in actions:
+                            raise ValueError(
+                                f"rollout_policy returned {describe(action)}, which is not one "
+                                f"of the legal actions {describe(list(actions))}"
+                            )
+                    previous = state
+                    state, reward, terminated = step(state, action)
+                    g += coef * reward
+                    moves_left -= 1
+                    if terminated or moves_left == 0:
+                        return g
+                    actions = model_actions(state)
+                    if not actions:
+                        return g
+                    mover = player
+                    player = model_player(state)
+                    coef *= gamma if player == mover else -gamma
+            except (TypeError, ValueError, LookupError):
+                # Off the fast path: name the answer that broke the protocol, if one did:
+                # ``actions`` (of ``state``), else the last ``step(previous, action)``.
+                checked_actions(actions, state)
+                if previous is not _NOT_STEPPED:
+                    _check_step(model, previous, action)
+                raise
 
         return None, rollout
+
+
+# ------------------------------------------------- non-finite values (slow path)
+
+
+def _edge(tree: Tree, node: int) -> tuple[Any, Any]:
+    """Returns ``(parent state, action)`` of the edge into ``node`` (not the root)."""
+    for parent, kids in enumerate(tree.children):
+        if node in kids:
+            return tree.states[parent], tree.actions[parent][kids.index(node)]
+    raise AssertionError(f"node {node} has no parent")  # pragma: no cover
+
+
+def _value_sum_error(tree: Tree, node: int, what: str) -> ValueError:
+    state, action = _edge(tree, node)
+    return ValueError(
+        f"{what} at the node reached by action {describe(action)} from state "
+        f"{describe(state)}: its value sum W is {tree.value_sums[node]} (reward there "
+        f"{tree.rewards[node]}); the rewards are too large for sums of returns to stay "
+        "within the float range (about 1.8e308): scale them down"
+    )
+
+
+def _backup_error(tree: Tree, path: list[int], rollout_return: Any) -> ValueError:
+    """The error for a backup that ended with G NaN or infinite.
+
+    Args:
+        tree: the tree, after the backup.
+        path: the iteration's nodes below the root, root side first.
+        rollout_return: the return of this iteration's rollout, None if there was none.
+    """
+    for node in reversed(path):  # a NaN or infinite reward of a new node (the leaf)
+        if not math.isfinite(tree.rewards[node]):
+            try:
+                state, action = _edge(tree, node)
+                checked_reward(tree.rewards[node], state, action)
+            except ValueError as error:
+                return error
+    if rollout_return is not None:
+        try:
+            checked_return(rollout_return, tree.states[path[-1]])
+        except ValueError as error:
+            return error
+    for node in reversed(path):  # the first node, leaf first, where G stopped being finite
+        if not math.isfinite(tree.value_sums[node]):
+            return _value_sum_error(tree, node, "the backed-up return overflowed")
+    raise AssertionError("G overflowed but no value sum on the path did")  # pragma: no cover
+
+
+def _check_value_sums(tree: Tree) -> None:
+    """Raises ValueError naming the first node whose W is NaN or infinite, if any."""
+    for node, w in enumerate(tree.value_sums):
+        if not math.isfinite(w):
+            raise _value_sum_error(tree, node, "the sum of the backed-up returns overflowed")
+
+
+def _check_step(model: Model, state: Any, action: Any) -> None:
+    """Raises the protocol's error if ``step(state, action)``'s result breaks it.
+
+    Called off the fast path, after an error, to name its cause: ``step`` is
+    deterministic, so it is asked again. Checks the result's shape, the reward
+    (a finite real number) and ``terminated``; if ``step`` raises now, returns
+    (the caller re-raises its first error).
+    """
+    try:
+        result = model.step(state, action)
+    except Exception:
+        return
+    _, reward, terminated = checked_step_result(result, state, action)
+    checked_reward(reward, state, action)
+    checked_terminated(terminated, state, action)

@@ -9,25 +9,39 @@ Use :func:`check_model` on your own model before you plan with it::
 from __future__ import annotations
 
 import copy
-import math
 import random
-from collections.abc import Hashable, Sequence
+import sys
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
-from mcts_agent._validation import require_int
+from mcts_agent._validation import (
+    checked_actions,
+    checked_player,
+    checked_return,
+    checked_reward,
+    checked_step_result,
+    checked_terminated,
+    describe,
+    require_int,
+)
 from mcts_agent.model import Model
 
-__all__ = ["ModelCheckError", "check_model"]
+__all__ = ["MAX_ABS_REWARD", "ModelCheckError", "check_model"]
+
+MAX_ABS_REWARD = sys.float_info.max / 2**64
+"""Largest ``|reward|`` :func:`check_model` accepts, about 9.7e288.
+
+A value sum W adds N returns, each a sum of at most M rewards (discounted by
+gamma <= 1), so ``|W| <= N * M * max|reward|``; with ``N * M <= 2**64`` (more
+iterations times moves than any search can play) W stays below the largest
+float (about 1.8e308) when every ``|reward| <= MAX_ABS_REWARD``.
+"""
 
 
 class ModelCheckError(AssertionError):
     """Raised by :func:`check_model` when a model breaks the protocol of ``docs/search.md``."""
-
-
-def _fail(message: str) -> None:
-    raise ModelCheckError(message)
 
 
 def check_model(
@@ -35,12 +49,17 @@ def check_model(
 ) -> None:
     """Plays random games from ``state`` and checks the model protocol at every move.
 
-    Checks, at every visited state: ``actions`` is a sequence (asked twice:
-    the same order), every legal action steps to a 3-field result with a real
-    ``reward`` and a bool-like ``terminated``; ``step`` is deterministic and
-    does not change its input (compared with a deep copy taken before); a
-    state with legal actions has a hashable ``player``; a state reached by a
-    terminating move has no legal actions.
+    Checks, at every visited state: ``actions`` returns a sequence (a tuple, a
+    list...; not an iterator, a set or a numpy array), the same when asked
+    twice; every legal action steps to a 3-field result with a finite real
+    ``reward`` of at most :data:`MAX_ABS_REWARD` in absolute value (so that
+    the search's sums of returns cannot overflow) and a bool ``terminated``;
+    ``step`` is deterministic and does not change its input (compared with a
+    deep copy taken before, so states must support ``copy.deepcopy`` and
+    ``==``); a state with legal actions has a hashable ``player``; a state
+    reached by a terminating move has no legal actions. A fused
+    ``rollout(state, rng, max_moves, 1.0)``, if the model has one, is played
+    once per playout from ``state`` and must return a finite real number.
 
     Args:
         model: the model to check.
@@ -51,84 +70,157 @@ def check_model(
 
     Raises:
         ModelCheckError: (an ``AssertionError``) naming the first violation,
-            with the state and action involved (also when the model lacks a
-            method, or ``step`` raises on an action ``actions`` called legal).
+            with the state and action involved; also when the model lacks a
+            method or one of its methods raises (the model's exception is the
+            ``__cause__``). Nothing else comes from the model.
         TypeError, ValueError: if ``num_playouts`` or ``max_moves`` is not an
             int >= 1.
     """
     for method in ("actions", "step", "player"):
         if not callable(getattr(model, method, None)):
-            _fail(
+            raise ModelCheckError(
                 f"a model needs actions, step and player methods; {type(model).__name__} "
                 f"has no {method}()"
             )
     require_int("num_playouts", num_playouts, 1)
     require_int("max_moves", max_moves, 1)
     rng = random.Random(seed)
-    if not list(model.actions(state)):
-        _fail(f"check_model needs a state with legal actions; actions({state!r}) is empty")
+    if not _actions(model, state):
+        raise ModelCheckError(
+            f"check_model needs a state with legal actions; actions({describe(state)}) is empty"
+        )
+    rollout_rng = random.Random(seed)
     for _ in range(num_playouts):
+        _check_rollout(model, state, rollout_rng, max_moves)
         current = state
         for _ in range(max_moves):
-            actions = model.actions(current)
-            if not isinstance(actions, Sequence) or isinstance(actions, (str, bytes)):
-                _fail(f"actions({current!r}) must return a sequence, got {type(actions).__name__}")
-            if list(model.actions(current)) != list(actions):
-                _fail(f"actions({current!r}) is not stable: two calls gave different orders")
+            actions = _actions(model, current)
             if not actions:
                 break
-            player = model.player(current)
-            if not isinstance(player, Hashable):
-                _fail(f"player({current!r}) must be hashable, got {player!r}")
-            for action in actions:
-                _check_step(model, current, action)
-            action = actions[rng.randrange(len(actions))]
+            _protocol(
+                checked_player,
+                _call(f"player({describe(current)})", model.player, current),
+                current,
+            )
+            results = [_check_step(model, current, action) for action in actions]
+            index = rng.randrange(len(actions))
+            action = actions[index]
             previous = current
-            current, _, terminated = model.step(current, action)
-            if terminated and list(model.actions(current)):
-                _fail(
-                    f"step({previous!r}, {action!r}) said terminated, but actions({current!r}) "
-                    "still lists legal actions"
+            current, _, terminated = results[index]
+            if terminated and _actions(model, current):
+                raise ModelCheckError(
+                    f"step({describe(previous)}, {describe(action)}) said terminated, but "
+                    f"actions({describe(current)}) still lists legal actions"
                 )
             if terminated:
                 break
 
 
-def _check_step(model: Model, state: Any, action: Any) -> None:
-    before = copy.deepcopy(state)
+def _call(call: str, method: Callable[..., Any], *args: Any, note: str = "") -> Any:
+    """Returns ``method(*args)``; an exception becomes a ModelCheckError naming ``call``."""
     try:
-        result = model.step(state, action)
+        return method(*args)
+    except Exception as error:
+        raise ModelCheckError(f"{call} raised {type(error).__name__}: {error}{note}") from error
+
+
+def _protocol(check: Callable[..., Any], *args: Any) -> Any:
+    """Returns ``check(*args)`` (a ``checked_*`` function); its error becomes a ModelCheckError."""
+    try:
+        return check(*args)
+    except (TypeError, ValueError) as error:
+        raise ModelCheckError(str(error)) from None
+
+
+def _actions(model: Model, state: Any) -> tuple:
+    """``actions(state)`` as a tuple, checked to be a sequence and stable over two calls."""
+    call = f"actions({describe(state)})"
+    actions = _protocol(checked_actions, _call(call, model.actions, state), state)
+    again = _protocol(checked_actions, _call(call, model.actions, state), state)
+    if not _equal(actions, again, f"the actions of {describe(state)}"):
+        raise ModelCheckError(f"{call} is not stable: two calls gave {actions!r} and {again!r}")
+    return actions
+
+
+def _check_rollout(model: Model, state: Any, rng: random.Random, max_moves: int) -> None:
+    """Checks that a fused rollout, if the model has one, returns a finite real number."""
+    rollout = getattr(model, "rollout", None)
+    if callable(rollout):
+        value = _call(
+            f"rollout({describe(state)}, rng, {max_moves}, 1.0)",
+            rollout,
+            state,
+            rng,
+            max_moves,
+            1.0,
+        )
+        _protocol(checked_return, value, state)
+
+
+def _check_step(model: Model, state: Any, action: Any) -> tuple[Any, float, bool]:
+    """Steps ``state`` with ``action`` twice; returns the checked result."""
+    call = f"step({describe(state)}, {describe(action)})"
+    try:
+        before = copy.deepcopy(state)
     except Exception as error:
         raise ModelCheckError(
-            f"step({state!r}, {action!r}) raised {type(error).__name__}: {error}, although "
-            f"actions({state!r}) lists {action!r} as legal"
+            f"copy.deepcopy({describe(state)}) raised {type(error).__name__}: {error}; "
+            "check_model compares a deep copy of each state with the state after step "
+            "to check that step does not change its input: make states deep-copyable "
+            "(e.g. immutable tuples, or a __deepcopy__ method)"
         ) from error
-    if not isinstance(result, tuple) or len(result) != 3:
-        _fail(
-            f"step({state!r}, {action!r}) must return StepResult(next_state, reward, "
-            f"terminated), got {result!r}"
-        )
+    result = _checked_result(model, state, action, call)
     next_state, reward, terminated = result
-    if not isinstance(reward, (int, float)) or isinstance(reward, bool):
-        try:
-            reward = float(reward)
-        except (TypeError, ValueError):
-            _fail(f"step({state!r}, {action!r}) reward must be a real number, got {reward!r}")
-    if not math.isfinite(float(reward)):
-        _fail(f"step({state!r}, {action!r}) reward must be finite, got {reward!r}")
-    if terminated not in (True, False):
-        _fail(f"step({state!r}, {action!r}) terminated must be a bool, got {terminated!r}")
-    if not _equal(state, before):
-        _fail(f"step({before!r}, {action!r}) changed its input state to {state!r}")
-    again = model.step(state, action)
-    if not (_equal(again[0], next_state) and again[1] == result[1] and again[2] == terminated):
-        _fail(f"step({state!r}, {action!r}) is not deterministic: {result!r} then {again!r}")
+    if abs(reward) > MAX_ABS_REWARD:
+        raise ModelCheckError(
+            f"{call} returned the reward {reward}; expected |reward| <= {MAX_ABS_REWARD:.3g} "
+            "(mcts_agent.testing.MAX_ABS_REWARD), so that the search's sums of returns "
+            "cannot overflow: scale the rewards down"
+        )
+    if not _equal(state, before, "states"):
+        raise ModelCheckError(
+            f"step({describe(before)}, {describe(action)}) changed its input state to "
+            f"{describe(state)}"
+        )
+    again = _checked_result(model, state, action, call)
+    if not _equal(again, result, "step results"):
+        raise ModelCheckError(
+            f"{call} is not deterministic: {describe(result)} then {describe(again)}"
+        )
+    return result
 
 
-def _equal(a: Any, b: Any) -> bool:
-    """Equality that also handles numpy arrays inside tuples and lists."""
+def _checked_result(model: Model, state: Any, action: Any, call: str) -> tuple[Any, float, bool]:
+    """Calls ``step`` and checks its result's shape, reward and ``terminated``."""
+    result = _call(
+        call,
+        model.step,
+        state,
+        action,
+        note=f", although actions({describe(state)}) lists {describe(action)} as legal",
+    )
+    next_state, reward, terminated = _protocol(checked_step_result, result, state, action)
+    reward = _protocol(checked_reward, reward, state, action)
+    terminated = _protocol(checked_terminated, terminated, state, action)
+    return next_state, reward, terminated
+
+
+def _equal(a: Any, b: Any, what: str) -> bool:
+    """``a == b``, also for numpy arrays inside tuples and lists; a failure is a ModelCheckError."""
+    try:
+        return _equal_values(a, b)
+    except Exception as error:
+        raise ModelCheckError(
+            f"comparing {what} with == raised {type(error).__name__}: {error} (comparing "
+            f"{describe(a)} with {describe(b)}); check_model needs states, actions and "
+            "rewards that compare with == to a bool, to check that step is deterministic "
+            "and leaves its input unchanged"
+        ) from error
+
+
+def _equal_values(a: Any, b: Any) -> bool:
     if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
         return bool(np.array_equal(a, b))
     if isinstance(a, (tuple, list)) and isinstance(b, (tuple, list)):
-        return len(a) == len(b) and all(_equal(x, y) for x, y in zip(a, b, strict=True))
+        return len(a) == len(b) and all(_equal_values(x, y) for x, y in zip(a, b, strict=True))
     return bool(a == b)

@@ -242,6 +242,21 @@ def test_a_failing_model_keeps_the_previous_tree():
     assert list(planner.tree) == before
 
 
+@pytest.mark.parametrize("error", [ValueError("no such move"), TypeError("bad argument")])
+def test_the_models_own_errors_from_step_propagate_unchanged(error):
+    # The search catches TypeError and ValueError around step to name a result of the
+    # wrong shape; an error the model raises itself must come out as it was.
+    class Refuses(Countdown):
+        def step(self, state, action):
+            if state < 6:
+                raise error
+            return super().step(state, action)
+
+    with pytest.raises(type(error), match=str(error)) as raised:
+        MCTS(Refuses(), 10, rollout_limit=0, seed=0).search(6)
+    assert raised.value is error
+
+
 @pytest.mark.skipif(sys.version_info < (3, 11), reason="exception notes are Python >= 3.11")
 def test_a_model_error_during_the_search_points_to_check_model():
     class TwoFieldStep:
@@ -254,7 +269,7 @@ def test_a_model_error_during_the_search_points_to_check_model():
         def step(self, state, action):
             return (state + 1, 0.0)  # no terminated flag
 
-    with pytest.raises(ValueError, match="not enough values to unpack") as raised:
+    with pytest.raises(TypeError, match=r"step\(0, 0\) returned \(1, 0.0\)") as raised:
         MCTS(TwoFieldStep(), 10, seed=0).search(0)
     assert "check_model" in " ".join(raised.value.__notes__)
 
@@ -291,6 +306,234 @@ def test_untried_actions_are_reported_as_unvisited():
     assert planner.tree[0].children == (1, UNVISITED)
     assert planner.summary().visit_counts == (1, 0)
     assert math.isnan(planner.summary().values[1])
+
+
+# ---------------------------------------------------------------- non-finite values
+
+
+@pytest.mark.parametrize("rollout_limit", [0, 1000])
+@pytest.mark.parametrize("reward", [math.nan, math.inf, -math.inf])
+def test_a_non_finite_reward_in_the_tree_ends_the_search_naming_it(reward, rollout_limit):
+    # Before: NaN > -inf is never true, so selection returned -1 (the last node): with
+    # rollouts off the search looped for ever, with rollouts it failed with an IndexError.
+    game = ScriptedGame(
+        {
+            "root": (1, {"a": ("A", reward, False)}),
+            "A": (2, {"x": ("A_end", 0.0, True)}),
+        }
+    )
+    message = rf"step\('root', 'a'\) returned the reward {reward}; expected a finite number"
+    with pytest.raises(ValueError, match=message):
+        MCTS(game, 100, rollout_limit=rollout_limit, seed=0).search("root")
+    assert game.calls["step"] == (2 if rollout_limit else 1)  # at once: the first iteration
+
+
+class FusedRollout:
+    """Countdown with a fused rollout returning a given value."""
+
+    def __init__(self, value):
+        self.value = value
+
+    def actions(self, state):
+        return (1,) if state > 0 else ()
+
+    def player(self, state):
+        return 0
+
+    def step(self, state, action):
+        return StepResult(state - 1, 0.0, state == 1)
+
+    def rollout(self, state, rng, limit, gamma):
+        return self.value
+
+
+@pytest.mark.parametrize("value", [math.nan, math.inf, -math.inf, np.float64(math.nan)])
+def test_a_rollout_with_a_non_finite_return_names_its_start_and_return(value):
+    generic = ScriptedGame(
+        {
+            "root": (1, {"a": ("A", 0.0, False)}),
+            "A": (1, {"x": ("B", 0.0, False)}),
+            "B": (1, {"y": ("end", value, True)}),
+        }
+    )
+    with pytest.raises(ValueError, match=rf"the rollout from state 'A' gave the return {value}"):
+        MCTS(generic, 1, seed=0).search("root")
+    with pytest.raises(ValueError, match=rf"the rollout from state 2 gave the return {value}"):
+        MCTS(FusedRollout(value), 1, seed=0).search(3)
+
+
+def test_a_fused_rollout_must_return_a_number():
+    with pytest.raises(TypeError, match=r"rollout from state 2 returned '0.5' \(str\); expected"):
+        MCTS(FusedRollout("0.5"), 1, seed=0).search(3)
+    planner = MCTS(FusedRollout(np.float64(0.5)), 3, seed=0)  # numpy's floats are fine
+    planner.search(100)
+    assert planner.tree[1].value_sum == 1.5
+
+
+def test_a_return_that_overflows_in_the_backup_ends_the_search_at_once():
+    # G = 1e308 from the rollout, plus the reward 1e308 into A: inf.
+    game = ScriptedGame(
+        {
+            "root": (0, {"a": ("A", 1e308, False)}),
+            "A": (0, {"x": ("end", 1e308, True)}),
+        }
+    )
+    with pytest.raises(
+        ValueError,
+        match=r"the backed-up return overflowed at the node reached by action 'a' from "
+        r"state 'root': its value sum W is inf \(reward there 1e\+308\)",
+    ):
+        MCTS(game, 1000, seed=0).search("root")
+    assert game.calls["step"] == 2  # one iteration: the expansion and the rollout's move
+
+
+@pytest.mark.parametrize("sign", [1.0, -1.0])
+def test_value_sums_that_overflow_end_the_search_and_keep_the_previous_tree(sign):
+    # Each return is finite, but W = N * 1e308 overflows at N = 2. Before: W = -inf at
+    # every child made selection return -1; W = +inf silently won the move.
+    game = ScriptedGame(
+        {
+            "root": (0, {"a": ("A_end", sign * 1e308, True), "b": ("B_end", sign * 1e308, True)}),
+            "safe": (0, {"a": ("A_end", 1.0, True)}),
+        }
+    )
+    planner = MCTS(game, 10, seed=0)
+    planner.search("safe")
+    before = list(planner.tree)
+    with pytest.raises(
+        ValueError,
+        match=rf"sum of the backed-up returns overflowed at the node reached by action 'a' "
+        rf"from state 'root': its value sum W is {sign * math.inf}",
+    ):
+        planner.search("root")
+    assert list(planner.tree) == before
+
+
+# ---------------------------------------------------------------- protocol violations
+
+
+class Countdown:
+    """From n take 1 or 2; players 1 and 2 alternate; taking the last one earns 1.0.
+
+    ``faults`` maps "actions", "player", "reward", "terminated" or "step" to a function
+    applied to that answer in every state <= ``below``.
+    """
+
+    def __init__(self, faults=None, below=math.inf):
+        self.faults = faults or {}
+        self.below = below
+
+    def _answer(self, what, state, value):
+        fault = self.faults.get(what)
+        return fault(value) if fault is not None and state <= self.below else value
+
+    def actions(self, state):
+        return self._answer("actions", state, (1, 2) if state >= 2 else (1,) if state else ())
+
+    def player(self, state):
+        return self._answer("player", state, 1 + state % 2)
+
+    def step(self, state, action):
+        nxt = state - action
+        result = StepResult(
+            nxt,
+            self._answer("reward", state, 1.0 if nxt == 0 else 0.0),
+            self._answer("terminated", state, nxt == 0),
+        )
+        return self._answer("step", state, result)
+
+
+VIOLATIONS = {
+    "generator actions": (
+        {"actions": lambda a: (x for x in a)},
+        r"actions\(\d\) returned <generator object .*> \(generator\); expected a sequence of "
+        r"the legal actions in a fixed order, a tuple or a list",
+    ),
+    "iterator actions": ({"actions": iter}, r"actions\(\d\) returned .* \(tuple_iterator\)"),
+    "ndarray actions": (
+        {"actions": np.array},
+        r"actions\(\d\) returned array\(\[1, 2\]\) \(ndarray\); expected .* \(use \.tolist\(\)",
+    ),
+    "str actions": (
+        {"actions": lambda a: "".join(map(str, a))},
+        r"actions\(\d\) returned '12' \(str\)",
+    ),
+    "set actions": ({"actions": set}, r"actions\(\d\) returned \{1, 2\} \(set\)"),
+    "dict actions": ({"actions": dict.fromkeys}, r"returned \{1: None, 2: None\} \(dict\)"),
+    "list player": (
+        {"player": lambda p: [p]},
+        r"player\(\d\) returned \[\d\] \(list\); expected a hashable player id",
+    ),
+    "str reward": (
+        {"reward": str},
+        r"step\(\d, \d\) returned the reward '0.0' \(str\); expected a real number",
+    ),
+    "array terminated": (
+        {"terminated": lambda t: np.array([t, t])},
+        r"step\(\d, \d\) returned terminated=array\(\[False, False\]\) \(ndarray\); "
+        r"expected a bool",
+    ),
+    "two-field step": (
+        {"step": lambda r: r[:2]},
+        r"step\(\d, \d\) returned \(\d, 0.0\) \(tuple of 2 fields\); expected "
+        r"StepResult\(next_state, reward, terminated\)",
+    ),
+    "None step": ({"step": lambda r: None}, r"step\(\d, \d\) returned None \(NoneType\)"),
+}
+# Where the violation first shows: (below, iterations, rollout_limit). "root": in the
+# root's answers or its first expansion; "tree": only in later expansions; "rollout":
+# only inside the first rollout (states <= 4 are reached by rollouts only).
+WHERE = {"root": (6, 10, 0), "tree": (5, 10, 0), "rollout": (4, 1, 1000)}
+
+
+@pytest.mark.parametrize(
+    "violation, where",
+    # Rollouts only compare players with ==, which a list allows: not a violation there.
+    [(v, w) for v in VIOLATIONS for w in WHERE if (v, w) != ("list player", "rollout")],
+)
+def test_a_protocol_violation_is_a_type_error_in_the_protocols_words(violation, where):
+    faults, message = VIOLATIONS[violation]
+    below, iterations, rollout_limit = WHERE[where]
+    planner = MCTS(Countdown(faults, below), iterations, rollout_limit=rollout_limit, seed=0)
+    with pytest.raises(TypeError, match=message):
+        planner.search(6)
+
+
+def as_range(actions):
+    return range(1, len(actions) + 1)
+
+
+@pytest.mark.parametrize(
+    "faults",
+    [
+        {"actions": list},
+        {"actions": as_range},
+        {"player": str},
+        {"player": np.int64},
+        {"reward": np.float32},
+        {"reward": int},
+        {"reward": np.float64},
+        {"terminated": np.bool_},
+        {"terminated": int},
+        {"step": tuple},
+    ],
+    ids=lambda f: f"{next(iter(f))}:{next(iter(f.values())).__name__}",
+)
+@pytest.mark.parametrize("rollout_limit", [0, 1000])
+def test_answers_of_other_allowed_types_build_the_same_tree(faults, rollout_limit):
+    config = {"iterations": 60, "gamma": 0.9, "rollout_limit": rollout_limit, "seed": 1}
+    reference = MCTS(Countdown(), **config)
+    reference.search(7)
+    planner = MCTS(Countdown(faults), **config)
+    planner.search(7)
+    assert len(planner.tree) == len(reference.tree)
+    for node, expected in zip(planner.tree, reference.tree, strict=True):
+        assert node.visits == expected.visits
+        if faults.get("reward") is np.float32 and rollout_limit:  # rollouts add in float32
+            assert node.value_sum == pytest.approx(expected.value_sum, rel=1e-6)
+        else:
+            assert node.value_sum == expected.value_sum
+        assert node.actions == expected.actions and type(node.reward) is float
 
 
 # ---------------------------------------------------------------- invariants (hypothesis)
