@@ -453,9 +453,15 @@ def test_a_malformed_ray_address_is_a_usage_error(address, capsys):
 
 
 def test_ray_auto_without_a_cluster_is_a_usage_error(tmp_path, monkeypatch, capsys):
-    pytest.importorskip("ray", reason="Ray is not installed (pip install 'mcts-agent[ray]')")
-    monkeypatch.setenv("RAY_TMPDIR", str(tmp_path))  # where Ray looks for a running cluster
-    monkeypatch.delenv("RAY_ADDRESS", raising=False)
+    ray = pytest.importorskip("ray", reason="Ray is not installed (pip install 'mcts-agent[ray]')")
+
+    def init_without_a_cluster(*args, **kwargs):
+        # What ray.init(address="auto") raises when it finds no running cluster. Ray finds
+        # clusters by scanning the machine's processes, so a real call would find the local
+        # instance another test (another xdist worker) may have running at the same time.
+        raise ConnectionError("Could not find any running Ray instance.")
+
+    monkeypatch.setattr(ray, "init", init_without_a_cluster)
     log = tmp_path / "games.jsonl"
     log.write_text("an earlier run's games\n")
     argv = [*EVALUATE, "--backend", "ray", "--address", "auto", "--jsonl", str(log)]
