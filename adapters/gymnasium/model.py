@@ -100,6 +100,7 @@ the planner's ``rollout_limit`` bounds rollouts.
 from __future__ import annotations
 
 import itertools
+import math
 import random
 from collections.abc import Callable, Hashable
 from typing import Any, NamedTuple
@@ -450,7 +451,7 @@ class GymnasiumModel:
             self._dimensions: tuple[int, ...] | None = None
         elif isinstance(space, spaces.MultiDiscrete):
             nvec = np.asarray(space.nvec)
-            count = int(np.prod(nvec, dtype=np.int64))
+            count = math.prod(nvec.ravel().tolist())  # Python ints: no overflow
             if count > MAX_ACTIONS:
                 raise ValueError(
                     f"{space} has {count} combinations of actions, more than MAX_ACTIONS "
