@@ -39,6 +39,7 @@ __all__ = [
     "random_generators",
     "reseed",
     "rng_state",
+    "deepest_nesting",
     "same",
     "shared_mutable_objects",
 ]
@@ -227,6 +228,47 @@ def shared_mutable_objects(
         ):
             shared.append(_path(name, node))
     return shared
+
+
+def deepest_nesting(
+    root: Any, *, name: str = "env", limit: int = MAX_OBJECTS_COMPARED
+) -> tuple[str, int]:
+    """The most deeply nested object reachable from ``root``, found without recursion.
+
+    Walks what :func:`shared_mutable_objects` walks (each object once,
+    exempt objects left out), depth first. ``copy.deepcopy`` and ``pickle``
+    recurse once or more per level, so an attribute nested deeper than
+    about a quarter of ``sys.getrecursionlimit()`` cannot be copied.
+
+    Args:
+        root: the object to search from (an env, usually), not changed.
+        name: how the path starts.
+        limit: most objects visited; past it the deepest found so far is returned.
+
+    Returns:
+        ``(path, depth)``: the path of ``root``'s attribute (or item) under
+        which the deepest object lies, e.g. ``"env.history"``, and the
+        number of levels from that attribute down to the deepest object,
+        both included (1 for an attribute holding no object); ``(name, 0)``
+        if ``root`` holds nothing to walk.
+    """
+    best: tuple[str, int] = (name, 0)
+    visited: set[int] = {id(root)}
+    stack = [(child, 1, (None, kind, key)) for child, kind, key in _children(root)]
+    stack = [entry for entry in reversed(stack) if not _is_exempt(entry[0])]
+    while stack and len(visited) < limit:
+        value, depth, top = stack.pop()
+        if id(value) in visited:
+            continue
+        visited.add(id(value))
+        if depth > best[1]:
+            best = (name + _step(top[1], top[2]), depth)
+        stack.extend(
+            (child, depth + 1, top)
+            for child, _, _ in reversed(_children(value))
+            if not _is_exempt(child)
+        )
+    return best
 
 
 _Node = tuple  # (parent node or None, kind, key): a path, built only when reported

@@ -5,14 +5,17 @@ See the "Checks at start-up" of :mod:`mcts_agent.adapters.gymnasium.model`.
 
 from __future__ import annotations
 
+import copy
+import operator
 import random
+import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 import gymnasium as gym
 import numpy as np
 
-from mcts_agent.adapters.env_probe import rng_state, same
+from mcts_agent.adapters.env_probe import instance, rng_state, same, shared_mutable_objects
 from mcts_agent.adapters.errors import CloneCheckError
 from mcts_agent.adapters.gymnasium.cloning import detached_copy
 
@@ -47,9 +50,14 @@ def check_clone_and_determinism(model: GymnasiumModel, env: gym.Env) -> None:
             "call env.reset() before planning"
         )
     live_rng = rng_state(live)
+    reference_env = detached_copy(live)
+    _refuse_sharing(model, reference_env, f"copy.deepcopy({name})")
+    if model.clone_method in ("user", "env_methods"):
+        _refuse_sharing(model, root.snapshot, f"the snapshot of get_state({name})")
+        _refuse_sharing(model, model._checkout(root.snapshot), "the env the clone steps")
     try:
         actions = _probe_actions(model, root, random.Random(0))
-        reference = _play(detached_copy(live), model._inner_actions, actions)
+        reference = _play(reference_env, model._inner_actions, actions)
         # The clone: every step restores a position into an env moved elsewhere first.
         snapshot = root.snapshot
         for i, action in enumerate(actions):
@@ -94,6 +102,47 @@ def check_clone_and_determinism(model: GymnasiumModel, env: gym.Env) -> None:
             f"stepping a {model.clone_method} clone of {name} changed the live env: the "
             "snapshot shares mutable objects with it; make get_state return a copy"
         )
+
+
+def _refuse_sharing(model: GymnasiumModel, copied: Any, what: str) -> None:
+    """Raises CloneCheckError if ``copied`` shares a mutable object with the live env.
+
+    Run before anything is stepped: stepping a copy that shares, say, a
+    handle to an external simulator would change the live env. The
+    ``"snapshot"`` clone of a known env is not walked (its step only replaces
+    the snapshot's attributes); its reference deep copy is.
+    """
+    live = model._unwrapped
+    try:
+        shared = shared_mutable_objects(live, copied)
+    except ValueError as error:
+        raise CloneCheckError(
+            f"{error}: the env is too large to check that {what} is independent of it; keep "
+            "large data outside the env's instance (e.g. in a module or class attribute)"
+        ) from error
+    if not shared:
+        return
+    name = type(live).__name__
+    described = ", ".join(f"{path} ({_kind_at(copied, path)})" for path in shared[:3])
+    more = f" and {len(shared) - 3} more" if len(shared) > 3 else ""
+    raise CloneCheckError(
+        f"{what} shares {described}{more} with the live env: stepping it would change the "
+        "live env. A class whose __deepcopy__ returns the object itself does that (e.g. a "
+        "handle to an external simulator or a connection), as does a get_state that returns "
+        f"the env's own objects. Fix: give that class (or {name}) a __deepcopy__ that returns "
+        "an independent copy in the same state (e.g. a new simulator set to the same state), "
+        "and make get_state return copies; nothing was stepped"
+    )
+
+
+def _kind_at(root: Any, path: str) -> str:
+    """What lies at ``path`` under ``root`` (``"env.a.b"`` paths only), for messages."""
+    if re.fullmatch(r"env(\.\w+)+", path) is None:
+        return "shared"
+    try:
+        return instance(operator.attrgetter(path[4:])(root))
+    except AttributeError:
+        return "shared"
 
 
 def _probe_actions(model: GymnasiumModel, root: GymnasiumState, rng: random.Random) -> list:
@@ -163,8 +212,16 @@ def _outside_randomness(name: str, actions: Sequence, first: tuple, second: tupl
 
 
 def _play(env: Any, inner_actions: dict, actions: Sequence) -> list[tuple]:
-    """Steps ``env`` along ``actions``; returns each step's 5-tuple."""
-    return [env.step(inner_actions[action]) for action in actions]
+    """Steps ``env`` along ``actions``; returns each step's 5-tuple, its observation copied.
+
+    The copy keeps an observation that the env returns without copying (its
+    internal array, changed in place by the next step) as it was.
+    """
+    outcomes = []
+    for action in actions:
+        observation, *rest = env.step(inner_actions[action])
+        outcomes.append((copy.deepcopy(observation), *rest))
+    return outcomes
 
 
 def _same_outcome(a: tuple, b: tuple) -> bool:
