@@ -28,12 +28,16 @@ _PROBE_STEPS = 30  # most steps of one start-up probe
 _PROBE_TRIALS = 8  # random action sequences tried by the determinism check
 
 
-def check_clone_and_determinism(model: GymnasiumModel, env: gym.Env) -> None:
+def check_clone_and_determinism(model: GymnasiumModel, env: gym.Env) -> Any:
     """Runs the start-up checks of ``model`` on the live ``env`` (the model's module docstring).
 
     Args:
         model: the model being built (its cloning bound, its actions known).
         env: the live env, never stepped.
+
+    Returns:
+        The deep copy of ``env.unwrapped`` the checks stepped along the
+        probe's actions (what its steps change tells its position apart).
 
     Raises:
         CloneCheckError: if the clone does not behave like a deep copy of the
@@ -75,8 +79,10 @@ def check_clone_and_determinism(model: GymnasiumModel, env: gym.Env) -> None:
                     f"after actions {list(actions[: i + 1])!r} from the live position the "
                     f"clone gives {_describe(outcome)} but a deep copy of the env gives "
                     f"{_describe(reference[i])}. The snapshot misses part of the env's "
-                    "state or shares mutable objects with it: pass get_state/set_state "
-                    'that capture all of it as copies, or clone="deepcopy"'
+                    "state or shares mutable objects with it: make get_state return all of "
+                    "it as copies (the env's get_state() method, or get_state= of "
+                    'GymnasiumModel), or plan on deep copies of the env: clone="deepcopy" '
+                    "(GymnasiumModel or MCTSAgent)"
                 )
         _check_determinism(model, root)
     except ValueError:
@@ -89,8 +95,9 @@ def check_clone_and_determinism(model: GymnasiumModel, env: gym.Env) -> None:
     if model._position_mask is None and any("action_mask" in out[4] for out in reference):
         raise ValueError(
             f"{name} reports info['action_mask'] after a step, but the model cannot tell "
-            "the mask of the live env's current position: pass action_mask=lambda env: "
-            "..., or give the env an action_mask() method"
+            "the mask of the live env's current position: give the env an action_mask() "
+            "method (GymnasiumModel and MCTSAgent read it), or pass action_mask=lambda env: "
+            "... to GymnasiumModel"
         )
     # The live env is untouched: the same generator state and the same behaviour.
     replay = _play(detached_copy(live), model._inner_actions, actions)
@@ -102,6 +109,7 @@ def check_clone_and_determinism(model: GymnasiumModel, env: gym.Env) -> None:
             f"stepping a {model.clone_method} clone of {name} changed the live env: the "
             "snapshot shares mutable objects with it; make get_state return a copy"
         )
+    return reference_env
 
 
 def _refuse_sharing(model: GymnasiumModel, copied: Any, what: str) -> None:

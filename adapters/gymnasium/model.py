@@ -119,6 +119,11 @@ from mcts_agent.adapters.gymnasium.known_envs import (
     KNOWN_TERMINATIONS,
     check_known_randomness,
 )
+from mcts_agent.adapters.gymnasium.parameters import (
+    Parameters,
+    changed_parameters,
+    read_parameters,
+)
 from mcts_agent.adapters.gymnasium.wrappers import (
     check_reset,
     read_wrappers,
@@ -256,7 +261,8 @@ class GymnasiumModel:
         if clone == "snapshot" and env_class not in KNOWN_SNAPSHOTS:
             raise ValueError(
                 f'clone="snapshot" knows {sorted(c.__name__ for c in KNOWN_SNAPSHOTS)}, not '
-                f"{env_class.__name__}; pass clone=None or get_state/set_state"
+                f"{env_class.__name__}; pass clone=None (the env's own get_state()/set_state() "
+                "methods are used if it has them)"
             )
         if clone == "deepcopy":
             self.clone_method = "deepcopy"
@@ -274,7 +280,12 @@ class GymnasiumModel:
         self._checkout, self._commit, self._capture = bind_cloning(
             self.clone_method, unwrapped, get_state, set_state
         )
-        check_clone_and_determinism(self, env)
+        self._parameters: Parameters | None = None  # none watched during the checks
+        probed = check_clone_and_determinism(self, env)
+        if self.clone_method != "deepcopy":
+            stepped = changed_parameters(read_parameters(unwrapped, ()), probed)
+            position = set(KNOWN_SNAPSHOTS.get(env_class, ())).union(stepped)
+            self._parameters = read_parameters(unwrapped, position)
 
     # ------------------------------------------------------------ the model
 
@@ -358,6 +369,31 @@ class GymnasiumModel:
 
     # ------------------------------------------------------- the live env
 
+    def changed_parameters(self) -> list[str]:
+        """The live env's parameters that changed since the model was built.
+
+        The model read the env's parameters (CartPole's ``force_mag``, a
+        toy-text env's ``P``...) when it was built and plans with them;
+        :meth:`state_of` refuses to plan once they changed. See
+        :mod:`mcts_agent.adapters.gymnasium.parameters` for what is watched
+        (the ``"deepcopy"`` clone watches nothing: it copies the whole env at
+        every :meth:`state_of`).
+
+        Returns:
+            The sorted names of the changed, added or removed instance
+            attributes of ``env.unwrapped``; empty if it is planned as it is.
+        """
+        return self._changed_parameters(self._capture(self._unwrapped))
+
+    def _changed_parameters(self, snapshot: Any) -> list[str]:
+        """:meth:`changed_parameters`, given a snapshot of the live position."""
+        if self._parameters is None:
+            return []
+        reference = None
+        if self.clone_method in ("user", "env_methods"):  # the scratch env, in the live position
+            reference = vars(self._checkout(snapshot))
+        return changed_parameters(self._parameters, self._unwrapped, reference)
+
     def state_of(self, env: gym.Env) -> GymnasiumState:
         """Returns the model state of the live env's current position, an independent copy.
 
@@ -374,7 +410,9 @@ class GymnasiumModel:
         Raises:
             TypeError: if ``env`` is not a ``gymnasium.Env``.
             ValueError: if ``env`` wraps another env than the model's, or
-                translates actions differently, or has not been reset; or
+                translates actions differently, or has not been reset, or its
+                parameters changed since the model was built
+                (:meth:`changed_parameters`); or
                 if its episode is over: truncated by its ``TimeLimit``, or
                 terminated in an env that can tell (FrozenLake,
                 CliffWalking, Taxi, CartPole, MountainCar,
@@ -410,6 +448,13 @@ class GymnasiumModel:
         if self._terminal is not None and self._terminal(self._unwrapped):
             raise ValueError(_EPISODE_OVER.format("terminated"))
         snapshot = self._capture(self._unwrapped)
+        changed = self._changed_parameters(snapshot)
+        if changed:
+            raise ValueError(
+                f"the env's parameters changed since this GymnasiumModel was built "
+                f"({', '.join(changed)}): it would plan with the old dynamics. Build a new "
+                "GymnasiumModel (MCTSAgent rebuilds its own)"
+            )
         if self._position_mask is None:
             actions = self._all_actions
         else:
