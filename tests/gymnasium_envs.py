@@ -85,18 +85,17 @@ class SimulatorEnv(gym.Env):
 
 
 class LateChance(gym.Env):
-    """Deterministic until six 1s were played in a row from the start, then draws from ``source``.
+    """Deterministic for its first 30 moves (as far as the start-up probe steps), then draws.
 
     ``source``: ``"np_random"`` (``self.np_random``), ``"generator"`` (its
     own ``np.random.Generator``), ``"Random"`` (its own ``random.Random``),
     ``"random"`` (Python's global generator) or ``"np.random"`` (numpy's).
-    The reward is the action, so a search goes down the 1s, where the start-up
-    probe's random sequences (seeded 0 to 8) do not reach.
+    From the 31st move on, the draw is added to the observed position.
     """
 
     action_space = gym.spaces.Discrete(2)
     observation_space = gym.spaces.Box(-1e9, 1e9, (1,), np.float64)
-    STREAK = 6
+    FIRST_DRAW = 31  # the start-up probe steps at most 30 moves
 
     def __init__(self, source: str = "np_random") -> None:
         self.source = source
@@ -105,7 +104,7 @@ class LateChance(gym.Env):
 
     def reset(self, *, seed=None, options=None):
         super().reset(seed=seed)
-        self.streak = 0  # 1s played in a row from the start; -1 once a 0 was played
+        self.moves = 0
         self.position = 0.0
         return np.array([self.position]), {}
 
@@ -119,8 +118,8 @@ class LateChance(gym.Env):
         }[self.source]()
 
     def step(self, action):
-        self.streak = self.streak + 1 if action == 1 and self.streak >= 0 else -1
+        self.moves += 1
         self.position += int(action)
-        if self.streak >= self.STREAK:
+        if self.moves >= self.FIRST_DRAW:
             self.position += self.draw()
         return np.array([self.position]), float(action), False, False, {}

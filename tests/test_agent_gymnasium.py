@@ -4,12 +4,20 @@ from __future__ import annotations
 
 import copy
 import math
+import random
 
 import gymnasium as gym
 import numpy as np
 import pytest
 from gymnasium import spaces
-from gymnasium_envs import CopiedWorld, SimulatorEnv, assert_same, live_fingerprint, make
+from gymnasium_envs import (
+    CopiedWorld,
+    LateChance,
+    SimulatorEnv,
+    assert_same,
+    live_fingerprint,
+    make,
+)
 
 import mcts_agent.envs  # noqa: F401  (registers mcts_agent/GridMaze-v0)
 from mcts_agent.adapters import CloneCheckError, GymnasiumModel
@@ -262,3 +270,44 @@ def test_the_clone_check_advice_works_through_the_agent_and_the_adapter():
     assert agent.act(env) == 1
     assert agent.last_planner.model.clone_method == "deepcopy"
     assert (env.position, env.speed) == (0, 0)
+
+
+def _global_generator_states():
+    return random.getstate(), np.random.get_state()[1].tolist()
+
+
+@pytest.mark.parametrize("source", ["np_random", "generator", "Random", "random", "np.random"])
+def test_chance_after_the_first_moves_is_refused_while_planning(source):
+    env = LateChance(source)
+    env.reset(seed=0)
+    before = (env.moves, env.position, env.np_random.bit_generator.state)
+    generators = _global_generator_states()
+    with pytest.raises(
+        ValueError, match=r"LateChance is not deterministic: while planning"
+    ) as caught:
+        MCTSAgent(iterations=100, rollout_limit=50, seed=0).act(env)
+    assert "chance is not modelled yet" in str(caught.value)
+    assert (env.moves, env.position, env.np_random.bit_generator.state) == before
+    if source not in ("random", "np.random"):  # the env itself draws from those while planning
+        assert _global_generator_states() == generators  # checking never advances them
+
+
+@pytest.mark.parametrize("source", ["generator", "Random"])
+def test_an_env_drawing_from_its_own_generator_is_refused_at_start_up(source):
+    env = LateChance(source)
+    env.FIRST_DRAW = 1
+    env.reset(seed=0)
+    with pytest.raises(ValueError, match="under two seeds of its random generators"):
+        GymnasiumModel(env)
+    assert env.moves == 0
+
+
+def test_deterministic_planning_leaves_the_global_generators_alone():
+    env = LateChance()
+    env.FIRST_DRAW = 10**9  # never draws
+    env.reset(seed=0)
+    generators = _global_generator_states()
+    agent = MCTSAgent(iterations=100, rollout_limit=50, seed=0)
+    assert agent.act(env) == 1
+    assert agent.last_planner.model._chance_checks > 0  # it checked, and put them back
+    assert _global_generator_states() == generators

@@ -16,7 +16,6 @@ from gymnasium.envs.toy_text import TaxiEnv
 from gymnasium.wrappers import ClipReward, DiscretizeAction
 from gymnasium_envs import (
     CopiedWorld,
-    LateChance,
     SimulatorEnv,
     assert_same,
     inner_position,

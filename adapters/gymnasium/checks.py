@@ -1,6 +1,8 @@
-"""The start-up checks of :class:`GymnasiumModel`: the clone and the determinism.
+"""The checks of :class:`GymnasiumModel`: the clone and the determinism.
 
-See the "Checks at start-up" of :mod:`mcts_agent.adapters.gymnasium.model`.
+At start-up (:func:`check_clone_and_determinism`) and while planning
+(:func:`check_steps_again`); see the "Checks at start-up" and "Chance found
+while planning" of :mod:`mcts_agent.adapters.gymnasium.model`.
 """
 
 from __future__ import annotations
@@ -15,17 +17,27 @@ from typing import TYPE_CHECKING, Any
 import gymnasium as gym
 import numpy as np
 
-from mcts_agent.adapters.env_probe import instance, rng_state, same, shared_mutable_objects
+from mcts_agent.adapters.env_probe import (
+    instance,
+    random_generators,
+    reseed,
+    rng_state,
+    same,
+    shared_mutable_objects,
+)
 from mcts_agent.adapters.errors import CloneCheckError
 from mcts_agent.adapters.gymnasium.cloning import detached_copy
 
 if TYPE_CHECKING:
     from mcts_agent.adapters.gymnasium.model import GymnasiumModel, GymnasiumState
 
-__all__ = ["check_clone_and_determinism"]
+__all__ = ["CHECK_EVERY", "check_clone_and_determinism", "check_steps_again"]
 
 _PROBE_STEPS = 30  # most steps of one start-up probe
 _PROBE_TRIALS = 8  # random action sequences tried by the determinism check
+
+CHECK_EVERY = 8
+"""While planning, one ``step`` in this many is stepped again (:func:`check_steps_again`)."""
 
 
 def check_clone_and_determinism(model: GymnasiumModel, env: gym.Env) -> Any:
@@ -180,10 +192,61 @@ def _check_deep_copies_agree(model: GymnasiumModel, actions: Sequence) -> None:
 def _reseeded_play(
     model: GymnasiumModel, root: GymnasiumState, seed: int, actions: Sequence
 ) -> list[tuple]:
-    """Plays ``actions`` from a clone of ``root`` whose ``np_random`` is seeded ``seed``."""
+    """Plays ``actions`` from a clone of ``root`` whose generators are seeded ``seed``."""
     clone = model._checkout(root.snapshot)
-    clone.np_random = np.random.default_rng(seed)
+    _reseed_clone(clone, seed)
     return _play(clone, model._inner_actions, actions)
+
+
+def _reseed_clone(clone: Any, seed: int) -> None:
+    """Seeds a clone's ``np_random`` and its other generators (``random.Random``, numpy's)."""
+    clone.np_random = np.random.default_rng(seed)
+    for generator in random_generators(clone):
+        reseed(generator, seed)
+
+
+def check_steps_again(
+    model: GymnasiumModel, snapshot: Any, actions: Sequence, outcomes: Sequence, seed: int
+) -> None:
+    """Steps ``actions`` again from ``snapshot`` with every generator reseeded; compares outcomes.
+
+    The chance check while planning: the start-up probe steps a few random
+    action sequences, so an env that draws only in positions it did not
+    reach would be planned with one frozen draw per edge. The clone's
+    ``np_random`` and other generators and Python's and numpy's global
+    generators are seeded ``seed`` for the steps; the global ones are put
+    back as they were, so checking never advances them.
+
+    Args:
+        model: the model planning.
+        snapshot: the position stepped from (a state's snapshot, not changed).
+        actions: the model actions stepped from there, in order.
+        outcomes: what the model's steps gave, their observations copied.
+        seed: int, the seed of this check.
+
+    Raises:
+        ValueError: if an outcome differs (the message of the start-up
+            determinism check's).
+    """
+    clone = model._checkout(snapshot)
+    _reseed_clone(clone, seed)
+    python_state, numpy_state = random.getstate(), np.random.get_state()
+    try:
+        random.seed(seed)
+        np.random.seed(seed % 2**32)
+        again = _play(clone, model._inner_actions, actions)
+    finally:
+        random.setstate(python_state)
+        np.random.set_state(numpy_state)
+    for i, (first, second) in enumerate(zip(outcomes, again, strict=True)):
+        if not _same_outcome(first, second):
+            raise _chance_error(
+                type(model._unwrapped).__name__,
+                f"while planning, the same actions {list(actions[: i + 1])!r} from the same "
+                f"position gave {_describe(first)} and {_describe(second)} under two seeds of "
+                "its random generators (np_random, its own generators, Python's random and "
+                "numpy's global np.random); the start-up check had not reached that position",
+            )
 
 
 def _check_determinism(model: GymnasiumModel, root: GymnasiumState) -> None:
@@ -198,13 +261,20 @@ def _check_determinism(model: GymnasiumModel, root: GymnasiumState) -> None:
                     raise _outside_randomness(
                         type(model._unwrapped).__name__, actions[: i + 1], first, again
                     )
-                raise ValueError(
-                    f"{type(model._unwrapped).__name__} is not deterministic: the same actions "
-                    f"{list(actions[: i + 1])!r} from the same position gave "
-                    f"{_describe(first)} and {_describe(second)} under two seeds of "
-                    "np_random. The planner needs a deterministic env (chance is not "
-                    "modelled yet)"
+                raise _chance_error(
+                    type(model._unwrapped).__name__,
+                    f"the same actions {list(actions[: i + 1])!r} from the same position gave "
+                    f"{_describe(first)} and {_describe(second)} under two seeds of its "
+                    "random generators (np_random and its own)",
                 )
+
+
+def _chance_error(name: str, what: str) -> ValueError:
+    """The error for an env whose step draws from its random generators."""
+    return ValueError(
+        f"{name} is not deterministic: {what}. The planner needs a deterministic env "
+        "(chance is not modelled yet)"
+    )
 
 
 def _outside_randomness(name: str, actions: Sequence, first: tuple, second: tuple) -> ValueError:

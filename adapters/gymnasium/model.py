@@ -99,10 +99,11 @@ the planner's ``rollout_limit`` bounds rollouts.
 
 from __future__ import annotations
 
+import copy
 import itertools
 import math
 import random
-from collections.abc import Callable, Hashable
+from collections.abc import Callable, Hashable, Sequence
 from typing import Any, NamedTuple
 
 import gymnasium as gym
@@ -111,7 +112,11 @@ from gymnasium import spaces
 from gymnasium.wrappers import TransformAction
 
 from mcts_agent.adapters.env_probe import instance
-from mcts_agent.adapters.gymnasium.checks import check_clone_and_determinism
+from mcts_agent.adapters.gymnasium.checks import (
+    CHECK_EVERY,
+    check_clone_and_determinism,
+    check_steps_again,
+)
 from mcts_agent.adapters.gymnasium.cloning import bind_cloning
 from mcts_agent.adapters.gymnasium.known_envs import (
     KNOWN_MASKS,
@@ -281,6 +286,10 @@ class GymnasiumModel:
             self.clone_method, unwrapped, get_state, set_state
         )
         self._parameters: Parameters | None = None  # none watched during the checks
+        # Chance found while planning: the known envs' steps do not draw.
+        self._checks_chance = self.clone_method != "snapshot"
+        self._chance_countdown = CHECK_EVERY
+        self._chance_checks = 0
         probed = check_clone_and_determinism(self, env)
         if self.clone_method != "deepcopy":
             stepped = changed_parameters(read_parameters(unwrapped, ()), probed)
@@ -318,14 +327,33 @@ class GymnasiumModel:
                 f"action {action!r} is not legal here; legal actions: {list(actions)!r}"
             )
         env = self._checkout(snapshot)
-        _, reward, terminated, truncated, info = env.step(self._inner_actions[action])
+        outcome = env.step(self._inner_actions[action])
+        _, reward, terminated, truncated, info = outcome
         if steps_left is not None:
             steps_left -= 1
         ended = terminated or truncated or steps_left == 0
         next_actions = () if ended else self._next_actions(env, info)
+        if self._checks_chance:
+            self._chance_countdown -= 1
+            if not self._chance_countdown:
+                outcome = (copy.deepcopy(outcome[0]), *outcome[1:])
+                next_snapshot = self._commit(env)
+                self._check_chance(snapshot, (action,), (outcome,))
+                return StepResult(
+                    GymnasiumState(next_snapshot, steps_left, next_actions),
+                    float(reward),
+                    bool(ended),
+                )
         return StepResult(
             GymnasiumState(self._commit(env), steps_left, next_actions), float(reward), bool(ended)
         )
+
+    def _check_chance(self, snapshot: Any, actions: Sequence, outcomes: Sequence) -> None:
+        """One chance check while planning (:func:`check_steps_again`), then the next countdown."""
+        self._chance_countdown = CHECK_EVERY
+        self._chance_checks += 1
+        seed = 2**31 + self._chance_checks
+        check_steps_again(self, snapshot, actions, outcomes, seed)
 
     def rollout(self, state: GymnasiumState, rng: random.Random, limit: int, gamma: float) -> float:
         """Plays uniformly random legal actions from ``state``; returns the discounted return.
@@ -347,6 +375,11 @@ class GymnasiumModel:
             ``sum_t gamma**t * r_t`` over the actions played.
         """
         snapshot, steps_left, actions = state
+        checked = None  # (actions, outcomes) of a rollout the chance check steps again
+        if self._checks_chance:
+            self._chance_countdown -= 1
+            if not self._chance_countdown:
+                checked = ([], [])
         env = self._checkout(snapshot)
         env_step = env.step
         inner_actions = self._inner_actions
@@ -357,13 +390,21 @@ class GymnasiumModel:
         coef = 1.0
         while True:
             action = actions[int(random_() * len(actions))]
-            _, reward, terminated, truncated, info = env_step(inner_actions[action])
+            outcome = env_step(inner_actions[action])
+            _, reward, terminated, truncated, info = outcome
+            if checked is not None:
+                checked[0].append(action)
+                checked[1].append((copy.deepcopy(outcome[0]), *outcome[1:]))
             g += coef * reward
             moves_left -= 1
-            if terminated or truncated or moves_left <= 0:
-                return float(g)
-            actions = next_actions(env, info)
-            if not actions:
+            if (
+                terminated
+                or truncated
+                or moves_left <= 0
+                or not (actions := next_actions(env, info))
+            ):
+                if checked is not None:
+                    self._check_chance(snapshot, *checked)
                 return float(g)
             coef *= gamma
 
