@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 from gymnasium_envs import make
 
-from mcts_agent.adapters.env_probe import shared_mutable_objects
+from mcts_agent.adapters.env_probe import deepest_nesting, shared_mutable_objects
 
 
 class Handle:
@@ -147,3 +147,15 @@ def test_more_objects_than_the_limit_is_an_error_not_a_partial_answer():
     env.history = [[i] for i in range(100)]
     with pytest.raises(ValueError, match="more than 50 objects"):
         shared_mutable_objects(env, copy.deepcopy(env), limit=50)
+
+
+def test_deepest_nesting_names_the_attribute_and_counts_its_levels_without_recursion():
+    env = Env()
+    env.history = []
+    for _ in range(5000):
+        env.history = [env.history]
+    env.loop = [env]
+    assert deepest_nesting(env) == ("env.history", 5001)
+    env.history = [1, 2]
+    # board (2 levels) and world (1) are the deepest now; the cycle through loop ends.
+    assert deepest_nesting(env) == ("env.board", 2)

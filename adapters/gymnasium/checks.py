@@ -31,12 +31,17 @@ from mcts_agent.adapters.gymnasium.cloning import detached_copy
 if TYPE_CHECKING:
     from mcts_agent.adapters.gymnasium.model import GymnasiumModel, GymnasiumState
 
-__all__ = ["CHECK_EVERY", "check_clone_and_determinism", "check_steps_again"]
+__all__ = [
+    "CHECK_EVERY",
+    "check_clone_and_determinism",
+    "check_steps_again",
+    "copied_observation",
+]
 
 _PROBE_STEPS = 30  # most steps of one start-up probe
 _PROBE_TRIALS = 8  # random action sequences tried by the determinism check
 
-CHECK_EVERY = 8
+CHECK_EVERY = 32
 """While planning, one ``step`` in this many is stepped again (:func:`check_steps_again`)."""
 
 
@@ -295,16 +300,30 @@ def _play(env: Any, inner_actions: dict, actions: Sequence) -> list[tuple]:
     The copy keeps an observation that the env returns without copying (its
     internal array, changed in place by the next step) as it was.
     """
-    outcomes = []
-    for action in actions:
-        observation, *rest = env.step(inner_actions[action])
-        outcomes.append((copy.deepcopy(observation), *rest))
-    return outcomes
+    return [copied_observation(env.step(inner_actions[action])) for action in actions]
+
+
+def copied_observation(outcome: tuple) -> tuple:
+    """``outcome`` (a step's 5-tuple) with its observation copied, kept as it was."""
+    observation = outcome[0]
+    if isinstance(observation, np.ndarray):
+        return (observation.copy(), *outcome[1:])
+    return (copy.deepcopy(observation), *outcome[1:])
 
 
 def _same_outcome(a: tuple, b: tuple) -> bool:
     """Equal observation, reward, terminated and truncated (``info`` is not compared)."""
-    return same(a[0], b[0]) and same(a[1:4], b[1:4])
+    first, second = a[0], b[0]
+    if (  # the common case, ~50x faster than same()
+        type(first) is np.ndarray
+        and type(second) is np.ndarray
+        and first.shape == second.shape
+        and first.dtype == second.dtype
+        and first.tobytes() == second.tobytes()
+        and a[1:4] == b[1:4]
+    ):
+        return True
+    return same(first, second) and same(a[1:4], b[1:4])
 
 
 def _describe(outcome: tuple) -> str:

@@ -63,14 +63,22 @@ Checks at start-up, each failing with a ``ValueError`` that names the cause
 (:class:`~mcts_agent.adapters.CloneCheckError`, a ``ValueError``, for the
 clone):
 
+* sharing, before anything is stepped: the deep copy of the env (and, for
+  the ``"user"`` and ``"env_methods"`` clones, the snapshot and the scratch
+  env) shares no mutable object with the live env
+  (:func:`~mcts_agent.adapters.env_probe.shared_mutable_objects`: a handle
+  to an external simulator whose ``__deepcopy__`` returns itself would let
+  a clone's step change the live env);
 * the clone: from the live env's position, the clone steps to the same
   observations, rewards and flags as a deep copy of the env along a random
   sequence of actions (the scratch env is moved elsewhere before every
   restore), and stepping clones leaves the live env unchanged;
 * ``copy.deepcopy(env.unwrapped)`` works (it recurses forever on classes whose
-  ``__getattr__`` forwards every look-up);
-* determinism: two clones of the same position whose ``np_random`` are
-  reseeded differently give the same outcome for the same actions, and a
+  ``__getattr__`` forwards every look-up, and hits the recursion limit on an
+  attribute nested thousands of levels deep: the error names which);
+* determinism: two clones of the same position whose random generators
+  (``np_random`` and the env's own ``random.Random`` and numpy generators)
+  are reseeded differently give the same outcome for the same actions, and a
   toy-text transition table ``P`` has one outcome per ``(state, action)``
   (FrozenLake and CliffWalking with ``is_slippery=True``, Taxi with
   ``is_rainy=True`` or ``fickle_passenger=True`` are stochastic); and when
@@ -79,6 +87,25 @@ clone):
   numpy's global ``np.random``...) and is refused as not deterministic, not
   as badly cloned. Chance is not modelled: planning with one dice roll per
   edge would be silently wrong.
+
+Chance found while planning: the start-up probe steps a few random sequences
+of at most 30 actions, so an env that draws only later, or only in positions
+the probe missed, would pass it. For the ``"user"``, ``"env_methods"`` and
+``"deepcopy"`` clones (the known envs' snapshot steps never draw), one
+``step`` or rollout in :data:`~mcts_agent.adapters.gymnasium.checks.CHECK_EVERY`
+is stepped again from the same position on a clone whose generators, and
+Python's and numpy's global ones, are reseeded (the global ones are put back
+as they were: checking never advances them). A different outcome ends the
+search with the start-up check's "not deterministic" ``ValueError``; the live
+env is never stepped, so it stays as it was. The cost is a few per cent of
+the search time (``benchmarks/bench_chance_check.py``).
+
+Parameters: the model reads the env's parameters once (CartPole's
+``force_mag`` and ``length``, a toy-text env's map and ``P``...). If they
+change on the live env, :meth:`GymnasiumModel.state_of` refuses to plan with
+the old ones (:meth:`GymnasiumModel.changed_parameters`;
+:mod:`~mcts_agent.adapters.gymnasium.parameters` says what is watched) and
+:class:`~mcts_agent.agent.MCTSAgent` rebuilds its model.
 
 Wrappers: the model plans on ``env.unwrapped``. ``TimeLimit`` is read (below);
 stateless action wrappers (``TransformAction`` and its subclasses
@@ -99,7 +126,6 @@ the planner's ``rollout_limit`` bounds rollouts.
 
 from __future__ import annotations
 
-import copy
 import itertools
 import math
 import random
@@ -116,6 +142,7 @@ from mcts_agent.adapters.gymnasium.checks import (
     CHECK_EVERY,
     check_clone_and_determinism,
     check_steps_again,
+    copied_observation,
 )
 from mcts_agent.adapters.gymnasium.cloning import bind_cloning
 from mcts_agent.adapters.gymnasium.known_envs import (
@@ -212,7 +239,9 @@ class GymnasiumModel:
             not ``Discrete`` or ``MultiDiscrete`` (a ``Box`` must be
             discretised), or a function argument is not callable.
         CloneCheckError: if the env cannot be cloned faithfully (a
-            ``ValueError``).
+            ``ValueError``): a copy shares a mutable object with the live
+            env, the clone steps differently from a deep copy, or the deep
+            copy fails.
         ValueError: if the env has not been reset, its episode is over
             (as far as can be told: :meth:`state_of`), it is stochastic, is
             wrapped in a wrapper planning would ignore, has no legal action
@@ -319,7 +348,8 @@ class GymnasiumModel:
             the ``TimeLimit`` ran out on this step.
 
         Raises:
-            ValueError: if ``action`` is not legal in ``state``.
+            ValueError: if ``action`` is not legal in ``state``, or the chance
+                check (module docstring) finds that this step draws at random.
         """
         snapshot, steps_left, actions = state
         if action not in actions:
@@ -336,7 +366,7 @@ class GymnasiumModel:
         if self._checks_chance:
             self._chance_countdown -= 1
             if not self._chance_countdown:
-                outcome = (copy.deepcopy(outcome[0]), *outcome[1:])
+                outcome = copied_observation(outcome)
                 next_snapshot = self._commit(env)
                 self._check_chance(snapshot, (action,), (outcome,))
                 return StepResult(
@@ -373,6 +403,10 @@ class GymnasiumModel:
 
         Returns:
             ``sum_t gamma**t * r_t`` over the actions played.
+
+        Raises:
+            ValueError: if the chance check (module docstring) finds that the
+                rollout's steps draw at random.
         """
         snapshot, steps_left, actions = state
         checked = None  # (actions, outcomes) of a rollout the chance check steps again
@@ -394,7 +428,7 @@ class GymnasiumModel:
             _, reward, terminated, truncated, info = outcome
             if checked is not None:
                 checked[0].append(action)
-                checked[1].append((copy.deepcopy(outcome[0]), *outcome[1:]))
+                checked[1].append(copied_observation(outcome))
             g += coef * reward
             moves_left -= 1
             if (
