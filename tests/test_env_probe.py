@@ -147,6 +147,9 @@ def test_more_objects_than_the_limit_is_an_error_not_a_partial_answer():
     env.history = [[i] for i in range(100)]
     with pytest.raises(ValueError, match="more than 50 objects"):
         shared_mutable_objects(env, copy.deepcopy(env), limit=50)
+    env.history = list(range(10_000))  # numbers and strings are not counted
+    env.names = {str(i): float(i) for i in range(10_000)}
+    assert shared_mutable_objects(env, copy.deepcopy(env), limit=50) == ["env.world"]
 
 
 def test_deepest_nesting_names_the_attribute_and_counts_its_levels_without_recursion():

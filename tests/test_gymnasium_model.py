@@ -867,3 +867,22 @@ def test_multidiscrete_too_large_for_int64_is_refused_by_its_action_count():
 
     with pytest.raises(ValueError, match=r"has 18446744073709551616 combinations .*MAX_ACTIONS"):
         GymnasiumModel(Huge())
+
+
+def test_an_env_too_large_to_check_for_sharing_is_refused_with_the_limit(monkeypatch):
+    import functools
+
+    from mcts_agent.adapters.env_probe import shared_mutable_objects
+    from mcts_agent.adapters.gymnasium import checks
+
+    # MAX_OBJECTS_COMPARED (200,000) lowered to 500, to keep the test fast.
+    limited = functools.partial(shared_mutable_objects, limit=500)
+    monkeypatch.setattr(checks, "shared_mutable_objects", limited)
+    env = NoCopyObservation()
+    env.reset(seed=0)
+    env.table = [[i] for i in range(600)]  # one list per entry
+    with pytest.raises(CloneCheckError, match=r"more than 500 objects.*too large to check"):
+        GymnasiumModel(env)
+    np.testing.assert_array_equal(env.observation, [0.0])
+    env.table = [list(range(600))]  # numbers are not counted
+    assert GymnasiumModel(env).clone_method == "deepcopy"
