@@ -33,8 +33,14 @@ What it plans on:
   plans on that env and kept while the agent keeps planning on it (its clone
   check runs once, not at every move; planning on another env replaces it, so
   a dropped env is freed).
-* a Gymnasium env (``gymnasium.Env``): ``mcts_agent.adapters.GymnasiumModel``,
-  kept the same way.
+* a Gymnasium env (``gymnasium.Env``): ``mcts_agent.adapters.GymnasiumModel``
+  (with the agent's ``clone``), kept the same way.
+
+A kept model that reports its env's parameters changed since it was built
+(``GymnasiumModel.changed_parameters()``: CartPole's ``force_mag`` or
+``length``, FrozenLake's map and ``P``...; any model with such a method) is
+rebuilt, with a new planner, before the agent plans again: the agent never
+plans with the old dynamics.
 
 Only deterministic games of perfect information can be planned on a copy of
 the game (``docs/search.md``): ``PettingZooModel`` refuses, with a ValueError, the
@@ -70,10 +76,21 @@ _CONNECT_FOUR = ("pettingzoo.classic.connect_four.connect_four", "raw_env")
 _CONNECT_FOUR_AGENTS = ("player_0", "player_1")  # players 1 and 2 of ConnectFourModel
 
 
+_GYMNASIUM_CLONES = (None, "snapshot", "deepcopy")
+"""The ``clone`` values of ``GymnasiumModel``, passed through for Gymnasium envs."""
+
+
 class _Binding:
     """One env's planner and the conversions between the env and the planner's model."""
 
-    __slots__ = ("planner", "state_of", "to_env_action", "to_env_player", "replays")
+    __slots__ = (
+        "planner",
+        "state_of",
+        "to_env_action",
+        "to_env_player",
+        "replays",
+        "changed_parameters",
+    )
 
     def __init__(
         self,
@@ -82,12 +99,15 @@ class _Binding:
         to_env_action: Callable[[Any], Any],
         to_env_player: Callable[[Hashable], Hashable],
         replays: bool = False,
+        changed_parameters: Callable[[], list[str]] | None = None,
     ) -> None:
         self.planner = planner
         self.state_of = state_of
         self.to_env_action = to_env_action
         self.to_env_player = to_env_player
         self.replays = replays  # state_of needs history=(seed, actions)
+        # The env's parameters the model read that changed since: the model is rebuilt.
+        self.changed_parameters = changed_parameters
 
 
 def _same(value: Any) -> Any:
@@ -115,10 +135,11 @@ class MCTSAgent:
             on our ``TicTacToeModel`` and ``ConnectFourModel`` (unless
             ``clone`` is given); False to plan every PettingZoo env through
             ``PettingZooModel``.
-        clone: PettingZoo envs only: passed to ``PettingZooModel`` (None,
-            ``"snapshot"``, ``"attributes"``, ``"replay"`` or a function
-            ``env -> copy``); ``act`` on a Gymnasium env raises ValueError
-            if it is set.
+        clone: passed to the adapter. PettingZoo envs: to
+            ``PettingZooModel`` (None, ``"snapshot"``, ``"attributes"``,
+            ``"replay"`` or a function ``env -> copy``). Gymnasium envs: to
+            ``GymnasiumModel`` (None, ``"snapshot"`` or ``"deepcopy"``; ``act``
+            raises ValueError for the others).
         env_factory: PettingZoo envs only: passed to ``PettingZooModel``
             (given exactly when ``clone="replay"``).
 
@@ -154,7 +175,7 @@ class MCTSAgent:
         seed = require_seed("seed", seed)
         if not isinstance(native_models, bool):
             raise TypeError(f"native_models must be a bool, got {native_models!r}")
-        if clone is not None or env_factory is not None:
+        if (clone is not None and clone not in _GYMNASIUM_CLONES) or env_factory is not None:
             from mcts_agent.adapters.pettingzoo import check_clone_arguments
 
             check_clone_arguments(clone, env_factory)
@@ -200,7 +221,10 @@ class MCTSAgent:
             ValueError: if a PettingZoo env has not been reset, the game is
                 over for the agent to move, or its game has hidden information
                 or chance (see the module docstring); if the agent has a
-                ``clone`` (PettingZoo only) and ``env`` is a Gymnasium env.
+                PettingZoo-only ``clone`` or ``env_factory`` and ``env`` is a
+                Gymnasium env; as the adapter refuses an env (its start-up
+                checks, and a chance found while planning: see
+                ``GymnasiumModel``), the live env left as it was.
         """
         binding = self._binding(env)
         if history is None:
@@ -307,26 +331,31 @@ class MCTSAgent:
                 unwrap_policing(env)
                 return native
         if self._cached is not None and self._cached[0] is inner:
-            return self._cached[1]
+            cached = self._cached[1]
+            if cached.changed_parameters is None or not cached.changed_parameters():
+                return cached
+            self._cached = None  # planned with the old parameters: rebuilt below
         if kind == "pettingzoo":
             from mcts_agent.adapters.pettingzoo import PettingZooModel
 
             model = PettingZooModel(env, clone=self.clone, env_factory=self.env_factory)
-        elif self.clone is not None:
+        elif self.clone not in _GYMNASIUM_CLONES or self.env_factory is not None:
             raise ValueError(
                 f"clone={self.clone!r} and env_factory are for PettingZoo envs only, but the "
-                f"agent was given a Gymnasium env ({env}); use an MCTSAgent made without them"
+                f"agent was given a Gymnasium env ({env}); a Gymnasium env takes clone=None, "
+                '"snapshot" or "deepcopy"'
             )
         else:
             from mcts_agent.adapters.gymnasium import GymnasiumModel
 
-            model = GymnasiumModel(env)
+            model = GymnasiumModel(env, clone=self.clone)
         binding = _Binding(
             self._planner(model),
             model.state_of,
             model.to_env_action,
             _same,
             replays=getattr(model, "clone_method", None) == "replay",
+            changed_parameters=getattr(model, "changed_parameters", None),
         )
         self._cached = (inner, binding)
         return binding

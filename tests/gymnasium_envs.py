@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import random
 
 import gymnasium as gym
 import numpy as np
@@ -45,3 +46,80 @@ def assert_same(a, b) -> None:
             assert_same(x, y)
         else:
             assert x == y
+
+
+class World:
+    """A handle to an external simulator: a deep copy shares it (``__deepcopy__`` returns it)."""
+
+    def __init__(self, x: int = 1) -> None:
+        self.x = x
+
+    def __deepcopy__(self, memo: dict) -> World:
+        return self
+
+
+class CopiedWorld(World):
+    """The fix the refusal advises: a deep copy gets its own simulator in the same state."""
+
+    def __deepcopy__(self, memo: dict) -> CopiedWorld:
+        return CopiedWorld(self.x)
+
+
+class SimulatorEnv(gym.Env):
+    """Moves the ``x`` of an external simulator, read through a handle in ``env.world``."""
+
+    action_space = gym.spaces.Discrete(2)
+    observation_space = gym.spaces.Discrete(1000)
+
+    def __init__(self, world_class: type = World) -> None:
+        self.world = world_class()
+
+    def reset(self, *, seed=None, options=None):
+        super().reset(seed=seed)
+        self.world.x = 1
+        return self.world.x, {}
+
+    def step(self, action):
+        self.world.x += 1 + int(action)
+        return self.world.x, float(action), self.world.x >= 999, False, {}
+
+
+class LateChance(gym.Env):
+    """Deterministic for its first 30 moves (as far as the start-up probe steps), then draws.
+
+    ``source``: ``"np_random"`` (``self.np_random``), ``"generator"`` (its
+    own ``np.random.Generator``), ``"Random"`` (its own ``random.Random``),
+    ``"random"`` (Python's global generator) or ``"np.random"`` (numpy's).
+    From the 31st move on, the draw is added to the observed position.
+    """
+
+    action_space = gym.spaces.Discrete(2)
+    observation_space = gym.spaces.Box(-1e9, 1e9, (1,), np.float64)
+    FIRST_DRAW = 31  # the start-up probe steps at most 30 moves
+
+    def __init__(self, source: str = "np_random") -> None:
+        self.source = source
+        self.generator = np.random.default_rng(7)
+        self.random = random.Random(7)
+
+    def reset(self, *, seed=None, options=None):
+        super().reset(seed=seed)
+        self.moves = 0
+        self.position = 0.0
+        return np.array([self.position]), {}
+
+    def draw(self) -> float:
+        return {
+            "np_random": lambda: self.np_random.random(),
+            "generator": lambda: self.generator.random(),
+            "Random": lambda: self.random.random(),
+            "random": random.random,
+            "np.random": np.random.random,
+        }[self.source]()
+
+    def step(self, action):
+        self.moves += 1
+        self.position += int(action)
+        if self.moves >= self.FIRST_DRAW:
+            self.position += self.draw()
+        return np.array([self.position]), float(action), False, False, {}

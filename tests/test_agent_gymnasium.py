@@ -4,14 +4,23 @@ from __future__ import annotations
 
 import copy
 import math
+import random
 
 import gymnasium as gym
 import numpy as np
 import pytest
 from gymnasium import spaces
-from gymnasium_envs import assert_same, live_fingerprint, make
+from gymnasium_envs import (
+    CopiedWorld,
+    LateChance,
+    SimulatorEnv,
+    assert_same,
+    live_fingerprint,
+    make,
+)
 
 import mcts_agent.envs  # noqa: F401  (registers mcts_agent/GridMaze-v0)
+from mcts_agent.adapters import CloneCheckError, GymnasiumModel
 from mcts_agent.agent import MCTSAgent
 
 
@@ -163,3 +172,142 @@ def test_act_after_the_episode_ended_raises(env_id, kwargs, steps, how, planned_
     with pytest.raises(ValueError, match=message):
         agent.act(env)
     assert_same(before, live_fingerprint(env))
+
+
+# ------------------------------------------------------ hardening (issue 17)
+
+
+def _child_position(agent: MCTSAgent, action: int):
+    """The position the last search reached by ``action`` from its root."""
+    tree = agent.last_planner.tree
+    root = tree[0]
+    child = tree[root.children[root.actions.index(action)]]
+    return child.state.snapshot[0]
+
+
+@pytest.mark.parametrize(
+    ("env_id", "kwargs", "change"),
+    [
+        ("CartPole-v1", {}, {"force_mag": 30.0}),
+        ("CartPole-v1", {}, {"length": 1.5, "polemass_length": 0.15}),
+        ("FrozenLake-v1", {"is_slippery": False}, "map"),
+    ],
+    ids=["CartPole force_mag", "CartPole length", "FrozenLake map"],
+)
+def test_the_agent_plans_with_the_parameters_the_env_has_now(env_id, kwargs, change):
+    env = make(env_id, **kwargs)
+    agent = MCTSAgent(iterations=60, rollout_limit=20, seed=0)
+    agent.act(env)
+    first = agent.last_planner
+    inner = env.unwrapped
+    if change == "map":  # another map: its desc and transition table P
+        other = gym.make(env_id, desc=["SHFG", "FFFF", "FFFF", "FFFF"], **kwargs).unwrapped
+        inner.desc, inner.P = other.desc, other.P
+    else:
+        for name, value in change.items():
+            setattr(inner, name, value)
+    agent.act(env)
+    assert agent.last_planner is not first  # the model was rebuilt
+    for action in (0, 1):  # and steps as the env does now
+        expected = copy.deepcopy(inner).step(action)[0]
+        np.testing.assert_array_equal(
+            np.asarray(_child_position(agent, action), dtype=np.float32), expected
+        )
+
+
+def test_the_model_refuses_to_plan_once_the_parameters_changed():
+    env = make("CartPole-v1")
+    model = GymnasiumModel(env)
+    assert model.changed_parameters() == []
+    env.unwrapped.force_mag = 30.0
+    assert model.changed_parameters() == ["force_mag"]
+    with pytest.raises(ValueError, match=r"parameters changed .*\(force_mag\).*new GymnasiumModel"):
+        model.state_of(env)
+
+
+def test_the_agent_refuses_a_shared_handle_before_any_step_and_the_advice_works():
+    env = SimulatorEnv()
+    env.reset(seed=0)
+    with pytest.raises(CloneCheckError, match=r"env\.world \(World object.*__deepcopy__"):
+        MCTSAgent(iterations=20, seed=0).act(env)
+    assert env.world.x == 1
+    fixed = SimulatorEnv(CopiedWorld)
+    fixed.reset(seed=0)
+    assert MCTSAgent(iterations=50, rollout_limit=10, seed=0).act(fixed) == 1
+    assert fixed.world.x == 1
+
+
+class ForgetfulCounter(gym.Env):
+    """Its own ``get_state`` forgets the speed that ``step`` reads."""
+
+    action_space = spaces.Discrete(2)
+    observation_space = spaces.Box(-1000, 1000, (2,), np.int64)
+
+    def reset(self, *, seed=None, options=None):
+        super().reset(seed=seed)
+        self.position, self.speed = 0, 0
+        return np.array([self.position, self.speed]), {}
+
+    def step(self, action):
+        self.speed += 1 if action else -1
+        self.position += self.speed
+        return np.array([self.position, self.speed]), float(self.position), False, False, {}
+
+    def get_state(self):
+        return self.position
+
+    def set_state(self, state):
+        self.position = state
+
+
+def test_the_clone_check_advice_works_through_the_agent_and_the_adapter():
+    env = ForgetfulCounter()
+    env.reset(seed=0)
+    with pytest.raises(CloneCheckError, match=r'clone="deepcopy" \(GymnasiumModel or MCTSAgent\)'):
+        MCTSAgent(iterations=20, seed=0).act(env)
+    assert GymnasiumModel(env, clone="deepcopy").clone_method == "deepcopy"
+    agent = MCTSAgent(iterations=100, rollout_limit=10, seed=0, clone="deepcopy")
+    assert agent.act(env) == 1
+    assert agent.last_planner.model.clone_method == "deepcopy"
+    assert (env.position, env.speed) == (0, 0)
+
+
+def _global_generator_states():
+    return random.getstate(), np.random.get_state()[1].tolist()
+
+
+@pytest.mark.parametrize("source", ["np_random", "generator", "Random", "random", "np.random"])
+def test_chance_after_the_first_moves_is_refused_while_planning(source):
+    env = LateChance(source)
+    env.reset(seed=0)
+    before = (env.moves, env.position, env.np_random.bit_generator.state)
+    generators = _global_generator_states()
+    with pytest.raises(
+        ValueError, match=r"LateChance is not deterministic: while planning"
+    ) as caught:
+        MCTSAgent(iterations=100, rollout_limit=50, seed=0).act(env)
+    assert "chance is not modelled yet" in str(caught.value)
+    assert (env.moves, env.position, env.np_random.bit_generator.state) == before
+    if source not in ("random", "np.random"):  # the env itself draws from those while planning
+        assert _global_generator_states() == generators  # checking never advances them
+
+
+@pytest.mark.parametrize("source", ["generator", "Random"])
+def test_an_env_drawing_from_its_own_generator_is_refused_at_start_up(source):
+    env = LateChance(source)
+    env.FIRST_DRAW = 1
+    env.reset(seed=0)
+    with pytest.raises(ValueError, match="under two seeds of its random generators"):
+        GymnasiumModel(env)
+    assert env.moves == 0
+
+
+def test_deterministic_planning_leaves_the_global_generators_alone():
+    env = LateChance()
+    env.FIRST_DRAW = 10**9  # never draws
+    env.reset(seed=0)
+    generators = _global_generator_states()
+    agent = MCTSAgent(iterations=100, rollout_limit=50, seed=0)
+    assert agent.act(env) == 1
+    assert agent.last_planner.model._chance_checks > 0  # it checked, and put them back
+    assert _global_generator_states() == generators

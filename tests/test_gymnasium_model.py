@@ -14,7 +14,14 @@ import pytest
 from gymnasium import spaces
 from gymnasium.envs.toy_text import TaxiEnv
 from gymnasium.wrappers import ClipReward, DiscretizeAction
-from gymnasium_envs import assert_same, inner_position, live_fingerprint, make
+from gymnasium_envs import (
+    CopiedWorld,
+    SimulatorEnv,
+    assert_same,
+    inner_position,
+    live_fingerprint,
+    make,
+)
 
 import mcts_agent.envs  # noqa: F401  (registers mcts_agent/GridMaze-v0)
 from mcts_agent import MCTS
@@ -720,3 +727,162 @@ def test_planning_example_bad_arguments_are_usage_errors(example, argv, expected
     error = capsys.readouterr().err
     assert error.startswith("usage: ")
     assert re.search(expected, error)
+
+
+# ------------------------------------------------------ hardening (issue 17)
+
+
+@pytest.mark.parametrize("clone", ["deepcopy", "user"])
+def test_a_handle_shared_by_deep_copies_is_refused_before_any_step(clone):
+    env = SimulatorEnv()
+    env.reset(seed=0)
+    env.step(1)
+    methods = {}
+    if clone == "user":  # a complete snapshot: the scratch env shares the handle all the same
+        methods = {
+            "get_state": lambda e: e.world.x,
+            "set_state": lambda e, x: setattr(e.world, "x", x),
+        }
+    with pytest.raises(CloneCheckError) as caught:
+        GymnasiumModel(env, **methods)
+    message = str(caught.value)
+    assert "env.world (World object" in message
+    assert "shares" in message and "__deepcopy__" in message
+    assert env.world.x == 3  # nothing was stepped
+
+
+def test_following_the_shared_handle_advice_plans_through_the_adapter_and_the_agent():
+    env = SimulatorEnv(CopiedWorld)
+    env.reset(seed=0)
+    model = GymnasiumModel(env)
+    assert model.clone_method == "deepcopy"
+    state = model.state_of(env)
+    result = model.step(state, 1)
+    assert (result.next_state.snapshot.world.x, result.reward) == (3, 1.0)
+    assert state.snapshot.world.x == 1
+    from mcts_agent.agent import MCTSAgent
+
+    assert MCTSAgent(iterations=50, rollout_limit=10, seed=0).act(env) == 1
+    assert env.world.x == 1
+
+
+class NoCopyObservation(gym.Env):
+    """Returns its internal observation array itself, then changes it in place on the next step."""
+
+    action_space = spaces.Discrete(2)
+    observation_space = spaces.Box(-100, 100, (1,), np.float64)
+
+    def reset(self, *, seed=None, options=None):
+        super().reset(seed=seed)
+        self.observation = np.zeros(1)
+        return self.observation, {}
+
+    def step(self, action):
+        self.observation += 1 if action else -1
+        at_goal = self.observation[0] >= 3
+        return self.observation, float(at_goal), bool(at_goal), False, {}
+
+
+def test_an_env_returning_its_own_observation_array_is_planned():
+    env = NoCopyObservation()
+    env.reset(seed=0)
+    model = GymnasiumModel(env)
+    planner = MCTS(model, 200, seed=0)
+    assert planner(model.state_of(env)) == 1  # towards the goal at +3
+    np.testing.assert_array_equal(env.observation, [0.0])
+
+
+class DeepHistory(gym.Env):
+    """Keeps every move in a history nested one list deeper per move (5,000 deep at reset)."""
+
+    action_space = spaces.Discrete(2)
+    observation_space = spaces.Discrete(10_000)
+    DEPTH = 5000
+
+    def reset(self, *, seed=None, options=None):
+        super().reset(seed=seed)
+        self.history = []
+        for _ in range(self.DEPTH):
+            self.history = [self.history]
+        self.moves = 0
+        return self.moves, {}
+
+    def step(self, action):
+        self.history = [self.history, action]
+        self.moves += 1
+        return self.moves, float(action), self.moves >= 50, False, {}
+
+
+class FlatCopiedHistory(DeepHistory):
+    """The fix the refusal advises: a ``__deepcopy__`` that copies the history without recursion."""
+
+    def __deepcopy__(self, memo):
+        clone = copy.copy(self)
+        memo[id(self)] = clone
+        for name, value in vars(self).items():
+            if name != "history":
+                setattr(clone, name, copy.deepcopy(value, memo))
+        levels = []  # the nested lists, outermost first, copied from the innermost out
+        node = self.history
+        while node:
+            levels.append(node[1:])
+            node = node[0]
+        copied: list = []
+        for rest in reversed(levels):
+            copied = [copied, *rest]
+        clone.history = copied
+        return clone
+
+
+def test_a_deeply_nested_attribute_is_refused_with_its_true_cause():
+    env = DeepHistory()
+    env.reset(seed=0)
+    with pytest.raises(CloneCheckError) as caught:
+        GymnasiumModel(env)
+    message = str(caught.value)
+    assert "env.history is nested 5001 levels deep" in message
+    assert "recursion limit" in message and "__getattr__" not in message
+    assert "__deepcopy__" in message
+
+
+def test_following_the_deep_nesting_advice_plans_through_the_adapter_and_the_agent():
+    env = FlatCopiedHistory()
+    env.reset(seed=0)
+    model = GymnasiumModel(env)
+    state = model.state_of(env)
+    assert model.step(state, 1).next_state.snapshot.history[1] == 1
+    from mcts_agent.agent import MCTSAgent
+
+    assert MCTSAgent(iterations=30, rollout_limit=5, seed=0).act(env) == 1
+    assert env.moves == 0
+
+
+def test_multidiscrete_too_large_for_int64_is_refused_by_its_action_count():
+    class Huge(gym.Env):
+        action_space = spaces.MultiDiscrete([2**32, 2**32])
+        observation_space = spaces.Discrete(1)
+
+        def step(self, action):
+            return 0, 0.0, False, False, {}
+
+    with pytest.raises(ValueError, match=r"has 18446744073709551616 combinations .*MAX_ACTIONS"):
+        GymnasiumModel(Huge())
+
+
+def test_an_env_too_large_to_check_for_sharing_is_refused_with_the_limit(monkeypatch):
+    import functools
+
+    from mcts_agent.adapters.env_probe import shared_mutable_objects
+    from mcts_agent.adapters.gymnasium import checks
+
+    # MAX_OBJECTS_COMPARED (200,000) lowered to 500, to keep the test fast.
+    limited = functools.partial(shared_mutable_objects, limit=500)
+    monkeypatch.setattr(checks, "shared_mutable_objects", limited)
+    env = NoCopyObservation()
+    env.reset(seed=0)
+    env.table = [[i] for i in range(600)]  # one list per entry
+    with pytest.raises(CloneCheckError, match=r"more than 500 objects.*too large to check"):
+        GymnasiumModel(env)
+    np.testing.assert_array_equal(env.observation, [0.0])
+    env.table = [list(range(600))]  # numbers are not counted
+    assert GymnasiumModel(env).clone_method == "deepcopy"

@@ -5,7 +5,9 @@ Modules: :mod:`~mcts_agent.adapters.gymnasium.model` (:class:`GymnasiumModel`,
 :mod:`~mcts_agent.adapters.gymnasium.cloning` (the ways of cloning a position),
 :mod:`~mcts_agent.adapters.gymnasium.known_envs` (the envs known by heart),
 :mod:`~mcts_agent.adapters.gymnasium.wrappers` (the wrappers read, translated or
-refused) and :mod:`~mcts_agent.adapters.gymnasium.checks` (the start-up checks).
+refused), :mod:`~mcts_agent.adapters.gymnasium.checks` (the start-up checks) and
+:mod:`~mcts_agent.adapters.gymnasium.parameters` (noticing that the env's
+parameters changed).
 """
 
 from mcts_agent.adapters.gymnasium.model import GymnasiumModel as GymnasiumModel

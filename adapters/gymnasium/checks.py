@@ -1,36 +1,60 @@
-"""The start-up checks of :class:`GymnasiumModel`: the clone and the determinism.
+"""The checks of :class:`GymnasiumModel`: the clone and the determinism.
 
-See the "Checks at start-up" of :mod:`mcts_agent.adapters.gymnasium.model`.
+At start-up (:func:`check_clone_and_determinism`) and while planning
+(:func:`check_steps_again`); see the "Checks at start-up" and "Chance found
+while planning" of :mod:`mcts_agent.adapters.gymnasium.model`.
 """
 
 from __future__ import annotations
 
+import copy
+import operator
 import random
+import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 import gymnasium as gym
 import numpy as np
 
-from mcts_agent.adapters.env_probe import rng_state, same
+from mcts_agent.adapters.env_probe import (
+    instance,
+    random_generators,
+    reseed,
+    rng_state,
+    same,
+    shared_mutable_objects,
+)
 from mcts_agent.adapters.errors import CloneCheckError
 from mcts_agent.adapters.gymnasium.cloning import detached_copy
 
 if TYPE_CHECKING:
     from mcts_agent.adapters.gymnasium.model import GymnasiumModel, GymnasiumState
 
-__all__ = ["check_clone_and_determinism"]
+__all__ = [
+    "CHECK_EVERY",
+    "check_clone_and_determinism",
+    "check_steps_again",
+    "copied_observation",
+]
 
 _PROBE_STEPS = 30  # most steps of one start-up probe
 _PROBE_TRIALS = 8  # random action sequences tried by the determinism check
 
+CHECK_EVERY = 32
+"""While planning, one ``step`` in this many is stepped again (:func:`check_steps_again`)."""
 
-def check_clone_and_determinism(model: GymnasiumModel, env: gym.Env) -> None:
+
+def check_clone_and_determinism(model: GymnasiumModel, env: gym.Env) -> Any:
     """Runs the start-up checks of ``model`` on the live ``env`` (the model's module docstring).
 
     Args:
         model: the model being built (its cloning bound, its actions known).
         env: the live env, never stepped.
+
+    Returns:
+        The deep copy of ``env.unwrapped`` the checks stepped along the
+        probe's actions (what its steps change tells its position apart).
 
     Raises:
         CloneCheckError: if the clone does not behave like a deep copy of the
@@ -47,9 +71,14 @@ def check_clone_and_determinism(model: GymnasiumModel, env: gym.Env) -> None:
             "call env.reset() before planning"
         )
     live_rng = rng_state(live)
+    reference_env = detached_copy(live)
+    _refuse_sharing(model, reference_env, f"copy.deepcopy({name})")
+    if model.clone_method in ("user", "env_methods"):
+        _refuse_sharing(model, root.snapshot, f"the snapshot of get_state({name})")
+        _refuse_sharing(model, model._checkout(root.snapshot), "the env the clone steps")
     try:
         actions = _probe_actions(model, root, random.Random(0))
-        reference = _play(detached_copy(live), model._inner_actions, actions)
+        reference = _play(reference_env, model._inner_actions, actions)
         # The clone: every step restores a position into an env moved elsewhere first.
         snapshot = root.snapshot
         for i, action in enumerate(actions):
@@ -67,8 +96,10 @@ def check_clone_and_determinism(model: GymnasiumModel, env: gym.Env) -> None:
                     f"after actions {list(actions[: i + 1])!r} from the live position the "
                     f"clone gives {_describe(outcome)} but a deep copy of the env gives "
                     f"{_describe(reference[i])}. The snapshot misses part of the env's "
-                    "state or shares mutable objects with it: pass get_state/set_state "
-                    'that capture all of it as copies, or clone="deepcopy"'
+                    "state or shares mutable objects with it: make get_state return all of "
+                    "it as copies (the env's get_state() method, or get_state= of "
+                    'GymnasiumModel), or plan on deep copies of the env: clone="deepcopy" '
+                    "(GymnasiumModel or MCTSAgent)"
                 )
         _check_determinism(model, root)
     except ValueError:
@@ -81,8 +112,9 @@ def check_clone_and_determinism(model: GymnasiumModel, env: gym.Env) -> None:
     if model._position_mask is None and any("action_mask" in out[4] for out in reference):
         raise ValueError(
             f"{name} reports info['action_mask'] after a step, but the model cannot tell "
-            "the mask of the live env's current position: pass action_mask=lambda env: "
-            "..., or give the env an action_mask() method"
+            "the mask of the live env's current position: give the env an action_mask() "
+            "method (GymnasiumModel and MCTSAgent read it), or pass action_mask=lambda env: "
+            "... to GymnasiumModel"
         )
     # The live env is untouched: the same generator state and the same behaviour.
     replay = _play(detached_copy(live), model._inner_actions, actions)
@@ -94,6 +126,48 @@ def check_clone_and_determinism(model: GymnasiumModel, env: gym.Env) -> None:
             f"stepping a {model.clone_method} clone of {name} changed the live env: the "
             "snapshot shares mutable objects with it; make get_state return a copy"
         )
+    return reference_env
+
+
+def _refuse_sharing(model: GymnasiumModel, copied: Any, what: str) -> None:
+    """Raises CloneCheckError if ``copied`` shares a mutable object with the live env.
+
+    Run before anything is stepped: stepping a copy that shares, say, a
+    handle to an external simulator would change the live env. The
+    ``"snapshot"`` clone of a known env is not walked (its step only replaces
+    the snapshot's attributes); its reference deep copy is.
+    """
+    live = model._unwrapped
+    try:
+        shared = shared_mutable_objects(live, copied)
+    except ValueError as error:
+        raise CloneCheckError(
+            f"{error}: the env is too large to check that {what} is independent of it; keep "
+            "large data outside the env's instance (e.g. in a module or class attribute)"
+        ) from error
+    if not shared:
+        return
+    name = type(live).__name__
+    described = ", ".join(f"{path} ({_kind_at(copied, path)})" for path in shared[:3])
+    more = f" and {len(shared) - 3} more" if len(shared) > 3 else ""
+    raise CloneCheckError(
+        f"{what} shares {described}{more} with the live env: stepping it would change the "
+        "live env. A class whose __deepcopy__ returns the object itself does that (e.g. a "
+        "handle to an external simulator or a connection), as does a get_state that returns "
+        f"the env's own objects. Fix: give that class (or {name}) a __deepcopy__ that returns "
+        "an independent copy in the same state (e.g. a new simulator set to the same state), "
+        "and make get_state return copies; nothing was stepped"
+    )
+
+
+def _kind_at(root: Any, path: str) -> str:
+    """What lies at ``path`` under ``root`` (``"env.a.b"`` paths only), for messages."""
+    if re.fullmatch(r"env(\.\w+)+", path) is None:
+        return "shared"
+    try:
+        return instance(operator.attrgetter(path[4:])(root))
+    except AttributeError:
+        return "shared"
 
 
 def _probe_actions(model: GymnasiumModel, root: GymnasiumState, rng: random.Random) -> list:
@@ -123,10 +197,61 @@ def _check_deep_copies_agree(model: GymnasiumModel, actions: Sequence) -> None:
 def _reseeded_play(
     model: GymnasiumModel, root: GymnasiumState, seed: int, actions: Sequence
 ) -> list[tuple]:
-    """Plays ``actions`` from a clone of ``root`` whose ``np_random`` is seeded ``seed``."""
+    """Plays ``actions`` from a clone of ``root`` whose generators are seeded ``seed``."""
     clone = model._checkout(root.snapshot)
-    clone.np_random = np.random.default_rng(seed)
+    _reseed_clone(clone, seed)
     return _play(clone, model._inner_actions, actions)
+
+
+def _reseed_clone(clone: Any, seed: int) -> None:
+    """Seeds a clone's ``np_random`` and its other generators (``random.Random``, numpy's)."""
+    clone.np_random = np.random.default_rng(seed)
+    for generator in random_generators(clone):
+        reseed(generator, seed)
+
+
+def check_steps_again(
+    model: GymnasiumModel, snapshot: Any, actions: Sequence, outcomes: Sequence, seed: int
+) -> None:
+    """Steps ``actions`` again from ``snapshot`` with every generator reseeded; compares outcomes.
+
+    The chance check while planning: the start-up probe steps a few random
+    action sequences, so an env that draws only in positions it did not
+    reach would be planned with one frozen draw per edge. The clone's
+    ``np_random`` and other generators and Python's and numpy's global
+    generators are seeded ``seed`` for the steps; the global ones are put
+    back as they were, so checking never advances them.
+
+    Args:
+        model: the model planning.
+        snapshot: the position stepped from (a state's snapshot, not changed).
+        actions: the model actions stepped from there, in order.
+        outcomes: what the model's steps gave, their observations copied.
+        seed: int, the seed of this check.
+
+    Raises:
+        ValueError: if an outcome differs (the message of the start-up
+            determinism check's).
+    """
+    clone = model._checkout(snapshot)
+    _reseed_clone(clone, seed)
+    python_state, numpy_state = random.getstate(), np.random.get_state()
+    try:
+        random.seed(seed)
+        np.random.seed(seed % 2**32)
+        again = _play(clone, model._inner_actions, actions)
+    finally:
+        random.setstate(python_state)
+        np.random.set_state(numpy_state)
+    for i, (first, second) in enumerate(zip(outcomes, again, strict=True)):
+        if not _same_outcome(first, second):
+            raise _chance_error(
+                type(model._unwrapped).__name__,
+                f"while planning, the same actions {list(actions[: i + 1])!r} from the same "
+                f"position gave {_describe(first)} and {_describe(second)} under two seeds of "
+                "its random generators (np_random, its own generators, Python's random and "
+                "numpy's global np.random); the start-up check had not reached that position",
+            )
 
 
 def _check_determinism(model: GymnasiumModel, root: GymnasiumState) -> None:
@@ -141,13 +266,20 @@ def _check_determinism(model: GymnasiumModel, root: GymnasiumState) -> None:
                     raise _outside_randomness(
                         type(model._unwrapped).__name__, actions[: i + 1], first, again
                     )
-                raise ValueError(
-                    f"{type(model._unwrapped).__name__} is not deterministic: the same actions "
-                    f"{list(actions[: i + 1])!r} from the same position gave "
-                    f"{_describe(first)} and {_describe(second)} under two seeds of "
-                    "np_random. The planner needs a deterministic env (chance is not "
-                    "modelled yet)"
+                raise _chance_error(
+                    type(model._unwrapped).__name__,
+                    f"the same actions {list(actions[: i + 1])!r} from the same position gave "
+                    f"{_describe(first)} and {_describe(second)} under two seeds of its "
+                    "random generators (np_random and its own)",
                 )
+
+
+def _chance_error(name: str, what: str) -> ValueError:
+    """The error for an env whose step draws from its random generators."""
+    return ValueError(
+        f"{name} is not deterministic: {what}. The planner needs a deterministic env "
+        "(chance is not modelled yet)"
+    )
 
 
 def _outside_randomness(name: str, actions: Sequence, first: tuple, second: tuple) -> ValueError:
@@ -163,13 +295,35 @@ def _outside_randomness(name: str, actions: Sequence, first: tuple, second: tupl
 
 
 def _play(env: Any, inner_actions: dict, actions: Sequence) -> list[tuple]:
-    """Steps ``env`` along ``actions``; returns each step's 5-tuple."""
-    return [env.step(inner_actions[action]) for action in actions]
+    """Steps ``env`` along ``actions``; returns each step's 5-tuple, its observation copied.
+
+    The copy keeps an observation that the env returns without copying (its
+    internal array, changed in place by the next step) as it was.
+    """
+    return [copied_observation(env.step(inner_actions[action])) for action in actions]
+
+
+def copied_observation(outcome: tuple) -> tuple:
+    """``outcome`` (a step's 5-tuple) with its observation copied, kept as it was."""
+    observation = outcome[0]
+    if isinstance(observation, np.ndarray):
+        return (observation.copy(), *outcome[1:])
+    return (copy.deepcopy(observation), *outcome[1:])
 
 
 def _same_outcome(a: tuple, b: tuple) -> bool:
     """Equal observation, reward, terminated and truncated (``info`` is not compared)."""
-    return same(a[0], b[0]) and same(a[1:4], b[1:4])
+    first, second = a[0], b[0]
+    if (  # the common case, ~50x faster than same()
+        type(first) is np.ndarray
+        and type(second) is np.ndarray
+        and first.shape == second.shape
+        and first.dtype == second.dtype
+        and first.tobytes() == second.tobytes()
+        and a[1:4] == b[1:4]
+    ):
+        return True
+    return same(first, second) and same(a[1:4], b[1:4])
 
 
 def _describe(outcome: tuple) -> str:

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import copy
 import operator
+import sys
 from collections.abc import Callable
 from typing import Any
 
-from mcts_agent.adapters.env_probe import is_render_object
+from mcts_agent.adapters.env_probe import deepest_nesting, is_render_object
 from mcts_agent.adapters.errors import CloneCheckError
 from mcts_agent.adapters.gymnasium.known_envs import FAST_STEPPERS, KNOWN_SNAPSHOTS
 
@@ -75,6 +76,26 @@ def _single_getter(name: str) -> Callable[[Any], tuple]:
     return getter
 
 
+def _recursion_error(env: Any) -> CloneCheckError:
+    """The error for a ``copy.deepcopy(env)`` that hit the recursion limit, with its cause."""
+    name = type(env).__name__
+    limit = sys.getrecursionlimit()
+    path, depth = deepest_nesting(env)
+    if depth > limit // 4:  # deepcopy takes 2 to 4 frames per level
+        return CloneCheckError(
+            f"copy.deepcopy({name}) hit Python's recursion limit ({limit}): {path} is nested "
+            f"{depth} levels deep, and copy.deepcopy recurses once per level. Keep it flatter "
+            f"(e.g. a flat list of moves), or give {name} a __deepcopy__ that copies it with a "
+            "loop"
+        )
+    return CloneCheckError(
+        f"copy.deepcopy({name}) recursed forever; the class probably forwards attribute "
+        "look-ups (__getattr__) to an attribute that does not exist yet while copying. Make "
+        "__getattr__ raise AttributeError for names starting with '__' and for its own "
+        "attribute, or define __deepcopy__"
+    )
+
+
 def detached_copy(env: Any) -> Any:
     """``copy.deepcopy(env)`` for stepping only: no renderer is copied and it never draws.
 
@@ -87,7 +108,9 @@ def detached_copy(env: Any) -> Any:
     not changed.
 
     Raises:
-        CloneCheckError: if the deep copy fails, recursion included.
+        CloneCheckError: if the deep copy fails, naming the cause: an
+            attribute nested too deeply for ``copy.deepcopy``'s recursion, a
+            ``__getattr__`` that recurses forever, or the error raised.
     """
     memo: dict[int, Any] = {
         id(value): None for value in vars(env).values() if is_render_object(value)
@@ -95,12 +118,7 @@ def detached_copy(env: Any) -> Any:
     try:
         clone = copy.deepcopy(env, memo)
     except RecursionError as error:
-        raise CloneCheckError(
-            f"copy.deepcopy({type(env).__name__}) recursed forever; the class probably "
-            "forwards attribute look-ups (__getattr__) to an attribute that does not exist "
-            "yet while copying. Make __getattr__ raise AttributeError for names starting "
-            "with '__' and for its own attribute, or define __deepcopy__"
-        ) from error
+        raise _recursion_error(env) from error
     except Exception as error:
         raise CloneCheckError(
             f"copy.deepcopy({type(env).__name__}) failed ({type(error).__name__}: {error}); "

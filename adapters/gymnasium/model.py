@@ -63,14 +63,22 @@ Checks at start-up, each failing with a ``ValueError`` that names the cause
 (:class:`~mcts_agent.adapters.CloneCheckError`, a ``ValueError``, for the
 clone):
 
+* sharing, before anything is stepped: the deep copy of the env (and, for
+  the ``"user"`` and ``"env_methods"`` clones, the snapshot and the scratch
+  env) shares no mutable object with the live env
+  (:func:`~mcts_agent.adapters.env_probe.shared_mutable_objects`: a handle
+  to an external simulator whose ``__deepcopy__`` returns itself would let
+  a clone's step change the live env);
 * the clone: from the live env's position, the clone steps to the same
   observations, rewards and flags as a deep copy of the env along a random
   sequence of actions (the scratch env is moved elsewhere before every
   restore), and stepping clones leaves the live env unchanged;
 * ``copy.deepcopy(env.unwrapped)`` works (it recurses forever on classes whose
-  ``__getattr__`` forwards every look-up);
-* determinism: two clones of the same position whose ``np_random`` are
-  reseeded differently give the same outcome for the same actions, and a
+  ``__getattr__`` forwards every look-up, and hits the recursion limit on an
+  attribute nested thousands of levels deep: the error names which);
+* determinism: two clones of the same position whose random generators
+  (``np_random`` and the env's own ``random.Random`` and numpy generators)
+  are reseeded differently give the same outcome for the same actions, and a
   toy-text transition table ``P`` has one outcome per ``(state, action)``
   (FrozenLake and CliffWalking with ``is_slippery=True``, Taxi with
   ``is_rainy=True`` or ``fickle_passenger=True`` are stochastic); and when
@@ -79,6 +87,25 @@ clone):
   numpy's global ``np.random``...) and is refused as not deterministic, not
   as badly cloned. Chance is not modelled: planning with one dice roll per
   edge would be silently wrong.
+
+Chance found while planning: the start-up probe steps a few random sequences
+of at most 30 actions, so an env that draws only later, or only in positions
+the probe missed, would pass it. For the ``"user"``, ``"env_methods"`` and
+``"deepcopy"`` clones (the known envs' snapshot steps never draw), one
+``step`` or rollout in :data:`~mcts_agent.adapters.gymnasium.checks.CHECK_EVERY`
+is stepped again from the same position on a clone whose generators, and
+Python's and numpy's global ones, are reseeded (the global ones are put back
+as they were: checking never advances them). A different outcome ends the
+search with the start-up check's "not deterministic" ``ValueError``; the live
+env is never stepped, so it stays as it was. The cost is a few per cent of
+the search time (``benchmarks/bench_chance_check.py``).
+
+Parameters: the model reads the env's parameters once (CartPole's
+``force_mag`` and ``length``, a toy-text env's map and ``P``...). If they
+change on the live env, :meth:`GymnasiumModel.state_of` refuses to plan with
+the old ones (:meth:`GymnasiumModel.changed_parameters`;
+:mod:`~mcts_agent.adapters.gymnasium.parameters` says what is watched) and
+:class:`~mcts_agent.agent.MCTSAgent` rebuilds its model.
 
 Wrappers: the model plans on ``env.unwrapped``. ``TimeLimit`` is read (below);
 stateless action wrappers (``TransformAction`` and its subclasses
@@ -100,8 +127,9 @@ the planner's ``rollout_limit`` bounds rollouts.
 from __future__ import annotations
 
 import itertools
+import math
 import random
-from collections.abc import Callable, Hashable
+from collections.abc import Callable, Hashable, Sequence
 from typing import Any, NamedTuple
 
 import gymnasium as gym
@@ -110,13 +138,23 @@ from gymnasium import spaces
 from gymnasium.wrappers import TransformAction
 
 from mcts_agent.adapters.env_probe import instance
-from mcts_agent.adapters.gymnasium.checks import check_clone_and_determinism
+from mcts_agent.adapters.gymnasium.checks import (
+    CHECK_EVERY,
+    check_clone_and_determinism,
+    check_steps_again,
+    copied_observation,
+)
 from mcts_agent.adapters.gymnasium.cloning import bind_cloning
 from mcts_agent.adapters.gymnasium.known_envs import (
     KNOWN_MASKS,
     KNOWN_SNAPSHOTS,
     KNOWN_TERMINATIONS,
     check_known_randomness,
+)
+from mcts_agent.adapters.gymnasium.parameters import (
+    Parameters,
+    changed_parameters,
+    read_parameters,
 )
 from mcts_agent.adapters.gymnasium.wrappers import (
     check_reset,
@@ -201,7 +239,9 @@ class GymnasiumModel:
             not ``Discrete`` or ``MultiDiscrete`` (a ``Box`` must be
             discretised), or a function argument is not callable.
         CloneCheckError: if the env cannot be cloned faithfully (a
-            ``ValueError``).
+            ``ValueError``): a copy shares a mutable object with the live
+            env, the clone steps differently from a deep copy, or the deep
+            copy fails.
         ValueError: if the env has not been reset, its episode is over
             (as far as can be told: :meth:`state_of`), it is stochastic, is
             wrapped in a wrapper planning would ignore, has no legal action
@@ -255,7 +295,8 @@ class GymnasiumModel:
         if clone == "snapshot" and env_class not in KNOWN_SNAPSHOTS:
             raise ValueError(
                 f'clone="snapshot" knows {sorted(c.__name__ for c in KNOWN_SNAPSHOTS)}, not '
-                f"{env_class.__name__}; pass clone=None or get_state/set_state"
+                f"{env_class.__name__}; pass clone=None (the env's own get_state()/set_state() "
+                "methods are used if it has them)"
             )
         if clone == "deepcopy":
             self.clone_method = "deepcopy"
@@ -273,7 +314,16 @@ class GymnasiumModel:
         self._checkout, self._commit, self._capture = bind_cloning(
             self.clone_method, unwrapped, get_state, set_state
         )
-        check_clone_and_determinism(self, env)
+        self._parameters: Parameters | None = None  # none watched during the checks
+        # Chance found while planning: the known envs' steps do not draw.
+        self._checks_chance = self.clone_method != "snapshot"
+        self._chance_countdown = CHECK_EVERY
+        self._chance_checks = 0
+        probed = check_clone_and_determinism(self, env)
+        if self.clone_method != "deepcopy":
+            stepped = changed_parameters(read_parameters(unwrapped, ()), probed)
+            position = set(KNOWN_SNAPSHOTS.get(env_class, ())).union(stepped)
+            self._parameters = read_parameters(unwrapped, position)
 
     # ------------------------------------------------------------ the model
 
@@ -298,7 +348,8 @@ class GymnasiumModel:
             the ``TimeLimit`` ran out on this step.
 
         Raises:
-            ValueError: if ``action`` is not legal in ``state``.
+            ValueError: if ``action`` is not legal in ``state``, or the chance
+                check (module docstring) finds that this step draws at random.
         """
         snapshot, steps_left, actions = state
         if action not in actions:
@@ -306,14 +357,33 @@ class GymnasiumModel:
                 f"action {action!r} is not legal here; legal actions: {list(actions)!r}"
             )
         env = self._checkout(snapshot)
-        _, reward, terminated, truncated, info = env.step(self._inner_actions[action])
+        outcome = env.step(self._inner_actions[action])
+        _, reward, terminated, truncated, info = outcome
         if steps_left is not None:
             steps_left -= 1
         ended = terminated or truncated or steps_left == 0
         next_actions = () if ended else self._next_actions(env, info)
+        if self._checks_chance:
+            self._chance_countdown -= 1
+            if not self._chance_countdown:
+                outcome = copied_observation(outcome)
+                next_snapshot = self._commit(env)
+                self._check_chance(snapshot, (action,), (outcome,))
+                return StepResult(
+                    GymnasiumState(next_snapshot, steps_left, next_actions),
+                    float(reward),
+                    bool(ended),
+                )
         return StepResult(
             GymnasiumState(self._commit(env), steps_left, next_actions), float(reward), bool(ended)
         )
+
+    def _check_chance(self, snapshot: Any, actions: Sequence, outcomes: Sequence) -> None:
+        """One chance check while planning (:func:`check_steps_again`), then the next countdown."""
+        self._chance_countdown = CHECK_EVERY
+        self._chance_checks += 1
+        seed = 2**31 + self._chance_checks
+        check_steps_again(self, snapshot, actions, outcomes, seed)
 
     def rollout(self, state: GymnasiumState, rng: random.Random, limit: int, gamma: float) -> float:
         """Plays uniformly random legal actions from ``state``; returns the discounted return.
@@ -333,8 +403,17 @@ class GymnasiumModel:
 
         Returns:
             ``sum_t gamma**t * r_t`` over the actions played.
+
+        Raises:
+            ValueError: if the chance check (module docstring) finds that the
+                rollout's steps draw at random.
         """
         snapshot, steps_left, actions = state
+        checked = None  # (actions, outcomes) of a rollout the chance check steps again
+        if self._checks_chance:
+            self._chance_countdown -= 1
+            if not self._chance_countdown:
+                checked = ([], [])
         env = self._checkout(snapshot)
         env_step = env.step
         inner_actions = self._inner_actions
@@ -345,17 +424,50 @@ class GymnasiumModel:
         coef = 1.0
         while True:
             action = actions[int(random_() * len(actions))]
-            _, reward, terminated, truncated, info = env_step(inner_actions[action])
+            outcome = env_step(inner_actions[action])
+            _, reward, terminated, truncated, info = outcome
+            if checked is not None:
+                checked[0].append(action)
+                checked[1].append(copied_observation(outcome))
             g += coef * reward
             moves_left -= 1
-            if terminated or truncated or moves_left <= 0:
-                return float(g)
-            actions = next_actions(env, info)
-            if not actions:
+            if (
+                terminated
+                or truncated
+                or moves_left <= 0
+                or not (actions := next_actions(env, info))
+            ):
+                if checked is not None:
+                    self._check_chance(snapshot, *checked)
                 return float(g)
             coef *= gamma
 
     # ------------------------------------------------------- the live env
+
+    def changed_parameters(self) -> list[str]:
+        """The live env's parameters that changed since the model was built.
+
+        The model read the env's parameters (CartPole's ``force_mag``, a
+        toy-text env's ``P``...) when it was built and plans with them;
+        :meth:`state_of` refuses to plan once they changed. See
+        :mod:`mcts_agent.adapters.gymnasium.parameters` for what is watched
+        (the ``"deepcopy"`` clone watches nothing: it copies the whole env at
+        every :meth:`state_of`).
+
+        Returns:
+            The sorted names of the changed, added or removed instance
+            attributes of ``env.unwrapped``; empty if it is planned as it is.
+        """
+        return self._changed_parameters(self._capture(self._unwrapped))
+
+    def _changed_parameters(self, snapshot: Any) -> list[str]:
+        """:meth:`changed_parameters`, given a snapshot of the live position."""
+        if self._parameters is None:
+            return []
+        reference = None
+        if self.clone_method in ("user", "env_methods"):  # the scratch env, in the live position
+            reference = vars(self._checkout(snapshot))
+        return changed_parameters(self._parameters, self._unwrapped, reference)
 
     def state_of(self, env: gym.Env) -> GymnasiumState:
         """Returns the model state of the live env's current position, an independent copy.
@@ -373,7 +485,9 @@ class GymnasiumModel:
         Raises:
             TypeError: if ``env`` is not a ``gymnasium.Env``.
             ValueError: if ``env`` wraps another env than the model's, or
-                translates actions differently, or has not been reset; or
+                translates actions differently, or has not been reset, or its
+                parameters changed since the model was built
+                (:meth:`changed_parameters`); or
                 if its episode is over: truncated by its ``TimeLimit``, or
                 terminated in an env that can tell (FrozenLake,
                 CliffWalking, Taxi, CartPole, MountainCar,
@@ -409,6 +523,13 @@ class GymnasiumModel:
         if self._terminal is not None and self._terminal(self._unwrapped):
             raise ValueError(_EPISODE_OVER.format("terminated"))
         snapshot = self._capture(self._unwrapped)
+        changed = self._changed_parameters(snapshot)
+        if changed:
+            raise ValueError(
+                f"the env's parameters changed since this GymnasiumModel was built "
+                f"({', '.join(changed)}): it would plan with the old dynamics. Build a new "
+                "GymnasiumModel (MCTSAgent rebuilds its own)"
+            )
         if self._position_mask is None:
             actions = self._all_actions
         else:
@@ -450,7 +571,7 @@ class GymnasiumModel:
             self._dimensions: tuple[int, ...] | None = None
         elif isinstance(space, spaces.MultiDiscrete):
             nvec = np.asarray(space.nvec)
-            count = int(np.prod(nvec, dtype=np.int64))
+            count = math.prod(nvec.ravel().tolist())  # Python ints: no overflow
             if count > MAX_ACTIONS:
                 raise ValueError(
                     f"{space} has {count} combinations of actions, more than MAX_ACTIONS "
