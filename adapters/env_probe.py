@@ -3,8 +3,8 @@
 What :mod:`mcts_agent.adapters.gymnasium` and
 :mod:`mcts_agent.adapters.pettingzoo` both need to look inside an env without
 changing it: finding and reseeding its random generators, telling its render
-objects (pygame) apart, comparing what it returns, and describing objects in
-error messages.
+objects (pygame) apart, finding the mutable objects a copy of it shares with it,
+comparing what it returns, and describing objects in error messages.
 
 Two near-equivalents are kept apart on purpose, as unifying them would change
 behaviour: :func:`same` (Gymnasium outcomes: ``np.array_equal``, NaN equal to
@@ -17,15 +17,21 @@ whose module starts with ``"pygame"``).
 
 from __future__ import annotations
 
+import enum
 import math
 import random
+import re
 import types
+import weakref
+from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
 from gymnasium import spaces
+from gymnasium.envs.registration import EnvSpec
 
 __all__ = [
+    "MAX_OBJECTS_COMPARED",
     "MAX_OBJECTS_SEARCHED",
     "freeze",
     "instance",
@@ -34,6 +40,7 @@ __all__ = [
     "reseed",
     "rng_state",
     "same",
+    "shared_mutable_objects",
 ]
 
 _RANDOM_GENERATORS = (random.Random, np.random.Generator, np.random.RandomState)
@@ -121,13 +128,241 @@ def rng_state(env: Any) -> Any:
     return None if generator is None else generator.bit_generator.state
 
 
+# ---------------------------------------------------------------- shared objects
+
+MAX_OBJECTS_COMPARED = 200_000
+"""Most objects :func:`shared_mutable_objects` visits on each side."""
+
+_ATOMS = (
+    type(None),
+    bool,
+    int,
+    float,
+    complex,
+    str,
+    bytes,
+    range,
+    type(Ellipsis),
+    type(NotImplemented),
+    enum.Enum,
+    np.generic,
+    np.dtype,
+    re.Pattern,
+    weakref.ref,
+    property,
+    type,
+    types.ModuleType,
+    types.FunctionType,
+    types.BuiltinFunctionType,
+    types.CodeType,
+)
+"""Immutable values (or values ``copy.deepcopy`` itself shares): never reported, never walked."""
+
+_SHARED_BY_DESIGN = (spaces.Space, EnvSpec)
+"""Mutable objects a copy may share with its env: never reported, never walked."""
+
+
+def shared_mutable_objects(
+    original: Any, copy: Any, *, name: str = "env", limit: int = MAX_OBJECTS_COMPARED
+) -> list[str]:
+    """The paths of the mutable objects of ``copy`` that are reachable from ``original`` too.
+
+    Stepping a copy that shares a mutable object with the live env changes
+    the live env through it: a list, a dict, an array sharing memory, or a
+    handle to an external simulator whose ``__deepcopy__`` returns itself.
+    Both objects are walked iteratively (no recursion: any nesting depth)
+    through instance ``__dict__``s and ``__slots__``, dicts (keys and
+    values), lists, tuples, sets, frozensets, object arrays and bound
+    methods' ``__self__``. An object of ``copy`` that *is* (identity) one of
+    ``original``'s is reported and not walked further; a numpy array is
+    reported if it shares memory (``np.shares_memory``) with one of
+    ``original``'s arrays.
+
+    Exempt (never reported, never walked):
+
+    * immutable values: None, bools, numbers, strings, bytes, ranges, enum
+      members, numpy scalars and dtypes; tuples and frozensets themselves
+      (their items are walked);
+    * what ``copy.deepcopy`` itself shares: classes, modules, functions,
+      code objects, compiled regular expressions, weak references,
+      properties;
+    * what describes the env rather than its position, which no ``step``
+      changes: Gymnasium spaces (``observation_space``, ``action_space``) and
+      the registration ``EnvSpec`` (``spec``);
+    * render objects (:func:`is_render_object`: pygame windows, surfaces,
+      clocks), which drawing changes but no ``step`` reads.
+
+    Random generators are *not* exempt: a copy stepping the live env's
+    generator changes the live env's future draws.
+
+    Args:
+        original: the live object (an env, usually), not changed.
+        copy: its copy (an env, a snapshot...), not changed.
+        name: how paths start (``"env"`` gives ``"env.world"``).
+        limit: most non-atomic objects visited on each side.
+
+    Returns:
+        The paths, in the order found, of ``copy``'s shared objects:
+        attributes as ``.name``, items as ``[key]`` (``repr`` of the key or
+        index), dict keys as ``.keys()[i]``, set items as ``{i}``, a bound
+        method's object as ``.__self__``. Empty if nothing is shared.
+
+    Raises:
+        ValueError: if either side has more than ``limit`` objects to visit
+            (the check cannot be complete).
+    """
+    seen: set[int] = set()
+    arrays_by_owner: dict[int, list[np.ndarray]] = {}
+    for value, _ in _walk(original, None, limit, "original"):
+        if isinstance(value, np.ndarray):
+            arrays_by_owner.setdefault(id(_memory_owner(value)), []).append(value)
+        seen.add(id(value))
+    shared = []
+    for value, node in _walk(copy, seen, limit, "copy"):
+        if id(value) in seen and not isinstance(value, (tuple, frozenset)):
+            shared.append(_path(name, node))
+        elif isinstance(value, np.ndarray) and any(
+            np.shares_memory(value, other)
+            for other in arrays_by_owner.get(id(_memory_owner(value)), ())
+        ):
+            shared.append(_path(name, node))
+    return shared
+
+
+_Node = tuple  # (parent node or None, kind, key): a path, built only when reported
+
+
+def _walk(root: Any, stop: set[int] | None, limit: int, side: str) -> Iterator[tuple[Any, _Node]]:
+    """Yields ``(object, node)`` for the non-atomic objects reachable from ``root``, each once.
+
+    Depth first, in attribute and item order. ``node`` leads back to the
+    root (:func:`_path`). The parts of an object whose ``id`` is in ``stop``
+    (other than tuples and frozensets, which cannot be shared mutably) are
+    not visited.
+
+    Raises:
+        ValueError: past ``limit`` objects.
+    """
+    visited: set[int] = set()
+    stack: list[tuple[Any, _Node]] = [(root, (None, "root", None))]
+    while stack:
+        value, node = stack.pop()
+        if id(value) in visited:
+            continue
+        visited.add(id(value))
+        if len(visited) > limit:
+            raise ValueError(
+                f"the {side} has more than {limit} objects to compare; cannot check that "
+                "the copy shares no mutable object with the original"
+            )
+        yield value, node
+        if stop is not None and id(value) in stop and not isinstance(value, (tuple, frozenset)):
+            continue
+        stack.extend(
+            (child, (node, kind, key))
+            for child, kind, key in reversed(_children(value))
+            if not _is_exempt(child)
+        )
+
+
+def _path(name: str, node: _Node) -> str:
+    """The path of ``node`` from the root called ``name``."""
+    steps = []
+    while node[0] is not None:
+        node, kind, key = node
+        steps.append(_step(kind, key))
+    return name + "".join(reversed(steps))
+
+
+def _children(value: Any) -> list[tuple[Any, str, Any]]:
+    """``value``'s direct parts as ``(object, kind, key)``, formatted by :func:`_step`."""
+    if isinstance(value, dict):
+        return [(item, "item", key) for key, item in value.items()] + [
+            (key, "key", i) for i, key in enumerate(value)
+        ]
+    if isinstance(value, (list, tuple)):
+        return [(item, "index", i) for i, item in enumerate(value)]
+    if isinstance(value, (set, frozenset)):
+        return [(item, "member", i) for i, item in enumerate(value)]
+    if isinstance(value, np.ndarray):
+        if value.dtype != object:
+            return []
+        return [(item, "index", i) for i, item in enumerate(value.flat)]
+    if isinstance(value, types.MethodType):
+        return [(value.__self__, "attribute", "__self__")]
+    children = []
+    try:
+        attributes = object.__getattribute__(value, "__dict__")
+    except (AttributeError, TypeError):
+        attributes = None
+    if isinstance(attributes, dict):
+        children.extend((item, "attribute", key) for key, item in attributes.items())
+    for slot in _slot_names(type(value)):
+        try:
+            children.append((object.__getattribute__(value, slot), "attribute", slot))
+        except AttributeError:  # an empty slot
+            pass
+    return children
+
+
+def _step(kind: str, key: Any) -> str:
+    """One step of a path: ``.name``, ``[key]``, ``.keys()[i]`` or ``{i}``."""
+    if kind == "attribute":
+        return f".{key}"
+    if kind == "item":
+        return f"[{key!r}]"
+    if kind == "key":
+        return f".keys()[{key}]"
+    if kind == "member":
+        return f"{{{key}}}"
+    return f"[{key}]"
+
+
+def _slot_names(cls: type) -> list[str]:
+    """The attribute names of ``cls``'s ``__slots__``, its bases' included (names mangled)."""
+    names = []
+    for klass in cls.__mro__:
+        slots = klass.__dict__.get("__slots__", ())
+        for slot in (slots,) if isinstance(slots, str) else slots:
+            if slot in ("__dict__", "__weakref__"):
+                continue
+            if slot.startswith("__") and not slot.endswith("__"):
+                slot = f"_{klass.__name__.lstrip('_')}{slot}"
+            names.append(slot)
+    return names
+
+
+_COMMON_ATOMS = frozenset(
+    {type(None), bool, int, float, str, bytes, np.float64, np.int64, np.bool_}
+)
+"""Exact types of :data:`_ATOMS` tested first, for speed."""
+
+
+def _is_exempt(value: Any) -> bool:
+    return type(value) in _COMMON_ATOMS or (
+        isinstance(value, _ATOMS) or isinstance(value, _SHARED_BY_DESIGN) or is_render_object(value)
+    )
+
+
+def _memory_owner(array: np.ndarray) -> Any:
+    """The object owning ``array``'s memory: its base array, or the buffer under it."""
+    while isinstance(array.base, np.ndarray):
+        array = array.base
+    owner = array if array.base is None else array.base
+    return owner.obj if isinstance(owner, memoryview) else owner
+
+
 # ---------------------------------------------------------------- render objects
 
 
 def is_render_object(value: Any) -> bool:
     """True for a pygame object (window, surface, clock, font...) or a list or tuple of them."""
     if isinstance(value, (list, tuple)):
-        return bool(value) and all(is_render_object(item) for item in value)
+        return bool(value) and all(_is_pygame_object(item) for item in value)
+    return _is_pygame_object(value)
+
+
+def _is_pygame_object(value: Any) -> bool:
     return type(value).__module__.partition(".")[0] == "pygame"
 
 

@@ -1,0 +1,149 @@
+"""env_probe: what the adapters' start-up checks find inside an env."""
+
+from __future__ import annotations
+
+import copy
+import random
+import sys
+
+import numpy as np
+import pytest
+from gymnasium_envs import make
+
+from mcts_agent.adapters.env_probe import shared_mutable_objects
+
+
+class Handle:
+    """A handle to an external simulator: deep copies share it."""
+
+    def __init__(self) -> None:
+        self.x = 1
+
+    def __deepcopy__(self, memo: dict) -> Handle:
+        return self
+
+
+class Env:
+    def __init__(self) -> None:
+        self.world = Handle()
+        self.board = [[0, 0], [0, 0]]
+        self.cells = np.zeros(4)
+        self.name = "plain"
+
+
+class Slotted:
+    __slots__ = ("__private", "items")
+
+    def __init__(self, items: list) -> None:
+        self.__private = {"a": 1}
+        self.items = items
+
+
+def test_a_handle_whose_deepcopy_returns_itself_is_found_with_its_path():
+    env = Env()
+    env.handles = [None, None, Handle()]
+    clone = copy.deepcopy(env)
+    assert clone.world is env.world and clone.board is not env.board
+    assert shared_mutable_objects(env, clone) == ["env.world", "env.handles[2]"]
+
+
+@pytest.mark.parametrize("env_id", ["FrozenLake-v1", "CartPole-v1", "Taxi-v4"])
+def test_a_deep_copy_of_a_real_env_shares_nothing(env_id):
+    env = make(env_id, steps=(1, 0)).unwrapped
+    assert shared_mutable_objects(env, copy.deepcopy(env)) == []
+
+
+def test_a_real_env_and_itself_share_everything():
+    env = make("CartPole-v1").unwrapped
+    assert shared_mutable_objects(env, env) == ["env"]
+    # A shallow copy shares its state array and its generator.
+    shared = shared_mutable_objects(env, copy.copy(env))
+    assert "env.state" in shared and "env._np_random" in shared
+
+
+def test_arrays_sharing_memory_lists_dicts_sets_slots_and_methods_are_found():
+    env = Env()
+    env.table = {"row": [1, 2]}
+    env.members = {(1, (2, 3))}
+    env.slotted = Slotted([5])
+    clone = copy.deepcopy(env)
+    clone.cells = env.cells[1:3]  # a view: shares memory, another object
+    clone.table = {"row": env.table["row"]}
+    clone.slotted = Slotted(env.slotted.items)
+    clone.callback = env.slotted.__init__  # bound to the original's object
+    clone.frozen = (1, (env.board,))
+    assert shared_mutable_objects(env, clone, name="e") == [
+        "e.world",
+        "e.cells",
+        "e.table['row']",
+        "e.slotted.items",
+        "e.callback.__self__",
+        "e.frozen[1][0]",
+    ]
+    # A copied array (even an equal one) and an equal tuple of immutables are not shared.
+    clone = copy.deepcopy(env)
+    clone.world = Handle()
+    clone.members = {(1, (2, 3))} | env.members
+    assert shared_mutable_objects(env, clone) == []
+
+
+def test_slots_with_mangled_names_are_walked():
+    env = Env()
+    env.slotted = Slotted([5])
+    clone = copy.deepcopy(env)
+    clone.world = Handle()
+    clone.slotted._Slotted__private = env.slotted._Slotted__private
+    assert shared_mutable_objects(env, clone) == ["env.slotted._Slotted__private"]
+
+
+def test_random_generators_are_not_exempt_spaces_and_immutables_are():
+    env = make("FrozenLake-v1").unwrapped
+    clone = copy.deepcopy(env)
+    clone.action_space = env.action_space
+    clone.spec = env.spec
+    clone.desc = env.desc.copy()
+    assert shared_mutable_objects(env, clone) == []
+    clone.rng = env.rng = random.Random(0)
+    assert shared_mutable_objects(env, clone) == ["env.rng"]
+
+
+def test_a_5000_deep_nested_list_is_walked_without_recursion():
+    depth = 5000
+    assert depth > sys.getrecursionlimit()
+    original, inner = [], Handle()
+    node = original
+    for _ in range(depth):
+        node.append([])
+        node = node[0]
+    node.append(inner)
+    env, clone = Env(), Env()
+    env.history, clone.history = original, copy.copy(original)
+    found = shared_mutable_objects(env, clone, limit=10_000)
+    assert found == ["env.history[0]"]
+    # Unshared but for the innermost handle, which is found at depth 5000.
+    rebuilt = node = []
+    for _ in range(depth):
+        node.append([])
+        node = node[0]
+    node.append(inner)
+    clone.history = rebuilt
+    assert shared_mutable_objects(env, clone, limit=10_000) == ["env.history" + "[0]" * (depth + 1)]
+
+
+def test_cycles_end_the_walk():
+    env = Env()
+    env.loop = [env]
+    env.world.owner = env
+    clone = copy.deepcopy(env)
+    assert clone.loop[0] is clone
+    assert shared_mutable_objects(env, clone) == ["env.world"]
+    clone.world = Handle()
+    clone.world.owner = clone
+    assert shared_mutable_objects(env, clone) == []
+
+
+def test_more_objects_than_the_limit_is_an_error_not_a_partial_answer():
+    env = Env()
+    env.history = [[i] for i in range(100)]
+    with pytest.raises(ValueError, match="more than 50 objects"):
+        shared_mutable_objects(env, copy.deepcopy(env), limit=50)
