@@ -10,11 +10,16 @@ import random
 import numpy as np
 import pettingzoo
 import pytest
-from gymnasium import spaces
-from gymnasium.utils import seeding
 from pettingzoo.test import api_test
 from pettingzoo.utils.wrappers import BaseWrapper
-from pettingzoo_envs import game_view, make_chess, make_connect_four, make_tictactoe, played
+from pettingzoo_envs import (
+    DiceRace,
+    game_view,
+    make_chess,
+    make_connect_four,
+    make_tictactoe,
+    played,
+)
 
 from mcts_agent import MCTS, MCTSAgent
 from mcts_agent.adapters import CloneCheckError, PettingZooModel, PettingZooState
@@ -250,7 +255,7 @@ def shallow_clone(env):
 def test_clone_check_rejects_a_clone_sharing_the_original():
     env = played(make_connect_four, [3, 3])
     before = game_view(env)
-    with pytest.raises(CloneCheckError, match="stepping the clone changed the original"):
+    with pytest.raises(CloneCheckError, match=r"shares mutable objects with the live env \(env.board,"):
         PettingZooModel(env, clone=shallow_clone)
     assert game_view(env) == before  # the check undid the broken clone's damage
     env = played(make_connect_four, [3, 3])
@@ -452,62 +457,6 @@ def mask_or_all(env):
     if isinstance(observation, dict):
         return observation["action_mask"]
     return np.ones(env.action_space(env.agent_selection).n)
-
-
-class DiceRace(pettingzoo.AECEnv):
-    """Two players take turns to score; the first to reach 6 points wins (+1, the other -1).
-
-    Action 0 scores 1 point; action 1 scores a die roll, 1..``sides`` drawn from the
-    env's ``np_random`` (with ``sides=1`` the roll is always 1: a draw that changes nothing).
-    Observation: the two scores, ``[player_0's, player_1's]``.
-    """
-
-    metadata = {"name": "dice_race_v0", "render_modes": []}
-
-    def __init__(self, sides):
-        super().__init__()
-        self.sides = sides
-        self.possible_agents = ["player_0", "player_1"]
-        self.action_spaces = {a: spaces.Discrete(2) for a in self.possible_agents}
-        self.observation_spaces = {
-            a: spaces.Box(0, 6 + sides, (2,), np.int64) for a in self.possible_agents
-        }
-
-    def action_space(self, agent):
-        return self.action_spaces[agent]
-
-    def observation_space(self, agent):
-        return self.observation_spaces[agent]
-
-    def observe(self, agent):
-        return np.array([self.scores[a] for a in self.possible_agents])
-
-    def reset(self, seed=None, options=None):
-        self.np_random, _ = seeding.np_random(seed)
-        self.agents = list(self.possible_agents)
-        self.scores = dict.fromkeys(self.agents, 0)
-        self.rewards = dict.fromkeys(self.agents, 0)
-        self._cumulative_rewards = dict.fromkeys(self.agents, 0)
-        self.terminations = dict.fromkeys(self.agents, False)
-        self.truncations = dict.fromkeys(self.agents, False)
-        self.infos = {a: {} for a in self.agents}
-        self.agent_selection = self.agents[0]
-
-    def step(self, action):
-        agent = self.agent_selection
-        if self.terminations[agent] or self.truncations[agent]:
-            self._was_dead_step(action)
-            return
-        self._cumulative_rewards[agent] = 0
-        self.rewards = dict.fromkeys(self.agents, 0)
-        roll = int(self.np_random.integers(1, self.sides + 1))
-        self.scores[agent] += 1 if action == 0 else roll
-        other = self.possible_agents[1 - self.possible_agents.index(agent)]
-        if self.scores[agent] >= 6:
-            self.rewards = {agent: 1, other: -1}
-            self.terminations = dict.fromkeys(self.agents, True)
-        self.agent_selection = other
-        self._accumulate_rewards()
 
 
 def test_dice_race_is_a_valid_aec_env():

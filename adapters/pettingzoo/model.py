@@ -124,8 +124,12 @@ from pettingzoo import AECEnv
 
 from mcts_agent.adapters.errors import CloneCheckError
 from mcts_agent.adapters.pettingzoo.checks import (
+    PLANNING_CHECK_EVERY,
+    PLANNING_DENSE_CHECKS,
     check_clone,
     check_clone_arguments,
+    check_step,
+    require_planned_rewards,
     require_reset,
     unwrap_policing,
 )
@@ -268,8 +272,12 @@ class PettingZooModel:
         self.clone_method: str = self._method.name
         self._scratch_holds: PettingZooState | None = None  # the state a scratch env is in
         self._checked = False
+        # The known games (snapshot) draw no random numbers and are two-player zero-sum.
+        self._checks_steps = self.clone_method != "snapshot"
+        self._steps_since_check = 0
+        self._checks_made = 0
         if self.clone_method != "replay":
-            check_clone(self, env, self._method.capture(env))
+            check_clone(self, env)
 
     # ------------------------------------------------------------ public API
 
@@ -359,6 +367,16 @@ class PettingZooModel:
         mover = state.agent
         env.step(action)
         reward = float(env.rewards[mover])
+        if self._checks_steps:
+            require_planned_rewards(env, mover, action, self.num_players)
+            self._steps_since_check += 1
+            if (
+                self._steps_since_check
+                == PLANNING_CHECK_EVERY[self._checks_made >= PLANNING_DENSE_CHECKS]
+            ):
+                self._steps_since_check = 0
+                self._checks_made += 1
+                check_step(self, state, action, env)
         next_state = self._state(env, method.commit(env, state.position, action))
         # With legal actions left the agent to move plays on, so not every agent is done.
         terminated = not next_state.actions and game_over(env)
@@ -397,11 +415,15 @@ class PettingZooModel:
         random_ = rng.random
         actions = state.actions
         mover = state.agent
+        checks = self._checks_steps
         g = 0.0
         coef = 1.0
         while True:
-            env.step(actions[int(random_() * len(actions))])
+            action = actions[int(random_() * len(actions))]
+            env.step(action)
             g += coef * float(env.rewards[mover])  # a Python float, whatever the env's type
+            if checks:
+                require_planned_rewards(env, mover, action, self.num_players)
             limit -= 1
             agent = env.agent_selection
             # The game is over for the search when the agent to move is done (also
