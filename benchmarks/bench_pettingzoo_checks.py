@@ -2,8 +2,8 @@
 
 ``PettingZooModel`` checks, for every game but the snapshot ones (tic-tac-toe
 and connect four by default), the rewards of every step it takes (two-player
-zero-sum) and re-steps new edges in a reseeded copy (determinism): one in 8 for
-its first 32 checks (used up in the first round here), then one in 64. This
+zero-sum) and re-steps new edges in a reseeded copy (determinism): the first 4
+at each depth below the root of each search, and one in 32 of the others. This
 times searches through the generic ``clone="attributes"`` copy on PettingZoo's
 tic-tac-toe and connect four (``reset(seed=0)``, the empty board, c = 2*sqrt(2),
 the same seed every time) with the checks on and off (the same

@@ -195,8 +195,8 @@ class CooperativeRace(Race):
 
 
 class LateChance(Race):
-    """Action 1 scores a roll of 1..6 once the actions since reset start with ``prefix``
-    (before that it scores 2), drawn from ``source``: ``"np_random"``, ``"generator"`` (its
+    """Once the actions since reset start with ``prefix``, every move scores a roll of 1..6,
+    drawn from ``source``: ``"np_random"``, ``"generator"`` (its
     own ``np.random.Generator``), ``"random"`` (its own ``random.Random``), ``"global
     random"`` (Python's ``random``) or ``"global numpy"`` (``np.random``)."""
 
@@ -212,7 +212,7 @@ class LateChance(Race):
         self.dice = {"generator": np.random.default_rng(seed), "random": random.Random(seed)}
 
     def points(self, action):
-        if action == 0 or self.played[: len(self.prefix)] != self.prefix:
+        if len(self.played) < len(self.prefix) or self.played[: len(self.prefix)] != self.prefix:
             return action + 1
         if self.source == "np_random":
             return int(self.np_random.integers(1, 7))
@@ -223,3 +223,15 @@ class LateChance(Race):
         if self.source == "global random":
             return random.randint(1, 6)
         return int(np.random.randint(1, 7))
+
+
+class ScoreboardRace(Race):
+    """Calls ``self.scoreboard(winner)`` when a game ends (a hook, a function attribute)."""
+
+    def reset(self, seed=None, options=None):
+        super().reset(seed=seed, options=options)
+        self.scoreboard = lambda winner: None
+
+    def final_rewards(self, winner):
+        self.scoreboard(winner)
+        return super().final_rewards(winner)

@@ -6,6 +6,8 @@ import copy
 import math
 import pickle
 import random
+import sys
+import threading
 
 import numpy as np
 import pettingzoo
@@ -13,7 +15,15 @@ import pytest
 from pettingzoo.test import api_test
 from pettingzoo.utils.wrappers import BaseWrapper
 from pettingzoo_envs import (
+    CooperativeRace,
+    DeepHistoryRace,
     DiceRace,
+    HandleRace,
+    LateChance,
+    LockRace,
+    Race,
+    ScoreboardRace,
+    World,
     game_view,
     make_chess,
     make_connect_four,
@@ -23,6 +33,7 @@ from pettingzoo_envs import (
 
 from mcts_agent import MCTS, MCTSAgent
 from mcts_agent.adapters import CloneCheckError, PettingZooModel, PettingZooState
+from mcts_agent.adapters.pettingzoo.checks import PLANNING_CHECKS_PER_DEPTH
 from mcts_agent.testing import check_model
 
 METHODS = ["snapshot", "attributes", "replay", "user"]
@@ -255,7 +266,10 @@ def shallow_clone(env):
 def test_clone_check_rejects_a_clone_sharing_the_original():
     env = played(make_connect_four, [3, 3])
     before = game_view(env)
-    with pytest.raises(CloneCheckError, match=r"shares mutable objects with the live env \(env.board,"):
+    with pytest.raises(
+        CloneCheckError,
+        match=r"shares mutable objects with the live env \(env._ezpickle_kwargs, env.board,",
+    ):
         PettingZooModel(env, clone=shallow_clone)
     assert game_view(env) == before  # the check undid the broken clone's damage
     env = played(make_connect_four, [3, 3])
@@ -491,3 +505,272 @@ def test_a_random_draw_that_changes_nothing_passes_the_determinism_check():
         state = model.step(model.step(state, 1).next_state, 0).next_state
     assert model.step(state, 1)[1:] == (1.0, True)
     assert env.np_random.bit_generator.state == live_generator
+
+
+# ------------------------------------- hardening (issue 17): the live env is never changed
+
+
+def race_view(env):
+    """Everything of a Race env a player or the AEC loop can see, and its hidden state."""
+    inner = env.unwrapped
+    return (
+        inner.agent_selection,
+        dict(inner.scores),
+        list(inner.played),
+        dict(inner.rewards),
+        dict(inner._cumulative_rewards),
+        dict(inner.terminations),
+        dict(inner.truncations),
+        copy.deepcopy(inner.infos),
+    )
+
+
+def global_generators():
+    """The states of Python's and numpy's global generators, comparable with ==."""
+    kind, key, position, has_gauss, gauss = np.random.get_state()
+    return random.getstate(), (kind, key.tobytes(), position, has_gauss, gauss)
+
+
+def plan(options, env, history=None, iterations=200):
+    """The move of ``MCTSAgent(**options)`` (seed 0) for ``env``."""
+    return MCTSAgent(iterations, seed=0, **options).act(env, history=history)
+
+
+def clone_with_its_own_world(env):
+    """The advice for a shared handle: a copy that owns a copy of it."""
+    clone = correct_clone(env)
+    clone.world = World()
+    clone.world.x = env.unwrapped.world.x
+    return clone
+
+
+@pytest.mark.parametrize("options", [{}, {"clone": correct_clone}], ids=["attributes", "user"])
+def test_a_copy_sharing_a_simulator_handle_is_refused_before_any_step(options):
+    env = HandleRace(target=20)
+    env.reset(seed=0)
+    env.step(1)
+    assert env.world.x == 3
+    message = r"shares mutable objects with the live env \(env\.world\).*nothing was stepped"
+    with pytest.raises(CloneCheckError, match=message):
+        PettingZooModel(env, **options)
+    assert env.world.x == 3
+    with pytest.raises(CloneCheckError, match=message):
+        plan(options, env)
+    assert env.world.x == 3  # was 495 after act() before the fix
+
+
+def test_the_advice_for_a_shared_handle_works_through_the_model_and_the_agent():
+    env = HandleRace(target=20)
+    env.reset(seed=0)
+    env.step(1)
+    before = race_view(env)
+    model = PettingZooModel(env, clone=clone_with_its_own_world)
+    assert model.step(model.state_of(env), 1).next_state.position.world.x == 5
+    assert plan({"clone": clone_with_its_own_world}, env) == 1  # 2 points: the faster race
+    replay = {"clone": "replay", "env_factory": lambda: HandleRace(target=20)}
+    assert plan(replay, env, history=(0, [1])) == 1
+    assert (env.world.x, race_view(env)) == (3, before)
+
+
+def sharing_rewards_clone(env):
+    """A user clone that copies the game but shares its rewards dicts with the original."""
+    clone = correct_clone(env)
+    clone.rewards = env.unwrapped.rewards
+    clone._cumulative_rewards = env.unwrapped._cumulative_rewards
+    return clone
+
+
+def test_a_user_clone_sharing_the_rewards_is_refused_and_the_rewards_stay():
+    env = played(make_tictactoe, [4])
+    before = (game_view(env), env.last()[1:4])  # reward, termination, truncation
+    message = r"shares mutable objects with the live env \(env.rewards, env._cumulative_rewards\)"
+    with pytest.raises(CloneCheckError, match=message):
+        PettingZooModel(env, clone=sharing_rewards_clone)
+    with pytest.raises(CloneCheckError, match=message):
+        plan({"clone": sharing_rewards_clone}, env)
+    assert (game_view(env), env.last()[1:4]) == before  # last() gave -571 before the fix
+
+
+def meddling_clone(env):
+    """A user clone that also writes on the board of the env it copies."""
+    clone = correct_clone(env)
+    env.unwrapped.board.squares[8] = 2  # an O that was never played
+    return clone
+
+
+def test_a_clone_that_changes_the_live_board_is_refused_and_the_board_restored():
+    env = played(make_tictactoe, [4, 0])
+    before = game_view(env)
+    for refuse in (
+        lambda: PettingZooModel(env, clone=meddling_clone),
+        lambda: plan({"clone": meddling_clone}, env),
+    ):
+        with pytest.raises(CloneCheckError, match=r"changed the live env \(now restored\)"):
+            refuse()
+        assert game_view(env) == before
+        assert env.unwrapped.board.squares == [2, 0, 0, 0, 1, 0, 0, 0, 0]
+
+
+def test_the_start_up_check_plays_to_the_end_of_a_game_and_restores_the_rewards():
+    """A clone whose copies report a finished game into the live env's cumulative rewards
+    (through a function attribute, which the sharing check does not look into): only a
+    game played to its end shows it."""
+    env = ScoreboardRace()
+    env.reset(seed=0)
+    env.step(1)
+    before = race_view(env)
+
+    def reporting_clone(live):
+        clone = correct_clone(live)
+
+        def scoreboard(winner):
+            env.unwrapped._cumulative_rewards[winner] += 100  # the live env, not ``live``
+
+        clone.scoreboard = scoreboard
+        return clone
+
+    with pytest.raises(CloneCheckError, match=r"changed the live env \(now restored\): cumul"):
+        PettingZooModel(env, clone=reporting_clone)
+    assert race_view(env) == before
+
+
+def test_an_uncopyable_lock_is_named_and_the_advice_works():
+    env = LockRace()
+    env.reset(seed=0)
+    message = r"cannot copy attribute 'lock' \(TypeError: cannot pickle '_thread.lock'.*clone="
+    with pytest.raises(CloneCheckError, match=message):
+        PettingZooModel(env)
+    with pytest.raises(CloneCheckError, match=message):
+        plan({}, env)
+
+    def clone_with_a_new_lock(live):
+        inner = live.unwrapped
+        clone = object.__new__(type(inner))
+        attributes = {k: v for k, v in vars(inner).items() if k != "lock"}
+        clone.__dict__.update(copy.deepcopy(attributes), lock=threading.Lock())
+        return clone
+
+    before = race_view(env)
+    assert PettingZooModel(env, clone=clone_with_a_new_lock).clone_method == "user"
+    assert plan({"clone": clone_with_a_new_lock}, env) == 1
+    assert race_view(env) == before
+
+
+def test_a_history_nested_too_deep_for_deepcopy_is_named_and_the_advice_works():
+    env = DeepHistoryRace(depth=5000)
+    env.reset(seed=0)
+    limit = sys.getrecursionlimit()
+    message = r"attribute 'history' \(nested 5,001 levels deep\).*recursion limit \(\d+\)"
+    with pytest.raises(CloneCheckError, match=message):
+        PettingZooModel(env)
+    with pytest.raises(CloneCheckError, match=message):
+        plan({}, env)
+
+    def clone_sharing_the_history(live):
+        inner = live.unwrapped
+        clone = object.__new__(type(inner))
+        attributes = {k: v for k, v in vars(inner).items() if k != "history"}
+        clone.__dict__.update(copy.deepcopy(attributes), history=inner.history)  # immutable
+        return clone
+
+    before = race_view(env)
+    model = PettingZooModel(env, clone=clone_sharing_the_history)
+    assert model.step(model.state_of(env), 1).next_state.position.history[1] == 1
+    assert plan({"clone": clone_sharing_the_history}, env) == 1
+    assert race_view(env) == before
+    assert sys.getrecursionlimit() == limit
+
+
+# ------------------------------------------- hardening: rewards to other players
+
+
+@pytest.mark.parametrize(
+    ("make_env", "rewards"),
+    [
+        (CooperativeRace, r"were \{.player_0.: 1, .player_1.: 1\} \(the other player.s reward"),
+        (lambda: Race(players=3), r"were .* \(with 3 players no step may give a nonzero reward\)"),
+    ],
+    ids=["cooperative", "three players"],
+)
+def test_rewards_that_are_not_two_player_zero_sum_are_refused_at_start_up(make_env, rewards):
+    env = make_env()
+    env.reset(seed=0)
+    before = race_view(env)
+    message = "race_v0 is not a two-player zero-sum game: after 'player_.' played . the rewards "
+    for refuse in (lambda: PettingZooModel(env), lambda: plan({}, env)):
+        with pytest.raises(ValueError, match=message + rewards):
+            refuse()
+    assert race_view(env) == before
+
+
+def test_rewards_that_are_not_zero_sum_are_refused_while_planning():
+    """Cooperative only in the games that start 1, 0, which the start-up games do not."""
+    env = CooperativeRace(prefix=(1, 0))
+    env.reset(seed=0)
+    before = race_view(env)
+    model = PettingZooModel(env)  # the start-up check did not meet it
+    with pytest.raises(ValueError, match=r"not a two-player zero-sum game: after 'player_."):
+        MCTS(model, 400, seed=0).search(model.state_of(env))
+    assert race_view(env) == before
+
+
+@pytest.mark.parametrize("game", ["tictactoe", "connect_four", "chess"])
+def test_two_player_zero_sum_games_stay_accepted(game):
+    make_env = {"chess": make_chess, **GAMES}[game]
+    env = played(make_env, [])
+    model = PettingZooModel(env, clone="attributes")
+    before = game_view(env)
+    planner = MCTS(
+        model, 200 if game != "chess" else 8, rollout_limit=1000 if game != "chess" else 2, seed=0
+    )
+    planner.search(model.state_of(env))
+    assert sum(planner.summary().visit_counts) == planner.iterations
+    assert game_view(env) == before
+    if game == "tictactoe":  # the end of a game, where the rewards are, is planned
+        env = played(make_tictactoe, [0, 3, 1, 4])
+        assert plan({"clone": "attributes"}, env) == 2
+
+
+# ------------------------------------------- hardening: chance met while planning
+
+SOURCES = ["np_random", "generator", "random", "global random", "global numpy"]
+
+
+@pytest.mark.parametrize("source", SOURCES)
+def test_chance_met_by_the_start_up_games_is_refused_without_touching_global_generators(source):
+    env = LateChance(source, prefix=(0,))  # the second start-up game starts 0, 0, 1
+    env.reset(seed=0)
+    before = (race_view(env), global_generators())
+    with pytest.raises(ValueError, match=r"late_chance_v0 is not deterministic: the moves \[0"):
+        PettingZooModel(env)
+    assert (race_view(env), global_generators()) == before
+
+
+@pytest.mark.parametrize("source", SOURCES)
+def test_chance_the_start_up_games_missed_is_refused_while_planning(source):
+    env = LateChance(source, prefix=(1, 0))  # the start-up games start 1, 1 and 0, 0
+    env.reset(seed=0)
+    before = race_view(env)
+    model = PettingZooModel(env)
+    message = (
+        r"late_chance_v0 is not deterministic: the move . of .player_.. from a position met "
+        "while planning, played in two copies whose random generators were reseeded"
+    )
+    with pytest.raises(ValueError, match=message):
+        MCTS(model, 3000, seed=0).search(model.state_of(env))
+    assert race_view(env) == before
+    with pytest.raises(ValueError, match=message):
+        MCTSAgent(3000, seed=0).act(env)
+    assert race_view(env) == before
+
+
+def test_checking_while_planning_leaves_the_global_generators_alone():
+    env = Race(target=10)
+    env.reset(seed=0)
+    model = PettingZooModel(env)
+    before = global_generators()
+    MCTS(model, 2000, seed=0).search(model.state_of(env))
+    per_depth = model._checks_at_depth  # re-stepped edges, by moves from the root
+    assert per_depth[1] == 2  # both of the root's moves
+    assert min(per_depth[d] for d in range(2, 6)) >= PLANNING_CHECKS_PER_DEPTH
+    assert global_generators() == before

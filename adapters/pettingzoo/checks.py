@@ -40,8 +40,8 @@ if TYPE_CHECKING:
 __all__ = [
     "DETERMINISM_STEPS",
     "DETERMINISM_TRIALS",
+    "PLANNING_CHECKS_PER_DEPTH",
     "PLANNING_CHECK_EVERY",
-    "PLANNING_DENSE_CHECKS",
     "PLANNING_SEED",
     "POLICING_WRAPPERS",
     "check_clone",
@@ -73,16 +73,17 @@ _RESET_ATTRIBUTES = (
 )
 """What an AEC env's ``reset`` sets (``AECEnv.last`` reads them)."""
 
-PLANNING_CHECK_EVERY = (8, 64)
-"""While planning, one new edge (call of ``step``) in 8 is re-stepped in a reseeded copy
-(:func:`check_step`) for the model's first :data:`PLANNING_DENSE_CHECKS` checks, then one in
-64 (``benchmarks/bench_pettingzoo_checks.py`` measures the cost)."""
+PLANNING_CHECKS_PER_DEPTH = 4
+"""While planning, the first new edges (calls of ``step``) this many moves deep from the
+position of the last ``state_of``, for every depth, are re-stepped in a reseeded copy
+(:func:`check_step`): chance that starts after the first moves is met there first."""
 
-PLANNING_DENSE_CHECKS = 32
-"""The checks made at the first, denser rate of :data:`PLANNING_CHECK_EVERY`."""
+PLANNING_CHECK_EVERY = 32
+"""Besides, one new edge in this many is re-stepped (``benchmarks/bench_pettingzoo_checks.py``
+measures the cost of the checks)."""
 
 PLANNING_SEED = 2**31 - 1
-"""The seed of the reseeded copy of :func:`check_step`."""
+"""The first seed of the reseeded copies of :func:`check_step`."""
 
 DETERMINISM_TRIALS = 2
 """Random games the start-up check plays (to their end, or :data:`DETERMINISM_STEPS` moves)."""
@@ -396,13 +397,14 @@ def _check_playouts(model: PettingZooModel, env: AECEnv, position: Any) -> None:
 def check_step(model: PettingZooModel, state: Any, action: Any, stepped: AECEnv) -> None:
     """Re-steps one new edge while planning, in a copy whose random generators are reseeded.
 
-    The determinism check of the search (:data:`PLANNING_CHECK_EVERY`):
-    ``state`` stepped with ``action`` gave ``stepped``; the same move
+    The determinism check of the search (:data:`PLANNING_CHECKS_PER_DEPTH`,
+    :data:`PLANNING_CHECK_EVERY`): ``state`` stepped with ``action`` gave ``stepped``; the same move
     in a new copy of ``state`` whose own random generators are reseeded with
-    :data:`PLANNING_SEED` must give the same game. Python's and numpy's global
-    generators are left where the first step left them (a step that drew from
-    them draws other numbers the second time) and put back afterwards
-    (:func:`global_generators_kept`).
+    :data:`PLANNING_SEED` plus the number of checks made (a new draw at each check,
+    so that no check can keep agreeing by chance) must give the same game.
+    Python's and numpy's global generators are left where the first step left
+    them (a step that drew from them draws other numbers the second time) and
+    put back afterwards (:func:`global_generators_kept`).
 
     Raises:
         ValueError: if it does not (the start-up check's error).
@@ -410,7 +412,7 @@ def check_step(model: PettingZooModel, state: Any, action: Any, stepped: AECEnv)
     with global_generators_kept():
         copy = model._method.load(state.position)
         for generator in random_generators(copy):
-            reseed(generator, PLANNING_SEED)
+            reseed(generator, PLANNING_SEED + model._checks_made)
         copy.step(action)
     difference = first_difference(fingerprint(stepped), fingerprint(copy))
     if difference:

@@ -125,7 +125,7 @@ from pettingzoo import AECEnv
 from mcts_agent.adapters.errors import CloneCheckError
 from mcts_agent.adapters.pettingzoo.checks import (
     PLANNING_CHECK_EVERY,
-    PLANNING_DENSE_CHECKS,
+    PLANNING_CHECKS_PER_DEPTH,
     check_clone,
     check_clone_arguments,
     check_step,
@@ -162,14 +162,16 @@ class PettingZooState:
         position: the clone method's copy of the game: a tuple of the game's
             variables (``"snapshot"``), an env (``"attributes"``, ``"user"``) or
             ``(seed, actions)`` (``"replay"``). Never stepped or changed.
+        depth: int >= 0, moves from the position ``state_of`` read (not compared).
     """
 
-    __slots__ = ("agent", "actions", "position")
+    __slots__ = ("agent", "actions", "position", "depth")
 
-    def __init__(self, agent: Hashable, actions: tuple, position: Any) -> None:
+    def __init__(self, agent: Hashable, actions: tuple, position: Any, depth: int = 0) -> None:
         self.agent = agent
         self.actions = actions
         self.position = position
+        self.depth = depth
 
     def __copy__(self) -> PettingZooState:
         return self
@@ -276,6 +278,7 @@ class PettingZooModel:
         self._checks_steps = self.clone_method != "snapshot"
         self._steps_since_check = 0
         self._checks_made = 0
+        self._checks_at_depth: dict[int, int] = {}  # since the last state_of
         if self.clone_method != "replay":
             check_clone(self, env)
 
@@ -308,6 +311,7 @@ class PettingZooModel:
                 f"{self._game_type.__module__} (the model's game), got {type(env).__name__}"
             )
         method = self._method
+        self._checks_at_depth = {}  # a new root: its first edges at each depth are checked
         if self.clone_method == "replay":
             if history is None:
                 raise ValueError(
@@ -369,15 +373,18 @@ class PettingZooModel:
         reward = float(env.rewards[mover])
         if self._checks_steps:
             require_planned_rewards(env, mover, action, self.num_players)
+            depth = state.depth + 1
             self._steps_since_check += 1
+            checked_here = self._checks_at_depth.get(depth, 0)
             if (
-                self._steps_since_check
-                == PLANNING_CHECK_EVERY[self._checks_made >= PLANNING_DENSE_CHECKS]
+                checked_here < PLANNING_CHECKS_PER_DEPTH
+                or self._steps_since_check >= PLANNING_CHECK_EVERY
             ):
+                self._checks_at_depth[depth] = checked_here + 1
                 self._steps_since_check = 0
                 self._checks_made += 1
                 check_step(self, state, action, env)
-        next_state = self._state(env, method.commit(env, state.position, action))
+        next_state = self._state(env, method.commit(env, state.position, action), state.depth + 1)
         # With legal actions left the agent to move plays on, so not every agent is done.
         terminated = not next_state.actions and game_over(env)
         if method.reuses_scratch:
@@ -442,7 +449,7 @@ class PettingZooModel:
 
     # ------------------------------------------------------------- internals
 
-    def _state(self, env: AECEnv, position: Any) -> PettingZooState:
+    def _state(self, env: AECEnv, position: Any, depth: int = 0) -> PettingZooState:
         """The state of ``env``'s position; ``position`` is the method's copy of it.
 
         No legal actions when the agent to move is terminated or truncated
@@ -450,5 +457,6 @@ class PettingZooModel:
         """
         agent = env.agent_selection
         if env.terminations.get(agent, True) or env.truncations.get(agent, True):
-            return PettingZooState(agent, (), position)
-        return PettingZooState(agent, tuple(self._method.legal_actions(env, agent)), position)
+            return PettingZooState(agent, (), position, depth)
+        actions = tuple(self._method.legal_actions(env, agent))
+        return PettingZooState(agent, actions, position, depth)
