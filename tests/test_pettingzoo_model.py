@@ -774,3 +774,74 @@ def test_checking_while_planning_leaves_the_global_generators_alone():
     assert per_depth[1] == 2  # both of the root's moves
     assert min(per_depth[d] for d in range(2, 6)) >= PLANNING_CHECKS_PER_DEPTH
     assert global_generators() == before
+
+
+# ------------------------------------------- hardening: advice that works
+
+
+def copy_of_the_wrapped_env(env):
+    """A user clone keeping the wrapper: a new DoubleRewards around a copy of the game."""
+    return DoubleRewards(correct_clone(env))
+
+
+WINNING_MOVES = [0, 3, 1, 4]  # X then completes the first column at 2
+ADVICE = {
+    # refusal: (make the env, refused options, the error's words, options that follow the
+    # advice (with the history when they replay), the move they must find)
+    "wrapper": (
+        lambda: played(make_doubled_tictactoe, WINNING_MOVES),
+        {},
+        r"DoubleRewards.*Pass clone=<function env -> independent copy>.*clone='replay'",
+        [
+            {"clone": copy_of_the_wrapped_env},
+            {"clone": "replay", "env_factory": make_doubled_tictactoe},
+        ],
+        2,
+    ),
+    "snapshot of an unknown game": (
+        lambda: played(Race, []),
+        {"clone": "snapshot"},
+        "pass clone=None or 'attributes'",
+        [{}, {"clone": "attributes"}],
+        1,
+    ),
+    "deepcopy rebuilds the game": (
+        lambda: played(make_tictactoe, WINNING_MOVES),
+        {"clone": copy.deepcopy},
+        r"pass clone=None .*clone='replay' with env_factory=.*history=\(seed, actions\)\), to "
+        "PettingZooModel or MCTSAgent",
+        [{}, {"clone": "attributes"}, {"clone": "replay", "env_factory": make_tictactoe}],
+        2,
+    ),
+}
+
+
+@pytest.mark.parametrize("refusal", ADVICE)
+def test_every_advice_works_through_the_model_and_the_agent(refusal):
+    make_env, refused, words, fixes, move = ADVICE[refusal]
+    env = make_env()
+    before = env.unwrapped.__dict__.keys(), env.unwrapped.agent_selection, env.last()[1:4]
+    with pytest.raises(ValueError, match=words):
+        PettingZooModel(env, **refused)
+    with pytest.raises(ValueError, match=words):
+        plan(refused, env)
+    moves = [] if refusal == "snapshot of an unknown game" else WINNING_MOVES
+    for options in fixes:
+        history = (1, moves) if options.get("clone") == "replay" else None
+        model = PettingZooModel(env, **options)
+        state = model.state_of(env, history=history)
+        assert move in model.actions(state)
+        assert plan(options, env, history) == move
+    assert (env.unwrapped.__dict__.keys(), env.unwrapped.agent_selection, env.last()[1:4]) == (
+        before
+    )
+
+
+def test_the_advice_for_an_env_never_reset_works():
+    env = make_tictactoe()
+    for refuse in (lambda: PettingZooModel(env), lambda: plan({"native_models": False}, env)):
+        with pytest.raises(ValueError, match=r"call env.reset\(seed=...\) first"):
+            refuse()
+    env.reset(seed=1)
+    assert PettingZooModel(env).clone_method == "snapshot"
+    assert plan({"native_models": False}, env) in range(9)
