@@ -64,14 +64,33 @@ the end (with ``"snapshot"``, a rollout from the state ``step`` has just made
 reuses the scratch env as it is, with no copy at all).
 
 The clone check. When the model is made (for ``"replay"``: at the first
-``state_of``), it clones the env and compares the clone with the original:
-every agent's observation, the legal actions, the agent to move, ``agents``,
-``rewards``, ``_cumulative_rewards``, ``terminations`` and ``truncations``.
-It then steps the clone and checks that the original did not change, and
-clones the stepped clone (now mid-game, where a constructor-rebuilding copy
-shows) and compares again. A failure raises :class:`CloneCheckError` naming
-the clone method and what to pass instead (if a broken clone changed the
-original, the original's attributes are put back first).
+``state_of``), it clones the env and, before stepping anything, walks the
+clone and the live env (:func:`~mcts_agent.adapters.env_probe.shared_mutable_objects`):
+a mutable object they share (a dict of rewards, a board, a handle to an
+external simulator whose ``__deepcopy__`` returns itself) is refused, naming
+its attribute. It compares the clone with the original: every agent's
+observation, the legal actions, the agent to move, ``agents``, ``rewards``,
+``_cumulative_rewards``, ``terminations``, ``truncations`` and ``infos``; steps
+the clone and clones the stepped clone (now mid-game, where a
+constructor-rebuilding copy shows), which must equal it and share nothing with
+it; then plays :data:`DETERMINISM_TRIALS` random games from the position to
+their end (at most :data:`DETERMINISM_STEPS` moves), checking every step's
+rewards (below). Everything the check does is done on copies; the live env's
+fingerprint and random generators are compared before and after, and if the
+check changed them (a clone function that writes into the env it copies), the
+env's attributes are put back and the check fails. A failure raises
+:class:`CloneCheckError` naming the clone method and what to pass instead
+(advice that works for ``PettingZooModel`` and ``MCTSAgent`` alike). An
+attribute ``copy.deepcopy`` cannot copy (a ``threading.Lock``, a value nested
+deeper than Python's recursion limit) is named with its cause.
+
+Two-player zero-sum rewards only. The model plans the mover's reward and the
+search's backup counts it negatively for the other player, which is exact
+when every step's reward to the other player is the negative of the mover's.
+A step whose rewards are otherwise (a cooperative game; any nonzero reward
+with three or more players) raises ValueError: at start-up if its random
+games meet one, else while planning (every step of every copy is checked, but
+for tic-tac-toe and connect four, which are).
 
 Copies made by the built-in methods do not render (``render_mode`` None), and
 share the env's spaces and pygame objects.
@@ -90,13 +109,19 @@ each edge for ever. So the model refuses, with a ValueError naming the game:
   ``reset``, so later deals are already fixed in the copy) and
   ``classic/hanabi-v5`` (hidden hands, random draws); subclasses too;
 * any other env that draws random numbers while it is stepped: at start-up
-  (with the clone check; not for the ``"snapshot"`` games, whose ``step``
-  draws nothing) :data:`DETERMINISM_TRIALS` random move sequences of up to
-  :data:`DETERMINISM_STEPS` moves are played in two copies of the position
-  whose random generators (``random.Random``, ``numpy.random.Generator`` and
-  ``RandomState`` objects reachable from the env's attributes, not the
-  spaces' or the live env's own) are reseeded differently; any difference in
-  what the clone check compares is refused.
+  (not for the ``"snapshot"`` games, whose ``step`` draws nothing) the random
+  games of the clone check are played again in copies whose random generators
+  (``random.Random``, ``numpy.random.Generator`` and ``RandomState`` objects
+  reachable from the env's attributes, not the spaces', and Python's and
+  numpy's global generators, whose states are put back afterwards) are
+  reseeded differently; any difference in what the clone check compares is
+  refused. While planning, the first :data:`PLANNING_CHECKS_PER_DEPTH` new
+  edges at each depth below the searched position and one in
+  :data:`PLANNING_CHECK_EVERY` of the others are stepped again in a copy
+  whose own generators are reseeded (the global ones are left where the first
+  step left them, and put back after): a difference ends the search with the
+  same ValueError. These are samples: chance met only in lines the search
+  rarely expands can pass.
 
 Neither catches everything: a custom game whose chance was drawn at
 ``reset`` (like the RLCard deck) or whose hidden information is in its
