@@ -536,12 +536,24 @@ def plan(options, env, history=None, iterations=200):
     return MCTSAgent(iterations, seed=0, **options).act(env, history=history)
 
 
-def clone_with_its_own_world(env):
-    """The advice for a shared handle: a copy that owns a copy of it."""
-    clone = correct_clone(env)
-    clone.world = World()
-    clone.world.x = env.unwrapped.world.x
+def clone_replacing(name, value):
+    """A user clone that deep-copies every attribute but ``name``, set to ``value(live)``."""
+
+    def clone(live):
+        inner = live.unwrapped
+        copied = object.__new__(type(inner))
+        copied.__dict__.update(copy.deepcopy({k: v for k, v in vars(inner).items() if k != name}))
+        setattr(copied, name, value(inner))
+        return copied
+
     return clone
+
+
+def own_world(live):
+    """The advice for a shared handle: the copy owns a copy of it."""
+    world = World()
+    world.x = live.world.x
+    return world
 
 
 @pytest.mark.parametrize("options", [{}, {"clone": correct_clone}], ids=["attributes", "user"])
@@ -564,9 +576,10 @@ def test_the_advice_for_a_shared_handle_works_through_the_model_and_the_agent():
     env.reset(seed=0)
     env.step(1)
     before = race_view(env)
-    model = PettingZooModel(env, clone=clone_with_its_own_world)
+    clone = clone_replacing("world", own_world)
+    model = PettingZooModel(env, clone=clone)
     assert model.step(model.state_of(env), 1).next_state.position.world.x == 5
-    assert plan({"clone": clone_with_its_own_world}, env) == 1  # 2 points: the faster race
+    assert plan({"clone": clone}, env) == 1  # 2 points: the faster race
     replay = {"clone": "replay", "env_factory": lambda: HandleRace(target=20)}
     assert plan(replay, env, history=(0, [1])) == 1
     assert (env.world.x, race_view(env)) == (3, before)
@@ -634,49 +647,34 @@ def test_the_start_up_check_plays_to_the_end_of_a_game_and_restores_the_rewards(
     assert race_view(env) == before
 
 
-def test_an_uncopyable_lock_is_named_and_the_advice_works():
-    env = LockRace()
-    env.reset(seed=0)
-    message = r"cannot copy attribute 'lock' \(TypeError: cannot pickle '_thread.lock'.*clone="
-    with pytest.raises(CloneCheckError, match=message):
-        PettingZooModel(env)
-    with pytest.raises(CloneCheckError, match=message):
-        plan({}, env)
-
-    def clone_with_a_new_lock(live):
-        inner = live.unwrapped
-        clone = object.__new__(type(inner))
-        attributes = {k: v for k, v in vars(inner).items() if k != "lock"}
-        clone.__dict__.update(copy.deepcopy(attributes), lock=threading.Lock())
-        return clone
-
-    before = race_view(env)
-    assert PettingZooModel(env, clone=clone_with_a_new_lock).clone_method == "user"
-    assert plan({"clone": clone_with_a_new_lock}, env) == 1
-    assert race_view(env) == before
+UNCOPYABLE = {
+    "lock": (
+        LockRace,
+        r"cannot copy attribute 'lock' \(TypeError: cannot pickle '_thread.lock'.*clone=",
+        clone_replacing("lock", lambda live: threading.Lock()),  # the copy's own lock
+    ),
+    "deep history": (
+        lambda: DeepHistoryRace(depth=5000),
+        r"attribute 'history' \(nested 5,001 levels deep\).*recursion limit \(\d+\).*clone=",
+        clone_replacing("history", lambda live: live.history),  # nested tuples: immutable
+    ),
+}
 
 
-def test_a_history_nested_too_deep_for_deepcopy_is_named_and_the_advice_works():
-    env = DeepHistoryRace(depth=5000)
+@pytest.mark.parametrize("attribute", UNCOPYABLE)
+def test_an_attribute_deepcopy_cannot_copy_is_named_and_the_advice_works(attribute):
+    make_env, message, clone = UNCOPYABLE[attribute]
+    env = make_env()
     env.reset(seed=0)
     limit = sys.getrecursionlimit()
-    message = r"attribute 'history' \(nested 5,001 levels deep\).*recursion limit \(\d+\)"
     with pytest.raises(CloneCheckError, match=message):
         PettingZooModel(env)
     with pytest.raises(CloneCheckError, match=message):
         plan({}, env)
-
-    def clone_sharing_the_history(live):
-        inner = live.unwrapped
-        clone = object.__new__(type(inner))
-        attributes = {k: v for k, v in vars(inner).items() if k != "history"}
-        clone.__dict__.update(copy.deepcopy(attributes), history=inner.history)  # immutable
-        return clone
-
     before = race_view(env)
-    model = PettingZooModel(env, clone=clone_sharing_the_history)
-    assert model.step(model.state_of(env), 1).next_state.position.history[1] == 1
-    assert plan({"clone": clone_sharing_the_history}, env) == 1
+    model = PettingZooModel(env, clone=clone)
+    assert model.step(model.state_of(env), 1).next_state.position.played == [1]
+    assert plan({"clone": clone}, env) == 1
     assert race_view(env) == before
     assert sys.getrecursionlimit() == limit
 

@@ -331,8 +331,11 @@ def _require_unshared(
     """Raises ``failure`` if ``copy`` shares mutable objects with ``original`` (before stepping)."""
     try:
         shared = shared_mutable_objects(original, copy, exempt=never_changed_types())
-    except ValueError as error:  # too many objects to compare
-        raise failure(str(error)) from error
+    except ValueError as error:  # too many objects to compare: no advice would help
+        raise CloneCheckError(
+            f"PettingZooModel cannot check that its copies share no mutable object with "
+            f"{whose}: {error}"
+        ) from error
     if shared:
         listed = ", ".join(shared[:_PATHS_LISTED])
         if len(shared) > _PATHS_LISTED:
