@@ -734,7 +734,20 @@ def test_two_player_zero_sum_games_stay_accepted(game):
 SOURCES = ["np_random", "generator", "random", "global random", "global numpy"]
 
 
+@pytest.fixture
+def seeded_global_generators():
+    """Python's and numpy's global generators seeded with 0 (whatever ran before in this
+    process), then put back: what an env drawing from them draws is the same every run."""
+    saved = random.getstate(), np.random.get_state()
+    random.seed(0)
+    np.random.seed(0)
+    yield
+    random.setstate(saved[0])
+    np.random.set_state(saved[1])
+
+
 @pytest.mark.parametrize("source", SOURCES)
+@pytest.mark.usefixtures("seeded_global_generators")
 def test_chance_met_by_the_start_up_games_is_refused_without_touching_global_generators(source):
     env = LateChance(source, prefix=(0,))  # the second start-up game starts 0, 0, 1
     env.reset(seed=0)
@@ -745,6 +758,7 @@ def test_chance_met_by_the_start_up_games_is_refused_without_touching_global_gen
 
 
 @pytest.mark.parametrize("source", SOURCES)
+@pytest.mark.usefixtures("seeded_global_generators")
 def test_chance_the_start_up_games_missed_is_refused_while_planning(source):
     env = LateChance(source, prefix=(1, 0))  # the start-up games start 1, 1 and 0, 0
     env.reset(seed=0)
