@@ -246,7 +246,8 @@ class PettingZooModel:
             wrong type.
         ValueError: if ``env`` has not been reset; if its game has hidden
             information or chance (one of :data:`IMPERFECT_INFORMATION_GAMES`,
-            or it fails the determinism check: see the module docstring); if
+            or it fails the determinism check: see the module docstring), or
+            its start-up games meet rewards that are not two-player zero-sum; if
             ``clone`` names an unknown method, ``"snapshot"`` is asked for an
             unknown game, ``"replay"`` lacks ``env_factory`` or
             ``env_factory`` comes without ``"replay"``, or a built-in method
@@ -379,7 +380,10 @@ class PettingZooModel:
             ``terminated`` is True when every agent is terminated or truncated.
 
         Raises:
-            ValueError: if ``action`` is not legal in ``state`` (or the game is over).
+            ValueError: if ``action`` is not legal in ``state`` (or the game is
+                over); if the step's rewards are not two-player zero-sum, or
+                the step, re-stepped in a reseeded copy (a sample of the
+                steps: module docstring), gives another game.
         """
         if action not in state.actions:
             if not state.actions:
@@ -436,6 +440,10 @@ class PettingZooModel:
             The return (a Python float) from the point of view of ``player(state)``:
             ``sum_t coef_t * r_t`` with ``coef_0 = 1`` and ``coef_{t+1} = coef_t
             * (gamma if the agent to move stays the same else -gamma)``.
+
+        Raises:
+            ValueError: if a step's rewards are not two-player zero-sum (but for
+                the ``"snapshot"`` games).
         """
         method = self._method
         if state is self._scratch_holds:
