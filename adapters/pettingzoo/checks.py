@@ -442,6 +442,7 @@ def global_generators_kept() -> Iterator[None]:
     used it without drawing.
     """
     python_state = random.getstate()
+    # the MT19937 behind np.random's functions (np.random.get_bit_generator() from numpy 1.25)
     address = np.random.mtrand._rand._bit_generator.ctypes.state_address
     numpy_state = ctypes.string_at(address, _MT19937_STATE_BYTES)
     try:
