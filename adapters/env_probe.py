@@ -164,7 +164,12 @@ _SHARED_BY_DESIGN = (spaces.Space, EnvSpec)
 
 
 def shared_mutable_objects(
-    original: Any, copy: Any, *, name: str = "env", limit: int = MAX_OBJECTS_COMPARED
+    original: Any,
+    copy: Any,
+    *,
+    name: str = "env",
+    limit: int = MAX_OBJECTS_COMPARED,
+    exempt: tuple[type, ...] = (),
 ) -> list[str]:
     """The paths of the mutable objects of ``copy`` that are reachable from ``original`` too.
 
@@ -201,6 +206,10 @@ def shared_mutable_objects(
         copy: its copy (an env, a snapshot...), not changed.
         name: how paths start (``"env"`` gives ``"env.world"``).
         limit: most non-atomic objects visited on each side.
+        exempt: classes whose instances the caller knows are never changed
+            once made, so copies may share them (e.g. python-chess's
+            ``_BoardState``, which ``chess.Board.__deepcopy__`` shares): never
+            reported.
 
     Returns:
         The paths, in the order found, of ``copy``'s shared objects:
@@ -220,7 +229,7 @@ def shared_mutable_objects(
         seen.add(id(value))
     shared = []
     for value, node in _walk(copy, seen, limit, "copy"):
-        if id(value) in seen and not isinstance(value, (tuple, frozenset)):
+        if id(value) in seen and not isinstance(value, (tuple, frozenset, *exempt)):
             shared.append(_path(name, node))
         elif isinstance(value, np.ndarray) and any(
             np.shares_memory(value, other)

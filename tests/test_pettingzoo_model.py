@@ -6,18 +6,34 @@ import copy
 import math
 import pickle
 import random
+import sys
+import threading
 
 import numpy as np
 import pettingzoo
 import pytest
-from gymnasium import spaces
-from gymnasium.utils import seeding
 from pettingzoo.test import api_test
 from pettingzoo.utils.wrappers import BaseWrapper
-from pettingzoo_envs import game_view, make_chess, make_connect_four, make_tictactoe, played
+from pettingzoo_envs import (
+    CooperativeRace,
+    DeepHistoryRace,
+    DiceRace,
+    HandleRace,
+    LateChance,
+    LockRace,
+    Race,
+    ScoreboardRace,
+    World,
+    game_view,
+    make_chess,
+    make_connect_four,
+    make_tictactoe,
+    played,
+)
 
 from mcts_agent import MCTS, MCTSAgent
 from mcts_agent.adapters import CloneCheckError, PettingZooModel, PettingZooState
+from mcts_agent.adapters.pettingzoo.checks import PLANNING_CHECKS_PER_DEPTH
 from mcts_agent.testing import check_model
 
 METHODS = ["snapshot", "attributes", "replay", "user"]
@@ -250,7 +266,10 @@ def shallow_clone(env):
 def test_clone_check_rejects_a_clone_sharing_the_original():
     env = played(make_connect_four, [3, 3])
     before = game_view(env)
-    with pytest.raises(CloneCheckError, match="stepping the clone changed the original"):
+    with pytest.raises(
+        CloneCheckError,
+        match=r"shares mutable objects with the live env \(env._ezpickle_kwargs, env.board,",
+    ):
         PettingZooModel(env, clone=shallow_clone)
     assert game_view(env) == before  # the check undid the broken clone's damage
     env = played(make_connect_four, [3, 3])
@@ -454,62 +473,6 @@ def mask_or_all(env):
     return np.ones(env.action_space(env.agent_selection).n)
 
 
-class DiceRace(pettingzoo.AECEnv):
-    """Two players take turns to score; the first to reach 6 points wins (+1, the other -1).
-
-    Action 0 scores 1 point; action 1 scores a die roll, 1..``sides`` drawn from the
-    env's ``np_random`` (with ``sides=1`` the roll is always 1: a draw that changes nothing).
-    Observation: the two scores, ``[player_0's, player_1's]``.
-    """
-
-    metadata = {"name": "dice_race_v0", "render_modes": []}
-
-    def __init__(self, sides):
-        super().__init__()
-        self.sides = sides
-        self.possible_agents = ["player_0", "player_1"]
-        self.action_spaces = {a: spaces.Discrete(2) for a in self.possible_agents}
-        self.observation_spaces = {
-            a: spaces.Box(0, 6 + sides, (2,), np.int64) for a in self.possible_agents
-        }
-
-    def action_space(self, agent):
-        return self.action_spaces[agent]
-
-    def observation_space(self, agent):
-        return self.observation_spaces[agent]
-
-    def observe(self, agent):
-        return np.array([self.scores[a] for a in self.possible_agents])
-
-    def reset(self, seed=None, options=None):
-        self.np_random, _ = seeding.np_random(seed)
-        self.agents = list(self.possible_agents)
-        self.scores = dict.fromkeys(self.agents, 0)
-        self.rewards = dict.fromkeys(self.agents, 0)
-        self._cumulative_rewards = dict.fromkeys(self.agents, 0)
-        self.terminations = dict.fromkeys(self.agents, False)
-        self.truncations = dict.fromkeys(self.agents, False)
-        self.infos = {a: {} for a in self.agents}
-        self.agent_selection = self.agents[0]
-
-    def step(self, action):
-        agent = self.agent_selection
-        if self.terminations[agent] or self.truncations[agent]:
-            self._was_dead_step(action)
-            return
-        self._cumulative_rewards[agent] = 0
-        self.rewards = dict.fromkeys(self.agents, 0)
-        roll = int(self.np_random.integers(1, self.sides + 1))
-        self.scores[agent] += 1 if action == 0 else roll
-        other = self.possible_agents[1 - self.possible_agents.index(agent)]
-        if self.scores[agent] >= 6:
-            self.rewards = {agent: 1, other: -1}
-            self.terminations = dict.fromkeys(self.agents, True)
-        self.agent_selection = other
-        self._accumulate_rewards()
-
-
 def test_dice_race_is_a_valid_aec_env():
     api_test(DiceRace(6), num_cycles=50)
 
@@ -542,3 +505,355 @@ def test_a_random_draw_that_changes_nothing_passes_the_determinism_check():
         state = model.step(model.step(state, 1).next_state, 0).next_state
     assert model.step(state, 1)[1:] == (1.0, True)
     assert env.np_random.bit_generator.state == live_generator
+
+
+# ------------------------------------- hardening (issue 17): the live env is never changed
+
+
+def race_view(env):
+    """Everything of a Race env a player or the AEC loop can see, and its hidden state."""
+    inner = env.unwrapped
+    return (
+        inner.agent_selection,
+        dict(inner.scores),
+        list(inner.played),
+        dict(inner.rewards),
+        dict(inner._cumulative_rewards),
+        dict(inner.terminations),
+        dict(inner.truncations),
+        copy.deepcopy(inner.infos),
+    )
+
+
+def global_generators():
+    """The states of Python's and numpy's global generators, comparable with ==."""
+    kind, key, position, has_gauss, gauss = np.random.get_state()
+    return random.getstate(), (kind, key.tobytes(), position, has_gauss, gauss)
+
+
+def plan(options, env, history=None, iterations=200):
+    """The move of ``MCTSAgent(**options)`` (seed 0) for ``env``."""
+    return MCTSAgent(iterations, seed=0, **options).act(env, history=history)
+
+
+def clone_replacing(name, value):
+    """A user clone that deep-copies every attribute but ``name``, set to ``value(live)``."""
+
+    def clone(live):
+        inner = live.unwrapped
+        copied = object.__new__(type(inner))
+        copied.__dict__.update(copy.deepcopy({k: v for k, v in vars(inner).items() if k != name}))
+        setattr(copied, name, value(inner))
+        return copied
+
+    return clone
+
+
+def own_world(live):
+    """The advice for a shared handle: the copy owns a copy of it."""
+    world = World()
+    world.x = live.world.x
+    return world
+
+
+@pytest.mark.parametrize("options", [{}, {"clone": correct_clone}], ids=["attributes", "user"])
+def test_a_copy_sharing_a_simulator_handle_is_refused_before_any_step(options):
+    env = HandleRace(target=20)
+    env.reset(seed=0)
+    env.step(1)
+    assert env.world.x == 3
+    message = r"shares mutable objects with the live env \(env\.world\).*nothing was stepped"
+    with pytest.raises(CloneCheckError, match=message):
+        PettingZooModel(env, **options)
+    assert env.world.x == 3
+    with pytest.raises(CloneCheckError, match=message):
+        plan(options, env)
+    assert env.world.x == 3  # was 495 after act() before the fix
+
+
+def test_the_advice_for_a_shared_handle_works_through_the_model_and_the_agent():
+    env = HandleRace(target=20)
+    env.reset(seed=0)
+    env.step(1)
+    before = race_view(env)
+    clone = clone_replacing("world", own_world)
+    model = PettingZooModel(env, clone=clone)
+    assert model.step(model.state_of(env), 1).next_state.position.world.x == 5
+    assert plan({"clone": clone}, env) == 1  # 2 points: the faster race
+    replay = {"clone": "replay", "env_factory": lambda: HandleRace(target=20)}
+    assert plan(replay, env, history=(0, [1])) == 1
+    assert (env.world.x, race_view(env)) == (3, before)
+
+
+def sharing_rewards_clone(env):
+    """A user clone that copies the game but shares its rewards dicts with the original."""
+    clone = correct_clone(env)
+    clone.rewards = env.unwrapped.rewards
+    clone._cumulative_rewards = env.unwrapped._cumulative_rewards
+    return clone
+
+
+def test_a_user_clone_sharing_the_rewards_is_refused_and_the_rewards_stay():
+    env = played(make_tictactoe, [4])
+    before = (game_view(env), env.last()[1:4])  # reward, termination, truncation
+    message = r"shares mutable objects with the live env \(env.rewards, env._cumulative_rewards\)"
+    with pytest.raises(CloneCheckError, match=message):
+        PettingZooModel(env, clone=sharing_rewards_clone)
+    with pytest.raises(CloneCheckError, match=message):
+        plan({"clone": sharing_rewards_clone}, env)
+    assert (game_view(env), env.last()[1:4]) == before  # last() gave -571 before the fix
+
+
+def meddling_clone(env):
+    """A user clone that also writes on the board of the env it copies."""
+    clone = correct_clone(env)
+    env.unwrapped.board.squares[8] = 2  # an O that was never played
+    return clone
+
+
+def test_a_clone_that_changes_the_live_board_is_refused_and_the_board_restored():
+    env = played(make_tictactoe, [4, 0])
+    before = game_view(env)
+    for refuse in (
+        lambda: PettingZooModel(env, clone=meddling_clone),
+        lambda: plan({"clone": meddling_clone}, env),
+    ):
+        with pytest.raises(CloneCheckError, match=r"changed the live env \(now restored\)"):
+            refuse()
+        assert game_view(env) == before
+        assert env.unwrapped.board.squares == [2, 0, 0, 0, 1, 0, 0, 0, 0]
+
+
+def test_the_start_up_check_plays_to_the_end_of_a_game_and_restores_the_rewards():
+    """A clone whose copies report a finished game into the live env's cumulative rewards
+    (through a function attribute, which the sharing check does not look into): only a
+    game played to its end shows it."""
+    env = ScoreboardRace()
+    env.reset(seed=0)
+    env.step(1)
+    before = race_view(env)
+
+    def reporting_clone(live):
+        clone = correct_clone(live)
+
+        def scoreboard(winner):
+            env.unwrapped._cumulative_rewards[winner] += 100  # the live env, not ``live``
+
+        clone.scoreboard = scoreboard
+        return clone
+
+    with pytest.raises(CloneCheckError, match=r"changed the live env \(now restored\): cumul"):
+        PettingZooModel(env, clone=reporting_clone)
+    assert race_view(env) == before
+
+
+UNCOPYABLE = {
+    "lock": (
+        LockRace,
+        r"cannot copy attribute 'lock' \(TypeError: cannot pickle '_thread.lock'.*clone=",
+        clone_replacing("lock", lambda live: threading.Lock()),  # the copy's own lock
+    ),
+    "deep history": (
+        lambda: DeepHistoryRace(depth=5000),
+        r"attribute 'history' \(nested 5,001 levels deep\).*recursion limit \(\d+\).*clone=",
+        clone_replacing("history", lambda live: live.history),  # nested tuples: immutable
+    ),
+}
+
+
+@pytest.mark.parametrize("attribute", UNCOPYABLE)
+def test_an_attribute_deepcopy_cannot_copy_is_named_and_the_advice_works(attribute):
+    make_env, message, clone = UNCOPYABLE[attribute]
+    env = make_env()
+    env.reset(seed=0)
+    limit = sys.getrecursionlimit()
+    with pytest.raises(CloneCheckError, match=message):
+        PettingZooModel(env)
+    with pytest.raises(CloneCheckError, match=message):
+        plan({}, env)
+    before = race_view(env)
+    model = PettingZooModel(env, clone=clone)
+    assert model.step(model.state_of(env), 1).next_state.position.played == [1]
+    assert plan({"clone": clone}, env) == 1
+    assert race_view(env) == before
+    assert sys.getrecursionlimit() == limit
+
+
+# ------------------------------------------- hardening: rewards to other players
+
+
+@pytest.mark.parametrize(
+    ("make_env", "rewards"),
+    [
+        (CooperativeRace, r"were \{.player_0.: 1, .player_1.: 1\} \(the other player.s reward"),
+        (lambda: Race(players=3), r"were .* \(with 3 players no step may give a nonzero reward\)"),
+    ],
+    ids=["cooperative", "three players"],
+)
+def test_rewards_that_are_not_two_player_zero_sum_are_refused_at_start_up(make_env, rewards):
+    env = make_env()
+    env.reset(seed=0)
+    before = race_view(env)
+    message = "race_v0 is not a two-player zero-sum game: after 'player_.' played . the rewards "
+    for refuse in (lambda: PettingZooModel(env), lambda: plan({}, env)):
+        with pytest.raises(ValueError, match=message + rewards):
+            refuse()
+    assert race_view(env) == before
+
+
+def test_rewards_that_are_not_zero_sum_are_refused_while_planning():
+    """Cooperative only in the games that start 1, 0, which the start-up games do not."""
+    env = CooperativeRace(prefix=(1, 0))
+    env.reset(seed=0)
+    before = race_view(env)
+    model = PettingZooModel(env)  # the start-up check did not meet it
+    with pytest.raises(ValueError, match=r"not a two-player zero-sum game: after 'player_."):
+        MCTS(model, 400, seed=0).search(model.state_of(env))
+    assert race_view(env) == before
+
+
+@pytest.mark.parametrize("game", ["tictactoe", "connect_four", "chess"])
+def test_two_player_zero_sum_games_stay_accepted(game):
+    make_env = {"chess": make_chess, **GAMES}[game]
+    env = played(make_env, [])
+    model = PettingZooModel(env, clone="attributes")
+    before = game_view(env)
+    planner = MCTS(
+        model, 200 if game != "chess" else 8, rollout_limit=1000 if game != "chess" else 2, seed=0
+    )
+    planner.search(model.state_of(env))
+    assert sum(planner.summary().visit_counts) == planner.iterations
+    assert game_view(env) == before
+    if game == "tictactoe":  # the end of a game, where the rewards are, is planned
+        env = played(make_tictactoe, [0, 3, 1, 4])
+        assert plan({"clone": "attributes"}, env) == 2
+
+
+# ------------------------------------------- hardening: chance met while planning
+
+SOURCES = ["np_random", "generator", "random", "global random", "global numpy"]
+
+
+@pytest.fixture
+def seeded_global_generators():
+    """Python's and numpy's global generators seeded with 0 (whatever ran before in this
+    process), then put back: what an env drawing from them draws is the same every run."""
+    saved = random.getstate(), np.random.get_state()
+    random.seed(0)
+    np.random.seed(0)
+    yield
+    random.setstate(saved[0])
+    np.random.set_state(saved[1])
+
+
+@pytest.mark.parametrize("source", SOURCES)
+@pytest.mark.usefixtures("seeded_global_generators")
+def test_chance_met_by_the_start_up_games_is_refused_without_touching_global_generators(source):
+    env = LateChance(source, prefix=(0,))  # the second start-up game starts 0, 0, 1
+    env.reset(seed=0)
+    before = (race_view(env), global_generators())
+    with pytest.raises(ValueError, match=r"late_chance_v0 is not deterministic: the moves \[0"):
+        PettingZooModel(env)
+    assert (race_view(env), global_generators()) == before
+
+
+@pytest.mark.parametrize("source", SOURCES)
+@pytest.mark.usefixtures("seeded_global_generators")
+def test_chance_the_start_up_games_missed_is_refused_while_planning(source):
+    env = LateChance(source, prefix=(1, 0))  # the start-up games start 1, 1 and 0, 0
+    env.reset(seed=0)
+    before = race_view(env)
+    model = PettingZooModel(env)
+    message = (
+        r"late_chance_v0 is not deterministic: the move . of .player_.. from a position met "
+        "while planning, played in two copies whose random generators were reseeded"
+    )
+    with pytest.raises(ValueError, match=message):
+        MCTS(model, 3000, seed=0).search(model.state_of(env))
+    assert race_view(env) == before
+    with pytest.raises(ValueError, match=message):
+        MCTSAgent(3000, seed=0).act(env)
+    assert race_view(env) == before
+
+
+def test_checking_while_planning_leaves_the_global_generators_alone():
+    env = Race(target=10)
+    env.reset(seed=0)
+    model = PettingZooModel(env)
+    before = global_generators()
+    MCTS(model, 2000, seed=0).search(model.state_of(env))
+    per_depth = model._checks_at_depth  # re-stepped edges, by moves from the root
+    assert per_depth[1] == 2  # both of the root's moves
+    assert min(per_depth[d] for d in range(2, 6)) >= PLANNING_CHECKS_PER_DEPTH
+    assert global_generators() == before
+
+
+# ------------------------------------------- hardening: advice that works
+
+
+def copy_of_the_wrapped_env(env):
+    """A user clone keeping the wrapper: a new DoubleRewards around a copy of the game."""
+    return DoubleRewards(correct_clone(env))
+
+
+WINNING_MOVES = [0, 3, 1, 4]  # X then completes the first column at 2
+ADVICE = {
+    # refusal: (make the env, refused options, the error's words, options that follow the
+    # advice (with the history when they replay), the move they must find)
+    "wrapper": (
+        lambda: played(make_doubled_tictactoe, WINNING_MOVES),
+        {},
+        r"DoubleRewards.*Pass clone=<function env -> independent copy>.*clone='replay'",
+        [
+            {"clone": copy_of_the_wrapped_env},
+            {"clone": "replay", "env_factory": make_doubled_tictactoe},
+        ],
+        2,
+    ),
+    "snapshot of an unknown game": (
+        lambda: played(Race, []),
+        {"clone": "snapshot"},
+        "pass clone=None or 'attributes'",
+        [{}, {"clone": "attributes"}],
+        1,
+    ),
+    "deepcopy rebuilds the game": (
+        lambda: played(make_tictactoe, WINNING_MOVES),
+        {"clone": copy.deepcopy},
+        r"pass clone=None .*clone='replay' with env_factory=.*history=\(seed, actions\)\), to "
+        "PettingZooModel or MCTSAgent",
+        [{}, {"clone": "attributes"}, {"clone": "replay", "env_factory": make_tictactoe}],
+        2,
+    ),
+}
+
+
+@pytest.mark.parametrize("refusal", ADVICE)
+def test_every_advice_works_through_the_model_and_the_agent(refusal):
+    make_env, refused, words, fixes, move = ADVICE[refusal]
+    env = make_env()
+    before = env.unwrapped.__dict__.keys(), env.unwrapped.agent_selection, env.last()[1:4]
+    with pytest.raises(ValueError, match=words):
+        PettingZooModel(env, **refused)
+    with pytest.raises(ValueError, match=words):
+        plan(refused, env)
+    moves = [] if refusal == "snapshot of an unknown game" else WINNING_MOVES
+    for options in fixes:
+        history = (1, moves) if options.get("clone") == "replay" else None
+        model = PettingZooModel(env, **options)
+        state = model.state_of(env, history=history)
+        assert move in model.actions(state)
+        assert plan(options, env, history) == move
+    assert (env.unwrapped.__dict__.keys(), env.unwrapped.agent_selection, env.last()[1:4]) == (
+        before
+    )
+
+
+def test_the_advice_for_an_env_never_reset_works():
+    env = make_tictactoe()
+    for refuse in (lambda: PettingZooModel(env), lambda: plan({"native_models": False}, env)):
+        with pytest.raises(ValueError, match=r"call env.reset\(seed=...\) first"):
+            refuse()
+    env.reset(seed=1)
+    assert PettingZooModel(env).clone_method == "snapshot"
+    assert plan({"native_models": False}, env) in range(9)

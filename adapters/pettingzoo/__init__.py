@@ -11,6 +11,10 @@ refused or snapshotted), :mod:`~mcts_agent.adapters.pettingzoo.reading`
 
 from mcts_agent.adapters.pettingzoo.checks import DETERMINISM_STEPS as DETERMINISM_STEPS
 from mcts_agent.adapters.pettingzoo.checks import DETERMINISM_TRIALS as DETERMINISM_TRIALS
+from mcts_agent.adapters.pettingzoo.checks import PLANNING_CHECK_EVERY as PLANNING_CHECK_EVERY
+from mcts_agent.adapters.pettingzoo.checks import (
+    PLANNING_CHECKS_PER_DEPTH as PLANNING_CHECKS_PER_DEPTH,
+)
 from mcts_agent.adapters.pettingzoo.checks import POLICING_WRAPPERS as POLICING_WRAPPERS
 from mcts_agent.adapters.pettingzoo.checks import check_clone_arguments as check_clone_arguments
 from mcts_agent.adapters.pettingzoo.checks import require_reset as require_reset
@@ -30,6 +34,8 @@ __all__ = [
     "DETERMINISM_STEPS",
     "DETERMINISM_TRIALS",
     "IMPERFECT_INFORMATION_GAMES",
+    "PLANNING_CHECKS_PER_DEPTH",
+    "PLANNING_CHECK_EVERY",
     "POLICING_WRAPPERS",
     "PettingZooModel",
     "PettingZooState",

@@ -6,9 +6,14 @@ See "The clone check" and "Deterministic games of perfect information only" in
 
 from __future__ import annotations
 
+import contextlib
+import ctypes
+import math
 import random
+from collections.abc import Callable, Hashable, Iterator
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
 from pettingzoo import AECEnv
 from pettingzoo.utils.wrappers import (
     AssertOutOfBoundsWrapper,
@@ -18,9 +23,15 @@ from pettingzoo.utils.wrappers import (
     TerminateIllegalWrapper,
 )
 
-from mcts_agent.adapters.env_probe import random_generators, reseed
+from mcts_agent.adapters.env_probe import (
+    random_generators,
+    reseed,
+    same,
+    shared_mutable_objects,
+)
 from mcts_agent.adapters.errors import CloneCheckError
-from mcts_agent.adapters.pettingzoo.cloning import CLONE_METHODS, copy_attributes
+from mcts_agent.adapters.pettingzoo.cloning import CLONE_METHODS, restorable_copy
+from mcts_agent.adapters.pettingzoo.known_games import never_changed_types
 from mcts_agent.adapters.pettingzoo.reading import fingerprint, first_difference, game_name
 
 if TYPE_CHECKING:
@@ -29,9 +40,15 @@ if TYPE_CHECKING:
 __all__ = [
     "DETERMINISM_STEPS",
     "DETERMINISM_TRIALS",
+    "PLANNING_CHECKS_PER_DEPTH",
+    "PLANNING_CHECK_EVERY",
+    "PLANNING_SEED",
     "POLICING_WRAPPERS",
     "check_clone",
     "check_clone_arguments",
+    "check_step",
+    "not_deterministic",
+    "require_planned_rewards",
     "require_reset",
     "unwrap_policing",
 ]
@@ -56,11 +73,25 @@ _RESET_ATTRIBUTES = (
 )
 """What an AEC env's ``reset`` sets (``AECEnv.last`` reads them)."""
 
-DETERMINISM_TRIALS = 2
-"""Random move sequences the start-up determinism check plays."""
+PLANNING_CHECKS_PER_DEPTH = 4
+"""While planning, the first new edges (calls of ``step``) this many moves deep from the
+position of the last ``state_of``, for every depth, are re-stepped in a reseeded copy
+(:func:`check_step`): chance that starts after the first moves is met there first."""
 
-DETERMINISM_STEPS = 10
-"""Most moves of one sequence of the start-up determinism check."""
+PLANNING_CHECK_EVERY = 32
+"""Besides, one new edge in this many is re-stepped (``benchmarks/bench_pettingzoo_checks.py``
+measures the cost of the checks)."""
+
+PLANNING_SEED = 2**31 - 1
+"""The first seed of the reseeded copies of :func:`check_step`."""
+
+DETERMINISM_TRIALS = 2
+"""Random games the start-up check plays (to their end, or :data:`DETERMINISM_STEPS` moves)."""
+
+DETERMINISM_STEPS = 60
+"""Most moves of one random game of the start-up check (tic-tac-toe, connect four and
+short games are played to the end; chess's random games run to several hundred moves,
+at about 5 ms a move through PettingZoo)."""
 
 
 def check_clone_arguments(clone: Any, env_factory: Any) -> None:
@@ -145,8 +176,105 @@ def unwrap_policing(env: AECEnv) -> AECEnv:
     return env.unwrapped
 
 
-def check_clone(model: PettingZooModel, env: AECEnv, position: Any) -> None:
-    """The start-up clone check (module docstring); raises CloneCheckError."""
+class LiveEnvGuard:
+    """What the start-up check may not change in the live env, and how to put it back.
+
+    Taken before anything is cloned or stepped: the env's :func:`fingerprint`
+    (observations, legal actions, agent to move, rewards, cumulative rewards,
+    terminations, truncations, infos), the states of its random generators,
+    and a deep copy of its attributes to restore.
+    """
+
+    def __init__(self, env: AECEnv) -> None:
+        self.env = env
+        self.fingerprint = fingerprint(env)
+        self.generator_states = _generator_states(env.unwrapped)
+        self.saved, self.missed = restorable_copy(env.unwrapped)
+
+    def restore_if_changed(self, method: Any, error: BaseException | None) -> None:
+        """Puts the live env back and raises CloneCheckError if the check changed it."""
+        difference = first_difference(self.fingerprint, fingerprint(self.env))
+        generators_now = _generator_states(self.env.unwrapped)
+        if not difference and not same(self.generator_states, generators_now):
+            difference = "its random generators were advanced"
+        if not difference:
+            return
+        inner = self.env.unwrapped
+        kept = {name: inner.__dict__[name] for name in self.missed if name in inner.__dict__}
+        inner.__dict__.clear()
+        inner.__dict__.update(self.saved)
+        inner.__dict__.update(kept)
+        restored = (
+            "now restored"
+            if not self.missed
+            else f"now restored but for {', '.join(self.missed)}, which cannot be copied"
+        )
+        raise CloneCheckError(
+            f"clone method {method.name!r} ({method.description}) failed the clone check on "
+            f"{self.env}: cloning and stepping copies changed the live env ({restored}): "
+            f"{difference}; {method.advice}"
+        ) from error
+
+
+def _generator_states(env: AECEnv) -> list[Any]:
+    """The states of the random generators reachable from ``env``'s attributes."""
+    return [
+        generator.getstate()
+        if isinstance(generator, random.Random)
+        else (
+            generator.bit_generator.state
+            if isinstance(generator, np.random.Generator)
+            else generator.get_state()
+        )
+        for generator in random_generators(env)
+    ]
+
+
+@contextlib.contextmanager
+def global_generators_seeded(seed: int) -> Iterator[None]:
+    """Seeds Python's ``random`` and numpy's global ``np.random`` with ``seed`` for a while.
+
+    Their states are put back on exit, so a check never advances the process's
+    global generators (an env drawing from them sees ``seed``'s stream instead).
+    """
+    python_state = random.getstate()
+    numpy_state = np.random.get_state()
+    random.seed(seed)
+    np.random.seed(seed)
+    try:
+        yield
+    finally:
+        random.setstate(python_state)
+        np.random.set_state(numpy_state)
+
+
+def check_clone(model: PettingZooModel, env: AECEnv, position: Any = None) -> Any:
+    """The start-up check (module docstring of the model); returns the live env's position.
+
+    Args:
+        model: the model being built (its clone method chosen).
+        env: the live env; left exactly as it was, or restored and reported.
+        position: the position of ``env`` (``"replay"``: from its history);
+            None to capture it with the clone method.
+
+    Raises:
+        CloneCheckError: if the clone is not an exact, independent copy.
+        ValueError: if the game draws random numbers or gives rewards that are
+            not two-player zero-sum (:func:`require_planned_rewards`).
+    """
+    method = model._method
+    guard = LiveEnvGuard(env)
+    try:
+        position = _check_clone(model, env, position)
+    except BaseException as error:
+        guard.restore_if_changed(method, error)
+        raise
+    guard.restore_if_changed(method, None)
+    model._checked = True
+    return position
+
+
+def _check_clone(model: PettingZooModel, env: AECEnv, position: Any) -> Any:
     method = model._method
 
     def failure(reason: str) -> CloneCheckError:
@@ -157,9 +285,12 @@ def check_clone(model: PettingZooModel, env: AECEnv, position: Any) -> None:
 
     original = fingerprint(env)
     try:
+        if position is None:
+            position = method.capture(env)
         clone = method.load(position)
         if clone is env or clone.unwrapped is env.unwrapped:
             raise failure("the clone is the original env itself")
+        _require_unshared(clone, env, failure, "the live env")
         difference = first_difference(original, fingerprint(clone))
         if difference:
             raise failure(f"the clone differs from the original: {difference}")
@@ -171,20 +302,14 @@ def check_clone(model: PettingZooModel, env: AECEnv, position: Any) -> None:
             )
         if model_actions:
             action = model_actions[0]
-            saved = copy_attributes(env.unwrapped)
             clone.step(action)
-            difference = first_difference(original, fingerprint(env))
-            if difference:
-                inner = env.unwrapped  # undo the broken clone's damage to the caller's game
-                inner.__dict__.clear()
-                inner.__dict__.update(saved.__dict__)
-                raise failure(
-                    f"stepping the clone changed the original (now restored): {difference}"
-                )
             stepped = fingerprint(clone)
             next_position = method.commit(clone, position, action)
             method.load(position)  # overwrites a scratch env before the next load
-            difference = first_difference(stepped, fingerprint(method.load(next_position)))
+            clone_of_clone = method.load(next_position)
+            if clone_of_clone is not clone:
+                _require_unshared(clone_of_clone, clone, failure, "the copy it was made from")
+            difference = first_difference(stepped, fingerprint(clone_of_clone))
             if difference:
                 raise failure(
                     f"a clone of a clone one move into the game differs from it: {difference}"
@@ -196,40 +321,186 @@ def check_clone(model: PettingZooModel, env: AECEnv, position: Any) -> None:
         raise failure(
             f"reading or stepping the clone raised {type(error).__name__}: {error}"
         ) from error
-    if method.name != "snapshot":  # tic-tac-toe and connect four draw no random numbers
-        _check_determinism(model, env, position)
-    model._checked = True
+    _check_playouts(model, env, position)
+    return position
 
 
-def _check_determinism(model: PettingZooModel, env: AECEnv, position: Any) -> None:
-    """The start-up determinism check (module docstring); raises ValueError."""
+def _require_unshared(
+    copy: Any, original: Any, failure: Callable[[str], CloneCheckError], whose: str
+) -> None:
+    """Raises ``failure`` if ``copy`` shares mutable objects with ``original`` (before stepping)."""
+    try:
+        shared = shared_mutable_objects(original, copy, exempt=never_changed_types())
+    except ValueError as error:  # too many objects to compare: no advice would help
+        raise CloneCheckError(
+            f"PettingZooModel cannot check that its copies share no mutable object with "
+            f"{whose}: {error}"
+        ) from error
+    if shared:
+        listed = ", ".join(shared[:_PATHS_LISTED])
+        if len(shared) > _PATHS_LISTED:
+            listed += f" and {len(shared) - _PATHS_LISTED} more"
+        raise failure(
+            f"the copy shares mutable objects with {whose} ({listed}), so stepping the copy "
+            "would change it (e.g. an object whose __deepcopy__ returns itself, such as a "
+            "handle to an external simulator); nothing was stepped. Each copy must own its "
+            "own copy of them (give their class a __deepcopy__ that copies, or copy them in "
+            "your clone function)"
+        )
+
+
+_PATHS_LISTED = 6  # most shared objects named in the error
+
+
+def _check_playouts(model: PettingZooModel, env: AECEnv, position: Any) -> None:
+    """Plays random games to their end in copies, checking rewards and determinism.
+
+    Every step's rewards are checked (:func:`require_planned_rewards`) and, but
+    for the known games, the same moves are played in a second copy whose random
+    generators (its own and the global ones) are seeded differently.
+    """
     method = model._method
-    live_generators = frozenset(id(g) for g in random_generators(env))
-    for trial in range(DETERMINISM_TRIALS):
-        copies = []
-        for copy_number in (1, 2):
-            clone = method.load(position)
-            for generator in random_generators(clone, live_generators):
-                reseed(generator, 2 * trial + copy_number)
-            copies.append(clone)
-        first, second = copies
+    known = method.name == "snapshot"  # tic-tac-toe and connect four draw no random numbers
+    for trial in range(1 if known else DETERMINISM_TRIALS):
         rng = random.Random(trial)
         moves: list[Any] = []
-        seen = fingerprint(first)
-        # (the methods checked here take their legal actions from the mask, as the
-        # fingerprint does)
-        while seen["legal actions"] and len(moves) < DETERMINISM_STEPS:
-            actions = seen["legal actions"]
-            moves.append(actions[rng.randrange(len(actions))])
-            first.step(moves[-1])
-            second.step(moves[-1])
-            seen = fingerprint(first)
-            difference = first_difference(seen, fingerprint(second))
-            if difference:
-                raise ValueError(
-                    f"{game_name(env)} is not deterministic: the moves {moves} from its "
-                    "position, played in two copies whose random generators were reseeded "
-                    f"differently, gave different games ({difference}). PettingZooModel "
-                    "plans deterministic games only: the search would keep the first dice "
-                    "roll or deal of each edge for ever"
-                )
+        seen = []
+        with global_generators_seeded(2 * trial + 1):
+            first = method.load(position)
+            for generator in random_generators(first):
+                reseed(generator, 2 * trial + 1)
+            record = fingerprint(first)
+            while record["legal actions"] and len(moves) < DETERMINISM_STEPS:
+                actions = record["legal actions"]
+                moves.append(actions[rng.randrange(len(actions))])
+                mover = first.unwrapped.agent_selection
+                first.step(moves[-1])
+                if not known:
+                    require_planned_rewards(first, mover, moves[-1], model.num_players)
+                record = fingerprint(first)
+                seen.append(record)
+        if known:
+            continue
+        with global_generators_seeded(2 * trial + 2):
+            second = method.load(position)
+            for generator in random_generators(second):
+                reseed(generator, 2 * trial + 2)
+            for number, (move, expected) in enumerate(zip(moves, seen, strict=True)):
+                second.step(move)
+                difference = first_difference(expected, fingerprint(second))
+                if difference:
+                    raise not_deterministic(
+                        env,
+                        f"the moves {moves[: number + 1]} from its position, played in two "
+                        "copies whose random generators were reseeded differently",
+                        difference,
+                    )
+
+
+def check_step(model: PettingZooModel, state: Any, action: Any, stepped: AECEnv) -> None:
+    """Re-steps one new edge while planning, in a copy whose random generators are reseeded.
+
+    The determinism check of the search (:data:`PLANNING_CHECKS_PER_DEPTH`,
+    :data:`PLANNING_CHECK_EVERY`): ``state`` stepped with ``action`` gave ``stepped``; the same move
+    in a new copy of ``state`` whose own random generators are reseeded with
+    :data:`PLANNING_SEED` plus the number of checks made (a new draw at each check,
+    so that no check can keep agreeing by chance) must give the same game.
+    Python's and numpy's global generators are left where the first step left
+    them (a step that drew from them draws other numbers the second time) and
+    put back afterwards (:func:`global_generators_kept`).
+
+    Raises:
+        ValueError: if it does not (the start-up check's error).
+    """
+    with global_generators_kept():
+        copy = model._method.load(state.position)
+        for generator in random_generators(copy):
+            reseed(generator, PLANNING_SEED + model._checks_made)
+        copy.step(action)
+    difference = first_difference(fingerprint(stepped), fingerprint(copy))
+    if difference:
+        raise not_deterministic(
+            copy,
+            f"the move {action!r} of {state.agent!r} from a position met while planning, "
+            "played in two copies whose random generators were reseeded differently",
+            difference,
+        )
+
+
+_MT19937_STATE_BYTES = 624 * 4 + 4
+"""Size of numpy's ``mt19937_state`` (``uint32_t key[624]; int pos``)."""
+
+
+@contextlib.contextmanager
+def global_generators_kept() -> Iterator[None]:
+    """Puts Python's ``random`` and numpy's global ``np.random`` back as they were, on exit.
+
+    Cheap enough to run at every check while planning: Python's state by
+    ``random.getstate``; numpy's by the bytes of the Mersenne Twister behind
+    ``np.random`` (``np.random.get_state`` takes 85 us). Not restored: the
+    Gaussian numpy keeps for the next ``np.random.normal`` call, if a step
+    used it without drawing.
+    """
+    python_state = random.getstate()
+    # the MT19937 behind np.random's functions (np.random.get_bit_generator() from numpy 1.25)
+    address = np.random.mtrand._rand._bit_generator.ctypes.state_address
+    numpy_state = ctypes.string_at(address, _MT19937_STATE_BYTES)
+    try:
+        yield
+    finally:
+        random.setstate(python_state)
+        ctypes.memmove(address, numpy_state, _MT19937_STATE_BYTES)
+
+
+def not_deterministic(env: AECEnv, where: str, difference: str) -> ValueError:
+    """The error for a game whose copies, stepped alike, differ (at start-up or while planning)."""
+    return ValueError(
+        f"{game_name(env)} is not deterministic: {where}, gave different games "
+        f"({difference}). It draws random numbers (from its np_random, its own "
+        "random.Random or numpy Generator, or Python's or numpy's global generators). "
+        "PettingZooModel plans deterministic games only: the search would keep the first dice "
+        "roll or deal of each edge for ever"
+    )
+
+
+def require_planned_rewards(env: AECEnv, mover: Hashable, action: Any, num_players: int) -> None:
+    """Checks that the rewards of the step just taken are what the model plans.
+
+    The model plans the mover's reward and its negamax backup counts it
+    negatively for the other player, which is exact for two-player zero-sum
+    games only: every step's reward to the other player is the negative of the
+    mover's, and with three or more players no step rewards anyone. (Non-finite
+    rewards are left to the search, which refuses them itself.)
+
+    Args:
+        env: the (unwrapped) env just stepped.
+        mover: the agent that played ``action``.
+        action: the action played.
+        num_players: the number of ``possible_agents``.
+
+    Raises:
+        ValueError: naming the game, the move and the rewards, if they are
+            not two-player zero-sum.
+    """
+    values = env.rewards.values()
+    if num_players == 2:
+        total = sum(values)
+        if total == 0 or total != total:  # zero-sum, or NaN (non-finite: the search's error)
+            return
+    elif num_players == 1 or not any(values):
+        return
+    if not all(math.isfinite(value) for value in values):
+        return
+    expected = (
+        "the other player's reward must be the negative of the mover's"
+        if num_players == 2
+        else f"with {num_players} players no step may give a nonzero reward"
+    )
+    raise ValueError(
+        f"{game_name(env)} is not a two-player zero-sum game: after {mover!r} played "
+        f"{action!r} the rewards were {dict(env.rewards)} ({expected}). PettingZooModel "
+        "plans the mover's reward only, and its backup counts it negatively for the other "
+        "player; rewards given otherwise (a cooperative game, a reward to a third player) "
+        "would be planned wrongly. Such games cannot be planned until every player's reward "
+        "is (a later version)"
+    )

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import sys
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -23,6 +24,9 @@ __all__ = [
     "SnapshotMethod",
     "UserMethod",
     "copy_attributes",
+    "nesting_depth",
+    "restorable_copy",
+    "shared_memo",
 ]
 
 History = tuple[int | None, Sequence[Any]]
@@ -39,26 +43,120 @@ def copy_attributes(env: AECEnv) -> AECEnv:
     Everything is deep-copied in one ``copy.deepcopy`` call, which keeps
     aliasing between attributes (e.g. ``agents`` and the agent selector's
     ``agent_order``), except what is shared: the action and observation spaces
-    (fixed descriptions, never sampled by the model) and pygame objects (the
+    (fixed descriptions, never sampled by the model; the dicts holding them are
+    copied) and pygame objects (the
     render window and clock). The copy does not render: its ``render_mode`` is
     None (PettingZoo's classic envs render from ``step`` in ``"human"`` mode).
+
+    Raises:
+        CloneCheckError: if ``copy.deepcopy`` cannot copy an attribute (e.g. a
+            ``threading.Lock``, or a value nested deeper than Python's
+            recursion limit), naming the attribute and the cause.
     """
     attributes = env.__dict__
+    clone = object.__new__(type(env))
+    try:
+        clone.__dict__.update(copy.deepcopy(attributes, shared_memo(attributes)))
+    except Exception as error:  # RecursionError included
+        raise CloneCheckError(_uncopyable(env, error)) from error
+    if "render_mode" in attributes:
+        clone.render_mode = None
+    return clone
+
+
+def shared_memo(attributes: dict[str, Any]) -> dict[int, Any]:
+    """A ``copy.deepcopy`` memo keeping the spaces and pygame objects of ``attributes`` shared."""
     memo: dict[int, Any] = {}
     for name in ("action_spaces", "observation_spaces"):
         spaces_by_agent = attributes.get(name)
         if isinstance(spaces_by_agent, dict):
-            memo[id(spaces_by_agent)] = spaces_by_agent
             for space in spaces_by_agent.values():
                 memo[id(space)] = space
     for value in attributes.values():
         if type(value).__module__.startswith("pygame"):
             memo[id(value)] = value
-    clone = object.__new__(type(env))
-    clone.__dict__.update(copy.deepcopy(attributes, memo))
-    if "render_mode" in attributes:
-        clone.render_mode = None
-    return clone
+    return memo
+
+
+def restorable_copy(env: AECEnv) -> tuple[dict[str, Any], tuple[str, ...]]:
+    """A deep copy of ``env``'s attributes to put back later, and the names it could not copy.
+
+    One ``copy.deepcopy`` of the whole ``__dict__`` (aliasing kept, spaces
+    and pygame objects shared); if that fails, each attribute on its own
+    (with one memo), leaving out those ``copy.deepcopy`` cannot copy.
+    """
+    attributes = env.__dict__
+    try:
+        return copy.deepcopy(attributes, shared_memo(attributes)), ()
+    except Exception:  # RecursionError included
+        memo = shared_memo(attributes)
+        saved, missed = {}, []
+        for name, value in attributes.items():
+            try:
+                saved[name] = copy.deepcopy(value, memo)
+            except Exception:
+                missed.append(name)
+        return saved, tuple(missed)
+
+
+def _uncopyable(env: AECEnv, error: Exception) -> str:
+    """Why ``copy.deepcopy`` of ``env``'s attributes raised ``error``: the attribute and cause."""
+    attributes = env.__dict__
+    name = next((n for n in attributes if not _deep_copies(attributes, n)), None)
+    where = "an attribute" if name is None else f"attribute {name!r}"
+    if isinstance(error, RecursionError):
+        depth = "" if name is None else f" (nested {nesting_depth(attributes[name]):,} levels deep)"
+        cause = (
+            f"{where}{depth} is nested deeper than copy.deepcopy can go: it recurses once per "
+            f"level, beyond Python's recursion limit ({sys.getrecursionlimit()})"
+        )
+    else:
+        cause = f"copy.deepcopy cannot copy {where} ({type(error).__name__}: {error})"
+    return (
+        f"PettingZooModel cannot copy the attributes of {type(env).__qualname__}: {cause}. "
+        "Pass clone=<function env -> independent copy> "
+        "(to PettingZooModel or MCTSAgent) that copies the env's position without it: "
+        "e.g. a new lock for the copy, or an immutable value (nested tuples) shared as it is"
+    )
+
+
+def _deep_copies(attributes: dict[str, Any], name: str) -> bool:
+    try:
+        copy.deepcopy(attributes[name], shared_memo(attributes))
+    except Exception:
+        return False
+    return True
+
+
+def nesting_depth(value: Any) -> int:
+    """How many levels of containers and instance ``__dict__``s ``value`` nests (iteratively).
+
+    Args:
+        value: any object; dicts, lists, tuples, sets and objects with a
+            ``__dict__`` are entered, each object once.
+
+    Returns:
+        int >= 1: 1 for a value with nothing inside it.
+    """
+    deepest = 0
+    seen: set[int] = set()
+    stack = [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if id(item) in seen:
+            continue
+        seen.add(id(item))
+        deepest = max(deepest, depth)
+        if isinstance(item, dict):
+            children = item.values()
+        elif isinstance(item, (list, tuple, set, frozenset)):
+            children = item
+        elif isinstance(getattr(item, "__dict__", None), dict) and not isinstance(item, type):
+            children = vars(item).values()
+        else:
+            continue
+        stack.extend((child, depth + 1) for child in children)
+    return deepest
 
 
 class SnapshotMethod:
@@ -69,7 +167,9 @@ class SnapshotMethod:
     description = "a snapshot of the game's variables restored into a scratch env"
     advice = (
         "pass clone='attributes' (a copy of the env's attributes), clone='replay' with "
-        "env_factory=<() -> new env>, or clone=<function env -> independent copy>"
+        "env_factory=<() -> new env> (then give state_of or MCTSAgent.act "
+        "history=(seed, actions)), or clone=<function env -> independent copy>, to "
+        "PettingZooModel or MCTSAgent"
     )
     _MISSING = object()
 
@@ -160,7 +260,9 @@ class AttributesMethod(EnvPerPosition):
     description = "a copy of the env's attributes, bypassing its constructor"
     advice = (
         "pass clone='replay' with env_factory=<() -> new env> (a fresh env, reset with the "
-        "same seed, the same actions replayed), or clone=<function env -> independent copy>"
+        "same seed, the same actions replayed; then give state_of or MCTSAgent.act "
+        "history=(seed, actions)), or clone=<function env -> independent copy>, to "
+        "PettingZooModel or MCTSAgent"
     )
 
     def capture(self, env: AECEnv) -> AECEnv:
@@ -185,7 +287,8 @@ class UserMethod(EnvPerPosition):
             "your clone must return an independent copy of the env's current position "
             "(copy.deepcopy and pickle of PettingZoo's classic envs return a fresh game); "
             "pass clone=None to use the built-in snapshot or attribute copy, or "
-            "clone='replay' with env_factory=<() -> new env>"
+            "clone='replay' with env_factory=<() -> new env> (then give state_of or "
+            "MCTSAgent.act history=(seed, actions)), to PettingZooModel or MCTSAgent"
         )
 
     def capture(self, env: AECEnv) -> AECEnv:
@@ -212,7 +315,8 @@ class ReplayMethod:
     description = "a fresh env from env_factory, reset with the same seed, the actions replayed"
     advice = (
         "check that env_factory builds the same game and that history=(seed, actions) lists "
-        "the reset seed and every action since; or pass clone=<function env -> independent copy>"
+        "the reset seed and every action since; or pass clone=<function env -> independent "
+        "copy> (to PettingZooModel or MCTSAgent)"
     )
 
     def __init__(self, env_factory: Callable[[], AECEnv]) -> None:

@@ -1,11 +1,13 @@
 """The PettingZoo games the adapter knows by heart (PettingZoo 1.27).
 
-The games it refuses (hidden information or chance), and the games whose
-variables it snapshots (tic-tac-toe, connect four).
+The games it refuses (hidden information or chance), the games whose
+variables it snapshots (tic-tac-toe, connect four), and the objects of a
+game's library that copies may share (python-chess's position records).
 """
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable, Hashable, Sequence
 from typing import NamedTuple
 
@@ -13,7 +15,13 @@ from pettingzoo import AECEnv
 
 from mcts_agent.adapters.pettingzoo.reading import game_name
 
-__all__ = ["IMPERFECT_INFORMATION_GAMES", "KnownGame", "known_game", "require_perfect_information"]
+__all__ = [
+    "IMPERFECT_INFORMATION_GAMES",
+    "KnownGame",
+    "known_game",
+    "never_changed_types",
+    "require_perfect_information",
+]
 
 IMPERFECT_INFORMATION_GAMES: dict[tuple[str, str], str] = {
     ("pettingzoo.classic.rps.rps", "raw_env"): (
@@ -106,6 +114,28 @@ _KNOWN_GAMES: dict[tuple[str, str], KnownGame] = {
         _connect_four_board, _set_connect_four_board, _connect_four_legal_actions
     ),
 }
+
+
+_NEVER_CHANGED: tuple[tuple[str, str], ...] = (
+    # python-chess (classic/chess-v6): a Board's move stack of position records, which
+    # chess.Board.copy and __deepcopy__ share between copies and never change once made
+    ("chess", "_BoardState"),
+)
+
+
+def never_changed_types() -> tuple[type, ...]:
+    """Classes whose objects copies of a game may share: never changed once made.
+
+    They come from the libraries behind PettingZoo's games (the ``exempt`` of
+    :func:`~mcts_agent.adapters.env_probe.shared_mutable_objects`); those of
+    modules not imported are left out (no such object exists then).
+    """
+    found = []
+    for module_name, class_name in _NEVER_CHANGED:
+        cls = getattr(sys.modules.get(module_name), class_name, None)
+        if isinstance(cls, type):
+            found.append(cls)
+    return tuple(found)
 
 
 def known_game(env: AECEnv) -> KnownGame | None:

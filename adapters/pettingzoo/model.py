@@ -64,14 +64,33 @@ the end (with ``"snapshot"``, a rollout from the state ``step`` has just made
 reuses the scratch env as it is, with no copy at all).
 
 The clone check. When the model is made (for ``"replay"``: at the first
-``state_of``), it clones the env and compares the clone with the original:
-every agent's observation, the legal actions, the agent to move, ``agents``,
-``rewards``, ``_cumulative_rewards``, ``terminations`` and ``truncations``.
-It then steps the clone and checks that the original did not change, and
-clones the stepped clone (now mid-game, where a constructor-rebuilding copy
-shows) and compares again. A failure raises :class:`CloneCheckError` naming
-the clone method and what to pass instead (if a broken clone changed the
-original, the original's attributes are put back first).
+``state_of``), it clones the env and, before stepping anything, walks the
+clone and the live env (:func:`~mcts_agent.adapters.env_probe.shared_mutable_objects`):
+a mutable object they share (a dict of rewards, a board, a handle to an
+external simulator whose ``__deepcopy__`` returns itself) is refused, naming
+its attribute. It compares the clone with the original: every agent's
+observation, the legal actions, the agent to move, ``agents``, ``rewards``,
+``_cumulative_rewards``, ``terminations``, ``truncations`` and ``infos``; steps
+the clone and clones the stepped clone (now mid-game, where a
+constructor-rebuilding copy shows), which must equal it and share nothing with
+it; then plays :data:`DETERMINISM_TRIALS` random games from the position to
+their end (at most :data:`DETERMINISM_STEPS` moves), checking every step's
+rewards (below). Everything the check does is done on copies; the live env's
+fingerprint and random generators are compared before and after, and if the
+check changed them (a clone function that writes into the env it copies), the
+env's attributes are put back and the check fails. A failure raises
+:class:`CloneCheckError` naming the clone method and what to pass instead
+(advice that works for ``PettingZooModel`` and ``MCTSAgent`` alike). An
+attribute ``copy.deepcopy`` cannot copy (a ``threading.Lock``, a value nested
+deeper than Python's recursion limit) is named with its cause.
+
+Two-player zero-sum rewards only. The model plans the mover's reward and the
+search's backup counts it negatively for the other player, which is exact
+when every step's reward to the other player is the negative of the mover's.
+A step whose rewards are otherwise (a cooperative game; any nonzero reward
+with three or more players) raises ValueError: at start-up if its random
+games meet one, else while planning (every step of every copy is checked, but
+for tic-tac-toe and connect four, which are).
 
 Copies made by the built-in methods do not render (``render_mode`` None), and
 share the env's spaces and pygame objects.
@@ -90,13 +109,19 @@ each edge for ever. So the model refuses, with a ValueError naming the game:
   ``reset``, so later deals are already fixed in the copy) and
   ``classic/hanabi-v5`` (hidden hands, random draws); subclasses too;
 * any other env that draws random numbers while it is stepped: at start-up
-  (with the clone check; not for the ``"snapshot"`` games, whose ``step``
-  draws nothing) :data:`DETERMINISM_TRIALS` random move sequences of up to
-  :data:`DETERMINISM_STEPS` moves are played in two copies of the position
-  whose random generators (``random.Random``, ``numpy.random.Generator`` and
-  ``RandomState`` objects reachable from the env's attributes, not the
-  spaces' or the live env's own) are reseeded differently; any difference in
-  what the clone check compares is refused.
+  (not for the ``"snapshot"`` games, whose ``step`` draws nothing) the random
+  games of the clone check are played again in copies whose random generators
+  (``random.Random``, ``numpy.random.Generator`` and ``RandomState`` objects
+  reachable from the env's attributes, not the spaces', and Python's and
+  numpy's global generators, whose states are put back afterwards) are
+  reseeded differently; any difference in what the clone check compares is
+  refused. While planning, the first :data:`PLANNING_CHECKS_PER_DEPTH` new
+  edges at each depth below the searched position and one in
+  :data:`PLANNING_CHECK_EVERY` of the others are stepped again in a copy
+  whose own generators are reseeded (the global ones are left where the first
+  step left them, and put back after): a difference ends the search with the
+  same ValueError. These are samples: chance met only in lines the search
+  rarely expands can pass.
 
 Neither catches everything: a custom game whose chance was drawn at
 ``reset`` (like the RLCard deck) or whose hidden information is in its
@@ -124,8 +149,12 @@ from pettingzoo import AECEnv
 
 from mcts_agent.adapters.errors import CloneCheckError
 from mcts_agent.adapters.pettingzoo.checks import (
+    PLANNING_CHECK_EVERY,
+    PLANNING_CHECKS_PER_DEPTH,
     check_clone,
     check_clone_arguments,
+    check_step,
+    require_planned_rewards,
     require_reset,
     unwrap_policing,
 )
@@ -158,14 +187,16 @@ class PettingZooState:
         position: the clone method's copy of the game: a tuple of the game's
             variables (``"snapshot"``), an env (``"attributes"``, ``"user"``) or
             ``(seed, actions)`` (``"replay"``). Never stepped or changed.
+        depth: int >= 0, moves from the position ``state_of`` read (not compared).
     """
 
-    __slots__ = ("agent", "actions", "position")
+    __slots__ = ("agent", "actions", "position", "depth")
 
-    def __init__(self, agent: Hashable, actions: tuple, position: Any) -> None:
+    def __init__(self, agent: Hashable, actions: tuple, position: Any, depth: int = 0) -> None:
         self.agent = agent
         self.actions = actions
         self.position = position
+        self.depth = depth
 
     def __copy__(self) -> PettingZooState:
         return self
@@ -215,7 +246,8 @@ class PettingZooModel:
             wrong type.
         ValueError: if ``env`` has not been reset; if its game has hidden
             information or chance (one of :data:`IMPERFECT_INFORMATION_GAMES`,
-            or it fails the determinism check: see the module docstring); if
+            or it fails the determinism check: see the module docstring), or
+            its start-up games meet rewards that are not two-player zero-sum; if
             ``clone`` names an unknown method, ``"snapshot"`` is asked for an
             unknown game, ``"replay"`` lacks ``env_factory`` or
             ``env_factory`` comes without ``"replay"``, or a built-in method
@@ -268,8 +300,13 @@ class PettingZooModel:
         self.clone_method: str = self._method.name
         self._scratch_holds: PettingZooState | None = None  # the state a scratch env is in
         self._checked = False
+        # The known games (snapshot) draw no random numbers and are two-player zero-sum.
+        self._checks_steps = self.clone_method != "snapshot"
+        self._steps_since_check = 0
+        self._checks_made = 0
+        self._checks_at_depth: dict[int, int] = {}  # since the last state_of
         if self.clone_method != "replay":
-            check_clone(self, env, self._method.capture(env))
+            check_clone(self, env)
 
     # ------------------------------------------------------------ public API
 
@@ -300,6 +337,7 @@ class PettingZooModel:
                 f"{self._game_type.__module__} (the model's game), got {type(env).__name__}"
             )
         method = self._method
+        self._checks_at_depth = {}  # a new root: its first edges at each depth are checked
         if self.clone_method == "replay":
             if history is None:
                 raise ValueError(
@@ -342,7 +380,10 @@ class PettingZooModel:
             ``terminated`` is True when every agent is terminated or truncated.
 
         Raises:
-            ValueError: if ``action`` is not legal in ``state`` (or the game is over).
+            ValueError: if ``action`` is not legal in ``state`` (or the game is
+                over); if the step's rewards are not two-player zero-sum, or
+                the step, re-stepped in a reseeded copy (a sample of the
+                steps: module docstring), gives another game.
         """
         if action not in state.actions:
             if not state.actions:
@@ -359,7 +400,20 @@ class PettingZooModel:
         mover = state.agent
         env.step(action)
         reward = float(env.rewards[mover])
-        next_state = self._state(env, method.commit(env, state.position, action))
+        if self._checks_steps:
+            require_planned_rewards(env, mover, action, self.num_players)
+            depth = state.depth + 1
+            self._steps_since_check += 1
+            checked_here = self._checks_at_depth.get(depth, 0)
+            if (
+                checked_here < PLANNING_CHECKS_PER_DEPTH
+                or self._steps_since_check >= PLANNING_CHECK_EVERY
+            ):
+                self._checks_at_depth[depth] = checked_here + 1
+                self._steps_since_check = 0
+                self._checks_made += 1
+                check_step(self, state, action, env)
+        next_state = self._state(env, method.commit(env, state.position, action), state.depth + 1)
         # With legal actions left the agent to move plays on, so not every agent is done.
         terminated = not next_state.actions and game_over(env)
         if method.reuses_scratch:
@@ -386,6 +440,10 @@ class PettingZooModel:
             The return (a Python float) from the point of view of ``player(state)``:
             ``sum_t coef_t * r_t`` with ``coef_0 = 1`` and ``coef_{t+1} = coef_t
             * (gamma if the agent to move stays the same else -gamma)``.
+
+        Raises:
+            ValueError: if a step's rewards are not two-player zero-sum (but for
+                the ``"snapshot"`` games).
         """
         method = self._method
         if state is self._scratch_holds:
@@ -397,11 +455,15 @@ class PettingZooModel:
         random_ = rng.random
         actions = state.actions
         mover = state.agent
+        checks = self._checks_steps
         g = 0.0
         coef = 1.0
         while True:
-            env.step(actions[int(random_() * len(actions))])
+            action = actions[int(random_() * len(actions))]
+            env.step(action)
             g += coef * float(env.rewards[mover])  # a Python float, whatever the env's type
+            if checks:
+                require_planned_rewards(env, mover, action, self.num_players)
             limit -= 1
             agent = env.agent_selection
             # The game is over for the search when the agent to move is done (also
@@ -420,7 +482,7 @@ class PettingZooModel:
 
     # ------------------------------------------------------------- internals
 
-    def _state(self, env: AECEnv, position: Any) -> PettingZooState:
+    def _state(self, env: AECEnv, position: Any, depth: int = 0) -> PettingZooState:
         """The state of ``env``'s position; ``position`` is the method's copy of it.
 
         No legal actions when the agent to move is terminated or truncated
@@ -428,5 +490,6 @@ class PettingZooModel:
         """
         agent = env.agent_selection
         if env.terminations.get(agent, True) or env.truncations.get(agent, True):
-            return PettingZooState(agent, (), position)
-        return PettingZooState(agent, tuple(self._method.legal_actions(env, agent)), position)
+            return PettingZooState(agent, (), position, depth)
+        actions = tuple(self._method.legal_actions(env, agent))
+        return PettingZooState(agent, actions, position, depth)

@@ -54,6 +54,7 @@ def fingerprint(env: AECEnv) -> dict[str, Any]:
         "cumulative rewards": dict(inner._cumulative_rewards),
         "terminations": dict(inner.terminations),
         "truncations": dict(inner.truncations),
+        "infos": freeze(inner.infos),
     }
 
 
@@ -61,8 +62,8 @@ def first_difference(expected: dict[str, Any], actual: dict[str, Any]) -> str:
     """The first key of two :func:`fingerprint` results that differs, described; "" if none."""
     for key, value in expected.items():
         if actual[key] != value:
-            if key == "observations":
-                return "the agents' observations differ"
+            if key in ("observations", "infos"):
+                return f"the agents' {key} differ"
             return f"{key} differ: expected {value!r}, got {actual[key]!r}"
     return ""
 
