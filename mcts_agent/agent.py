@@ -46,8 +46,10 @@ Only deterministic games of perfect information can be planned on a copy of
 the game (``docs/search.md``): ``PettingZooModel`` refuses, with a ValueError, the
 PettingZoo games with hidden information or chance (rock-paper-scissors, the
 RLCard card games such as Leduc and Texas hold'em, Hanabi) and any env that
-fails its start-up determinism check; ``GymnasiumModel`` refuses stochastic
-envs.
+fails its start-up determinism check, or whose rewards are not two-player
+zero-sum; ``PettingZooModel`` keeps checking both while planning, so ``act``
+can raise these ValueErrors mid-search (the live env is left untouched).
+``GymnasiumModel`` refuses stochastic envs.
 
 Every model the agent plans on gets its own :class:`~mcts_agent.search.MCTS`,
 seeded from the agent's one generator (``seed``), so a seeded agent plays the
@@ -224,7 +226,13 @@ class MCTSAgent:
                 PettingZoo-only ``clone`` or ``env_factory`` and ``env`` is a
                 Gymnasium env; as the adapter refuses an env (its start-up
                 checks, and a chance found while planning: see
-                ``GymnasiumModel``), the live env left as it was.
+                ``GymnasiumModel``), the live env left as it was; if a PettingZoo
+                game's rewards are not two-player zero-sum, or planning meets
+                chance or such rewards (see ``PettingZooModel.step``).
+            CloneCheckError: (a ValueError) if an adapter's clone check fails: a
+                copy sharing mutable objects with the env, an attribute
+                ``copy.deepcopy`` cannot copy, a clone that changed the env (then
+                restored). The message says what to pass instead.
         """
         binding = self._binding(env)
         if history is None:
