@@ -8,6 +8,7 @@ The public surface::
 """
 
 from mcts_agent.agent import MCTSAgent
+from mcts_agent.evaluator import Evaluation, Evaluator
 from mcts_agent.minimax import AlphaBetaMinimax, ExhaustiveMinimax
 from mcts_agent.model import Model, RolloutModel, StepResult
 from mcts_agent.policies import MinimaxPolicy, PerfectPolicy, Policy, RandomPolicy
@@ -20,6 +21,8 @@ __all__ = (
     "ROOT",
     "UNVISITED",
     "AlphaBetaMinimax",
+    "Evaluation",
+    "Evaluator",
     "ExhaustiveMinimax",
     "MinimaxPolicy",
     "Model",
