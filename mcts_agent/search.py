@@ -304,7 +304,7 @@ class MCTS(Generic[StateT]):
         )
 
     def sample_action(self, temperature: float) -> Any:
-        """Returns a root action drawn with probability proportional to ``N(a) ** (1 / temperature)``.
+        """Returns a root action drawn with probability ``N(a) ** (1 / temperature)`` (normalised).
 
         AlphaZero's move selection (Silver et al., 2018): over the root's
         children with N > 0, drawn from the planner's generator; temperature
@@ -320,12 +320,10 @@ class MCTS(Generic[StateT]):
             TypeError, ValueError: if ``temperature`` is not a finite number >= 0.
         """
         temperature = require_float("temperature", temperature, 0.0)
-        tree = self.tree
         if temperature == 0.0:
             return self.best_action()
-        visits = tree.visits
-        tried = [(a, visits[c]) for a, c in zip(tree.actions[ROOT], tree[ROOT].children) if c >= 0]
-        tried = [(a, n) for a, n in tried if n > 0]
+        summary = self.summary()
+        tried = [(a, n) for a, n in zip(summary.actions, summary.visit_counts, strict=True) if n]
         most = max(n for _, n in tried)
         power = 1.0 / temperature
         weights = [(n / most) ** power for _, n in tried]

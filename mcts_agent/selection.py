@@ -94,7 +94,7 @@ def puct_rule(tree: GuidedTree, exploration: float, unvisited_value: float) -> S
         root_n = sqrt(n if n > 1 else 1)
         best_score = -math.inf
         best = 0
-        for i, (child, p) in enumerate(zip(children[node], priors[node])):
+        for i, (child, p) in enumerate(zip(children[node], priors[node], strict=True)):
             if child == UNVISITED:
                 score = q_untried + c * p * root_n  # / (1 + 0)
             else:

@@ -162,7 +162,7 @@ class Tree(Sequence[Node]):
 
 
 class GuidedTree(Tree):
-    """The tree of the general search loop (``mcts_agent.general_loop``): a :class:`Tree` plus priors.
+    """The general search loop's tree (``mcts_agent.general_loop``): a :class:`Tree` plus priors.
 
     Read as a :class:`Tree` (the same :class:`Node` views). It differs in
     storage where the general loop needs it:
