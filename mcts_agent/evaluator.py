@@ -35,6 +35,7 @@ from the cache::
 
 from __future__ import annotations
 
+import functools
 import math
 import numbers
 from collections.abc import Callable, Sequence
@@ -63,8 +64,9 @@ Evaluator = Callable[[Any, Sequence[Any]], Evaluation]
 """``(state, actions) -> Evaluation``: the search's leaf evaluator."""
 
 
+@functools.lru_cache(maxsize=256)
 def uniform_priors(count: int) -> tuple[float, ...]:
-    """Returns ``count`` equal priors, ``1 / count`` each (``count`` >= 1)."""
+    """Returns ``count`` equal priors, ``1 / count`` each (``count`` >= 1; one shared tuple)."""
     return (1.0 / count,) * count
 
 
@@ -96,6 +98,8 @@ def checked_evaluation(
             f"{result!r} for state {state!r}"
         )
     value, priors = result
+    if type(value) is float and priors is None and -math.inf < value < math.inf:
+        return value, uniform_priors(len(actions))  # the common case, checked quickly
     if value is not None:
         if isinstance(value, bool) or not isinstance(value, numbers.Real):
             raise TypeError(

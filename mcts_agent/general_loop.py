@@ -33,7 +33,6 @@ from __future__ import annotations
 
 import math
 import sys
-from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from mcts_agent.evaluator import checked_evaluation, uniform_priors
@@ -141,44 +140,8 @@ def run(planner: MCTS, tree: GuidedTree) -> None:
     priors = tree.priors
     leaf_values = tree.leaf_values
 
-    def expand(node: int, i: int) -> int:
-        """Steps action ``i`` of ``node`` once, adds the child and returns its index."""
-        state = states[node]
-        action = node_actions[node][i]
-        next_state, reward, terminated = step(state, action)
-        reward = finite_reward(state, action, reward)
-        child_actions: tuple = ()
-        child_player = None
-        if not terminated:
-            child_actions = tuple(model_actions(next_state))
-            if child_actions:
-                child_player = model_player(next_state)
-        value: float | None = None
-        child_priors: Sequence[float] = ()
-        if child_actions:
-            if evaluator is None:
-                child_priors = uniform_priors(len(child_actions))
-            else:
-                value, child_priors = checked_evaluation(
-                    evaluator(next_state, child_actions), next_state, child_actions
-                )
-        child = len(states)
-        states.append(next_state)
-        players.append(child_player)
-        rewards.append(reward)
-        discounts.append(gamma if child_player == players[node] else minus_gamma)
-        node_actions.append(child_actions)
-        children.append((UNVISITED,) * len(child_actions))
-        untried.append(len(child_actions) or TERMINAL)
-        visits.append(0)
-        value_sums.append(0.0)
-        values.append(0.0)
-        priors.append(tuple(child_priors))
-        leaf_values.append(value)
-        kids = children[node]
-        children[node] = kids[:i] + (child,) + kids[i + 1 :]
-        untried[node] -= 1
-        return child
+    expansion_orders = tree.expansion_orders
+    isfinite = math.isfinite
 
     path: list[int] = []
     path_append = path.append
@@ -186,17 +149,56 @@ def run(planner: MCTS, tree: GuidedTree) -> None:
         node = ROOT
         depth = 0
         path.clear()
-        # 1-2. Selection, and expansion of the first untried action selected.
+        # 1. Selection, down to a terminal node, the horizon, or an untried action.
         while untried[node] != TERMINAL and depth < horizon:
             i = select(node)
             depth += 1
             child = children[node][i]
-            if child == UNVISITED:
-                node = expand(node, i)
+            if child != UNVISITED:
+                node = child
                 path_append(node)
-                break
+                continue
+            # 2. Expansion of the untried action selected: one step, once for ever.
+            state = states[node]
+            action = node_actions[node][i]
+            next_state, reward, terminated = step(state, action)
+            reward = float(reward)
+            if not isfinite(reward):
+                finite_reward(state, action, reward)  # raises
+            child_actions: tuple = ()
+            child_player = None
+            value: float | None = None
+            child_priors: tuple = ()
+            if not terminated:
+                child_actions = tuple(model_actions(next_state))
+                if child_actions:
+                    child_player = model_player(next_state)
+                    if evaluator is None:
+                        child_priors = uniform_priors(len(child_actions))
+                    else:
+                        value, child_priors = checked_evaluation(
+                            evaluator(next_state, child_actions), next_state, child_actions
+                        )
+            child = len(states)
+            states.append(next_state)
+            players.append(child_player)
+            rewards.append(reward)
+            discounts.append(gamma if child_player == players[node] else minus_gamma)
+            node_actions.append(child_actions)
+            children.append((UNVISITED,) * len(child_actions))
+            untried.append(len(child_actions) or TERMINAL)
+            visits.append(0)
+            value_sums.append(0.0)
+            values.append(0.0)
+            priors.append(child_priors)
+            leaf_values.append(value)
+            expansion_orders.append(None)
+            kids = children[node]
+            children[node] = kids[:i] + (child,) + kids[i + 1 :]
+            untried[node] -= 1
             node = child
             path_append(node)
+            break
 
         # 3. Simulation: 0 at a terminal node, else the evaluator's value or a rollout.
         if untried[node] == TERMINAL:

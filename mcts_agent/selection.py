@@ -71,6 +71,17 @@ def uct_rule(tree: GuidedTree, exploration: float) -> SelectionRule:
 def puct_rule(tree: GuidedTree, exploration: float, unvisited_value: float) -> SelectionRule:
     """Returns PUCT selection on ``tree`` (``docs/search.md``, "PUCT selection").
 
+    Scores every action as ``Q(a) + c * P(a) * sqrt(max(N(s), 1)) / (1 + N(a))``
+    and returns the first of the highest. Fast path, with the same result: all
+    untried actions share ``Q = unvisited_value`` and ``N(a) = 0``, so the best
+    of them is the one of highest prior, first on ties. At a node's first
+    selection its actions are sorted once by prior (highest first, then the
+    model's order), and the node's untried actions are kept at the end of
+    that list (``tree.expansion_orders``), so a selection scores the tried
+    children and one untried action. Where two different priors of a node
+    are so close (relative difference below 1e-12) that their scores could
+    round to the same float, or c = 0, the node scores every action instead.
+
     Args:
         tree: the tree searched; ``tree.priors[node]`` holds each node's
             normalised priors.
@@ -78,18 +89,21 @@ def puct_rule(tree: GuidedTree, exploration: float, unvisited_value: float) -> S
         unvisited_value: Q of an untried action.
 
     Returns:
-        ``select(node) -> i``: the action of highest
-        ``Q(a) + c * P(a) * sqrt(max(N(s), 1)) / (1 + N(a))``, first on ties.
+        ``select(node) -> i``: the first action of highest score.
     """
     children = tree.children
     priors = tree.priors
     visits = tree.visits
     values = tree.values
+    untried = tree.untried
+    orders = tree.expansion_orders
     sqrt = math.sqrt
+    inf = math.inf
     c = exploration
     q_untried = unvisited_value
 
-    def select(node: int) -> int:
+    def score_all(node: int) -> int:
+        """The rule as written: every action scored, first of the highest."""
         n = visits[node]
         root_n = sqrt(n if n > 1 else 1)
         best_score = -math.inf
@@ -104,4 +118,58 @@ def puct_rule(tree: GuidedTree, exploration: float, unvisited_value: float) -> S
                 best = i
         return best
 
+    def select(node: int) -> int:
+        cached = orders[node]
+        if cached is None:
+            cached = orders[node] = _expansion_order(priors[node], c, children[node])
+        if cached is _SCORE_ALL:
+            return score_all(node)
+        order, scaled = cached  # scaled[i] = c * P(i), the formula's first product
+        n = visits[node]
+        root_n = sqrt(n if n > 1 else 1)
+        kids = children[node]
+        left = untried[node]
+        best_score = -inf
+        best = 0
+        if left < len(kids):  # score the tried children, in the model's order
+            for i, child in enumerate(kids):
+                if child >= 0:
+                    score = values[child] + scaled[i] * root_n / (1 + visits[child])
+                    if score > best_score:
+                        best_score = score
+                        best = i
+        if left:  # the best untried action: the first untried one in the order
+            i = order[len(kids) - left]
+            score = q_untried + scaled[i] * root_n  # / (1 + 0)
+            if score > best_score or (score == best_score and i < best):
+                best = i
+        return best
+
     return select
+
+
+_SCORE_ALL = ()
+"""``expansion_orders[node]`` of a node whose actions are all scored (no fast path)."""
+
+
+def _expansion_order(
+    node_priors: tuple, c: float, kids: tuple
+) -> tuple[list[int], tuple[float, ...]] | tuple[()]:
+    """The fast path's cache for one node: ``(order, c * priors)``, or :data:`_SCORE_ALL`.
+
+    ``order`` lists the node's action indices, tried first, then untried by
+    prior (highest first, then the model's order). :data:`_SCORE_ALL` when
+    the fast path could differ from scoring every action: c = 0 (every
+    untried action ties), or two different priors within a relative 1e-12 of
+    each other.
+    """
+    if c == 0.0:
+        return _SCORE_ALL
+    distinct = sorted(set(node_priors))
+    for low, high in zip(distinct, distinct[1:], strict=False):
+        if high - low <= 1e-12 * high:
+            return _SCORE_ALL
+    tried = [i for i, child in enumerate(kids) if child != UNVISITED]
+    untried = [i for i, child in enumerate(kids) if child == UNVISITED]
+    untried.sort(key=node_priors.__getitem__, reverse=True)
+    return tried + untried, tuple(c * p for p in node_priors)

@@ -176,12 +176,17 @@ class GuidedTree(Tree):
       view of its player to move), or None (no evaluator, the evaluator gave
       None, or a terminal node).
 
+    * ``expansion_orders[i]``: PUCT's cache of the order in which the node's
+      actions are tried (:func:`mcts_agent.selection.puct_rule`); None until
+      the node is first selected from.
+
     Attributes:
         priors: per-node tuple of priors (see above).
         leaf_values: per-node float or None (see above).
+        expansion_orders: per-node list of action indices, or None (see above).
     """
 
-    __slots__ = ("priors", "leaf_values")
+    __slots__ = ("priors", "leaf_values", "expansion_orders")
 
     def __init__(
         self, state: Any, player: Hashable, actions: tuple, priors: tuple, leaf_value: float | None
@@ -199,3 +204,4 @@ class GuidedTree(Tree):
         self.children[0] = (UNVISITED,) * len(actions)
         self.priors: list[tuple[float, ...]] = [priors]
         self.leaf_values: list[float | None] = [leaf_value]
+        self.expansion_orders: list[list[int] | None] = [None]
