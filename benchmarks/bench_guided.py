@@ -98,8 +98,13 @@ def play(model, players: dict, state) -> int:
             return mover if reward > 0 else (0 if reward == 0 else 3 - mover)
 
 
-def connect_four_match(games: int, seed: int, move_time: float | None, iterations: int) -> None:
-    """PUCT + heuristic against plain UCT; prints the score with a 95% interval."""
+def connect_four_match(
+    games: int, seed: int, move_time: float | None, iterations: int, minutes: float
+) -> None:
+    """PUCT + heuristic against plain UCT; prints the score with a 95% interval.
+
+    Stops starting games after ``minutes`` (and says how many were played).
+    """
     model = ConnectFourModel()
     tally = {"win": 0, "draw": 0, "loss": 0}
     guided = TimedPlanner(
@@ -112,8 +117,12 @@ def connect_four_match(games: int, seed: int, move_time: float | None, iteration
     if move_time is not None:
         guided.calibrate(C4_START)
         plain.calibrate(C4_START)
+    budget = f"{move_time} s CPU per move" if move_time else f"{iterations} iterations per move"
     start = time.perf_counter()
+    played = 0
     for i in range(games):
+        if time.perf_counter() - start > 60 * minutes:
+            break
         guided.planner.rng.seed(seed + i)
         plain.planner.rng.seed(seed + 10_000 + i)
         guided_player = 1 + i % 2
@@ -121,20 +130,20 @@ def connect_four_match(games: int, seed: int, move_time: float | None, iteration
         winner = play(model, players, C4_START)
         key = "draw" if winner == 0 else "win" if winner == guided_player else "loss"
         tally[key] += 1
-        done = i + 1
-        score = (tally["win"] + tally["draw"] / 2) / done
-        print(
-            f"  game {done}: {key:4s} (PUCT as {'XO'[guided_player - 1]}); "
-            f"W/D/L {tally['win']}/{tally['draw']}/{tally['loss']}, score {score:.3f}",
-            flush=True,
-        )
-    score = (tally["win"] + tally["draw"] / 2) / games
-    low, high = wilson(score, games)
-    budget = f"{move_time} s CPU per move" if move_time else f"{iterations} iterations per move"
+        played = i + 1
+        if played % 20 == 0 or played == games:
+            _report(budget, played, games, tally, guided, plain, time.perf_counter() - start)
+    if played % 20 and played != games:
+        _report(budget, played, games, tally, guided, plain, time.perf_counter() - start)
+
+
+def _report(budget, played, games, tally, guided, plain, seconds) -> None:
+    score = (tally["win"] + tally["draw"] / 2) / played
+    low, high = wilson(score, played)
     print(
-        f"connect four, {budget}, {games} games, seats alternating: PUCT + heuristic "
-        f"W/D/L {tally['win']}/{tally['draw']}/{tally['loss']}, score {score:.3f} "
-        f"(95% interval {low:.3f}-{high:.3f}); {time.perf_counter() - start:.0f} s"
+        f"connect four, {budget}, {played} games (of {games} asked), seats alternating: "
+        f"PUCT + heuristic W/D/L {tally['win']}/{tally['draw']}/{tally['loss']}, score "
+        f"{score:.3f} (95% interval {low:.3f}-{high:.3f}); {seconds:.0f} s"
     )
     for name, player in (("PUCT + heuristic", guided), ("plain UCT", plain)):
         print(
@@ -142,6 +151,7 @@ def connect_four_match(games: int, seed: int, move_time: float | None, iteration
             f"{statistics.median(player.times):.3f}), {statistics.mean(player.iterations):.0f} "
             "iterations per move on average"
         )
+    sys.stdout.flush()
 
 
 def search_cost(iterations: int, repeats: int) -> None:
@@ -236,6 +246,9 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--cost-iterations", type=int, default=5000)
     parser.add_argument("--repeats", type=int, default=7)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument(
+        "--minutes", type=float, default=math.inf, help="stop starting connect four games after"
+    )
     args = parser.parse_args(argv)
     print(describe_machine(), flush=True)
     for section in args.sections:
@@ -244,9 +257,9 @@ def main(argv: list[str] | None = None) -> None:
         elif section == "tictactoe":
             tictactoe_against_perfect(args.ttt_games, args.seed)
         elif section == "c4-iterations":
-            connect_four_match(args.games, args.seed, None, args.iterations)
+            connect_four_match(args.games, args.seed, None, args.iterations, args.minutes)
         elif section == "c4-time":
-            connect_four_match(args.games, args.seed, args.move_time, 200)
+            connect_four_match(args.games, args.seed, args.move_time, 200, args.minutes)
         else:
             chess_against_random(args.chess_games, args.seed)
         sys.stdout.flush()
