@@ -6,6 +6,7 @@ import math
 import random
 from types import SimpleNamespace
 
+import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -565,3 +566,79 @@ def test_reward_values_from_step_stay_plain_floats():
     planner = MCTS(IntRewards(), 20, selection="puct", seed=0)
     planner.search(0)
     assert {type(node.reward) for node in planner.tree} == {float}
+
+
+# ---------------------------------------------------------------- the agent and the env view
+
+
+def test_the_agent_passes_guided_options_through_to_mcts():
+    from pettingzoo_envs import make_connect_four, played
+
+    from mcts_agent.agent import MCTSAgent
+
+    env = played(make_connect_four, [])
+    agent = MCTSAgent(
+        100,
+        exploration=2.0,
+        selection="puct",
+        evaluator=heuristic_evaluator,
+        max_depth=8,
+        seed=0,
+    )
+    assert agent.act(env) in range(7)
+    planner = agent.last_planner
+    assert (planner.selection, planner.evaluator, planner.max_depth) == (
+        "puct",
+        heuristic_evaluator,
+        8,
+    )
+    assert agent.last_summary.priors == tuple(w / 16 for w in (1, 2, 3, 4, 3, 2, 1))
+    assert sum(agent.last_summary.visit_distribution) == pytest.approx(1.0)
+    with pytest.raises(ValueError, match="root_noise perturbs the priors"):
+        MCTSAgent(10, root_noise=(0.3, 0.25))
+    with pytest.raises(TypeError, match="unexpected keyword argument 'explore'"):
+        MCTSAgent(10, explore=1.0)
+
+
+def test_an_env_view_evaluator_sees_the_observation_and_mask_of_the_player_to_move():
+    from pettingzoo_envs import make_connect_four, played
+
+    from mcts_agent.adapters import EnvViewEvaluator, PettingZooModel
+    from mcts_agent.agent import MCTSAgent
+
+    seen = []
+
+    def network(observation, action_mask):
+        seen.append((observation.copy(), action_mask.copy()))
+        # The mover's own pieces are plane 0: value +0.5 if it has more in column 3.
+        own, other = observation[:, 3, 0].sum(), observation[:, 3, 1].sum()
+        priors = np.full(7, 0.25)  # over the whole action space; the legal entries are used
+        priors[0] = 3.75
+        return Evaluation(0.5 if own > other else 0.0, priors)
+
+    env = played(make_connect_four, [3] * 6)  # column 3 full: X, O, X, O, X, O
+    model = PettingZooModel(env)
+    state = model.state_of(env)
+    observation, mask = model.env_view(state)
+    assert mask.tolist() == [1, 1, 1, 0, 1, 1, 1]
+    assert np.array_equal(observation, env.observe("player_0")["observation"])
+    bound = EnvViewEvaluator(network).bind(model)
+    assert bound(state, state.actions) == Evaluation(0.0, [3.75, 0.25, 0.25, 0.25, 0.25, 0.25])
+    assert np.array_equal(seen[-1][0], env.observe("player_0")["observation"])
+    after = model.step(state, 0).next_state  # player_1 to move: its view, its mask
+    later = played(make_connect_four, [3] * 6 + [0])
+    observation, mask = model.env_view(after)
+    assert np.array_equal(observation, later.observe("player_1")["observation"])
+    assert mask.tolist() == [1, 1, 1, 0, 1, 1, 1]
+    # Restoring a position for a view leaves later steps right.
+    expected = model.state_of(played(make_connect_four, [3] * 6 + [1]))
+    assert model.step(state, 1).next_state == expected
+
+    agent = MCTSAgent(50, selection="puct", evaluator=EnvViewEvaluator(network), seed=0)
+    agent.act(env)
+    assert agent.last_summary.priors == (0.75, 0.05, 0.05, 0.05, 0.05, 0.05)
+    assert agent.last_planner.model.clone_method == "snapshot"  # the adapter, not native
+    with pytest.raises(TypeError, match="must be bound"):
+        MCTS(ConnectFourModel(), 5, evaluator=EnvViewEvaluator(network)).search(C4_START)
+    with pytest.raises(TypeError, match="ConnectFourModel has none"):
+        EnvViewEvaluator(network).bind(ConnectFourModel())
