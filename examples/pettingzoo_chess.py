@@ -49,8 +49,13 @@ def material(observation: np.ndarray, action_mask: np.ndarray) -> Evaluation:
     return Evaluation(math.tanh(difference / 10.0), None)
 
 
-def play_game(agent: MCTSAgent, agent_seat: str, seed: int) -> tuple[float, int, list[float]]:
-    """Plays one game; returns the agent's final reward, the plies played, its move times."""
+def play_game(
+    agent: MCTSAgent, agent_seat: str, seed: int, max_plies: int | None = None
+) -> tuple[float, int, list[float]]:
+    """Plays one game; returns the agent's final reward, the plies played, its move times.
+
+    With ``max_plies``, a game still on after that many plies stops there (reward 0).
+    """
     env = pettingzoo.make("aec", "classic/chess-v6")
     env.reset(seed=seed)
     for name in env.possible_agents:
@@ -73,6 +78,8 @@ def play_game(agent: MCTSAgent, agent_seat: str, seed: int) -> tuple[float, int,
             action = env.action_space(name).sample(observation["action_mask"])
         env.step(action)
         plies += 1
+        if plies == max_plies:
+            break
     return result, plies, times
 
 
@@ -84,6 +91,9 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--max-depth", type=int, default=4)
     parser.add_argument("--exploration", type=float, default=1.5)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument(
+        "--max-plies", type=int, default=None, help="stop a game after that many plies (a draw)"
+    )
     args = parser.parse_args(argv)
     agent = MCTSAgent(
         args.iterations,
@@ -101,7 +111,7 @@ def main(argv: list[str] | None = None) -> None:
     all_times: list[float] = []
     for i in range(args.games):
         seat = ("player_0", "player_1")[i % 2]
-        result, plies, times = play_game(agent, seat, args.seed + i)
+        result, plies, times = play_game(agent, seat, args.seed + i, args.max_plies)
         key = "win" if result > 0 else "loss" if result < 0 else "draw"
         tally[key] += 1
         all_times += times

@@ -4,12 +4,17 @@ from __future__ import annotations
 
 import math
 import random
+import re
+import runpy
+import sys
+from pathlib import Path
 from types import SimpleNamespace
 
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from pettingzoo_envs import make_connect_four, played
 from scripted_games import (
     ScriptedGame,
     assert_same_tree,
@@ -20,6 +25,8 @@ from scripted_games import (
 )
 
 from mcts_agent import MCTS, Evaluation, StepResult
+from mcts_agent.adapters import EnvViewEvaluator, PettingZooModel
+from mcts_agent.agent import MCTSAgent
 from mcts_agent.envs.connect_four import EMPTY_BOARD as C4_START
 from mcts_agent.envs.connect_four import ConnectFourModel, heuristic_evaluator, parse_board
 from mcts_agent.envs.tic_tac_toe import EMPTY_BOARD, TicTacToeModel
@@ -572,10 +579,6 @@ def test_reward_values_from_step_stay_plain_floats():
 
 
 def test_the_agent_passes_guided_options_through_to_mcts():
-    from pettingzoo_envs import make_connect_four, played
-
-    from mcts_agent.agent import MCTSAgent
-
     env = played(make_connect_four, [])
     agent = MCTSAgent(
         100,
@@ -601,11 +604,6 @@ def test_the_agent_passes_guided_options_through_to_mcts():
 
 
 def test_an_env_view_evaluator_sees_the_observation_and_mask_of_the_player_to_move():
-    from pettingzoo_envs import make_connect_four, played
-
-    from mcts_agent.adapters import EnvViewEvaluator, PettingZooModel
-    from mcts_agent.agent import MCTSAgent
-
     seen = []
 
     def network(observation, action_mask):
@@ -642,3 +640,26 @@ def test_an_env_view_evaluator_sees_the_observation_and_mask_of_the_player_to_mo
         MCTS(ConnectFourModel(), 5, evaluator=EnvViewEvaluator(network)).search(C4_START)
     with pytest.raises(TypeError, match="ConnectFourModel has none"):
         EnvViewEvaluator(network).bind(ConnectFourModel())
+
+
+@pytest.mark.parametrize(
+    "script, argv, last_line",
+    [
+        (
+            "connect_four_puct.py",
+            ["--iterations", "30", "--games", "2", "--seed", "1"],
+            r"  plain UCT: \d+ ms CPU per move from the empty board",
+        ),
+        (
+            "pettingzoo_chess.py",
+            ["--iterations", "5", "--games", "1", "--max-plies", "6"],
+            r"W/D/L 0/1/0 over 1 games; [\d.]+ s CPU per move",
+        ),
+    ],
+)
+def test_the_guided_examples_run(script, argv, last_line, monkeypatch, capsys):
+    path = Path(__file__).resolve().parent.parent / "examples" / script
+    monkeypatch.setattr(sys, "argv", [script, *argv])
+    runpy.run_path(str(path), run_name="__main__")
+    output = capsys.readouterr().out
+    assert re.match(last_line, output.strip().splitlines()[-1]), output
