@@ -18,7 +18,8 @@ Sections (``--sections``, all by default; everything in this one process):
   perfect player, ``--ttt-games`` per seat at 5000 iterations.
 * ``chess``: ``examples/pettingzoo_chess.py``'s player (PUCT, material
   evaluator, max_depth) against a random player: outcomes, game lengths and
-  CPU time per move.
+  CPU time per move; a game still on after ``--chess-max-plies`` (300) is
+  stopped and counted as a draw.
 
 Scores are wins + draws / 2 over games; the 95% interval is Wilson's score
 interval on that score (draws count half).
@@ -221,12 +222,14 @@ def tictactoe_against_perfect(games: int, seed: int) -> None:
     )
 
 
-def chess_against_random(games: int, seed: int) -> None:
-    """examples/pettingzoo_chess.py's settings against a random player."""
+def chess_against_random(games: int, seed: int, max_plies: int) -> None:
+    """examples/pettingzoo_chess.py's settings against a random player (games cut at max_plies)."""
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "examples"))
     import pettingzoo_chess
 
-    pettingzoo_chess.main(["--games", str(games), "--seed", str(seed)])
+    pettingzoo_chess.main(
+        ["--games", str(games), "--seed", str(seed), "--max-plies", str(max_plies)]
+    )
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -243,6 +246,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--iterations", type=int, default=1000, help="per move (c4-iterations)")
     parser.add_argument("--ttt-games", type=int, default=100, help="tic-tac-toe games per seat")
     parser.add_argument("--chess-games", type=int, default=10)
+    parser.add_argument("--chess-max-plies", type=int, default=300)
     parser.add_argument("--cost-iterations", type=int, default=5000)
     parser.add_argument("--repeats", type=int, default=7)
     parser.add_argument("--seed", type=int, default=0)
@@ -261,7 +265,7 @@ def main(argv: list[str] | None = None) -> None:
         elif section == "c4-time":
             connect_four_match(args.games, args.seed, args.move_time, 200, args.minutes)
         else:
-            chess_against_random(args.chess_games, args.seed)
+            chess_against_random(args.chess_games, args.seed, args.chess_max_plies)
         sys.stdout.flush()
 
 

@@ -43,10 +43,13 @@ PIECE_VALUES = np.array([1.0, 3.0, 3.0, 5.0, 9.0, 0.0])  # pawn knight bishop ro
 
 
 def material(observation: np.ndarray, action_mask: np.ndarray) -> Evaluation:
-    """Value of the material balance for the player to move, in (-1, 1); uniform priors."""
+    """Material balance and mobility for the player to move, a value in (-1, 1); uniform priors."""
     counts = observation[:, :, 7:19].sum(axis=(0, 1), dtype=np.int64)
     difference = float(counts[:6] @ PIECE_VALUES - counts[6:] @ PIECE_VALUES)
-    return Evaluation(math.tanh(difference / 10.0), None)
+    mobility = int(action_mask.sum())
+    return Evaluation(
+        0.9 * math.tanh(difference / 10.0) + 0.1 * math.tanh((mobility - 20) / 10), None
+    )
 
 
 def play_game(
