@@ -11,10 +11,12 @@ moves are searched and played (the env's action mask).
 The material evaluator. PettingZoo's observation (8 x 8 x 111, AlphaZero's
 planes) holds, in channels 7-12, the pieces of the player to move (pawn,
 knight, bishop, rook, queen, king) and in 13-18 the opponent's; the value,
-from the point of view of the player to move, is ``tanh(d / 10)`` with ``d``
-the difference of their material at 1, 3, 3, 5, 9 points (the classic piece
-values; Shannon, 1950, "Programming a computer for playing chess"). Priors
-are uniform. (The very first observation after ``reset`` has no piece planes:
+from the point of view of the player to move, is ``0.9 * tanh(d / 10) + 0.1
+* tanh((m - 20) / 10)`` with ``d`` the difference of their material at 1, 3,
+3, 5, 9 points (the classic piece values; Shannon, 1950, "Programming a
+computer for playing chess") and ``m`` the number of legal moves of the
+player to move (its action mask): a cornered king is worth less, which
+steers the search towards mates. Priors are uniform. (The very first observation after ``reset`` has no piece planes:
 PettingZoo fills them from its board history at the first step; that is the
 root before White's first move, whose value the search does not use.)
 
