@@ -16,6 +16,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from pettingzoo_envs import make_connect_four, played
 from scripted_games import (
+    ReferenceUCT,
     ScriptedGame,
     assert_same_tree,
     nested,
@@ -169,17 +170,11 @@ def test_unvisited_value_makes_puct_try_or_avoid_new_actions():
 class ReferencePUCT:
     """``docs/search.md``'s guided search written plainly: node objects, every action scored."""
 
-    class Node:
-        def __init__(self, state, player, reward, terminated, actions):
-            self.state, self.player, self.reward = state, player, reward
-            self.terminated, self.actions = terminated, actions
-            self.children = [None] * len(actions)
-            self.visits, self.value_sum = 0, 0.0
-            self.priors, self.leaf_value = None, None
+    class Node(ReferenceUCT.Node):
+        """The reference UCT's node, with the evaluator's priors and value."""
 
-        @property
-        def value(self):
-            return self.value_sum / self.visits if self.visits else 0.0
+        priors = None
+        leaf_value = None
 
     def __init__(
         self,
