@@ -16,9 +16,10 @@ from the point of view of the player to move, is ``0.9 * tanh(d / 10) + 0.1
 3, 5, 9 points (the classic piece values; Shannon, 1950, "Programming a
 computer for playing chess") and ``m`` the number of legal moves of the
 player to move (its action mask): a cornered king is worth less, which
-steers the search towards mates. Priors are uniform. (The very first observation after ``reset`` has no piece planes:
-PettingZoo fills them from its board history at the first step; that is the
-root before White's first move, whose value the search does not use.)
+steers the search towards mates. Priors are uniform. (The very first
+observation after ``reset`` has no piece planes: PettingZoo fills them from
+its board history at the first step; that is the root before White's first
+move, whose value the search does not use.)
 
 Plays ``--games`` games, the agent White in even games and Black in odd
 ones, and prints each game's outcome, length and the agent's CPU time per
@@ -110,7 +111,7 @@ def main(argv: list[str] | None = None) -> None:
     )
     print(
         f"chess-v6: PUCT (c = {args.exploration}, {args.iterations} iterations, max_depth "
-        f"{args.max_depth}, material evaluator) against a random player"
+        f"{args.max_depth}, material and mobility evaluator) against a random player"
     )
     tally = {"win": 0, "draw": 0, "loss": 0}
     all_times: list[float] = []
