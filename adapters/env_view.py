@@ -24,6 +24,11 @@ model of each env it plans on (PettingZoo envs are then planned through
 
 Used directly: ``MCTS(model, 800, selection="puct",
 evaluator=EnvViewEvaluator(network).bind(model))``.
+
+Gymnasium envs have no env view yet: ``GymnasiumModel`` does not keep the
+observations its steps return, and Gymnasium has no ``observe``; binding an
+``EnvViewEvaluator`` to it raises TypeError. A plain evaluator there receives
+``GymnasiumState``.
 """
 
 from __future__ import annotations

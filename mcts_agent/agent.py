@@ -237,10 +237,15 @@ class MCTSAgent:
 
     # ------------------------------------------------------------- internals
 
-    def _planner(self, model: Any) -> MCTS:
-        """A planner on ``model``, seeded from the agent's generator (env view evaluator bound)."""
+    def _planner(self, model: Any, native: bool = False) -> MCTS:
+        """A planner on ``model``, seeded from the agent's generator.
+
+        An ``EnvViewEvaluator`` is bound to an adapter's model (``bind`` raises
+        TypeError for a model without env views); the native models, never used
+        with one (see ``_binding``), get it unbound.
+        """
         options = self._search_options
-        if self._env_view_evaluator() and callable(getattr(model, "env_view", None)):
+        if self._env_view_evaluator() and not native:
             options = {**options, "evaluator": options["evaluator"].bind(model)}
         return MCTS(model, seed=self._rng.getrandbits(63), **options)
 
@@ -278,13 +283,13 @@ class MCTSAgent:
 
         return {
             _TICTACTOE: _Binding(
-                self._planner(TicTacToeModel()),
+                self._planner(TicTacToeModel(), native=True),
                 state_from_pettingzoo,
                 to_pettingzoo_action,
                 lambda player: _TICTACTOE_AGENTS[player - 1],
             ),
             _CONNECT_FOUR: _Binding(
-                self._planner(connect_four),
+                self._planner(connect_four, native=True),
                 connect_four_state,
                 _same,  # PettingZoo's columns 0..6 are the model's actions
                 lambda player: _CONNECT_FOUR_AGENTS[player - 1],
