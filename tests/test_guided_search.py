@@ -23,6 +23,7 @@ from scripted_games import (
     nested,
     nested_reference,
     random_game,
+    reference_backup,
     reference_rollout,
 )
 
@@ -268,12 +269,7 @@ class ReferencePUCT:
                     if self.rollout_limit
                     else 0.0
                 )
-            for parent, child in reversed(path):
-                same = child.player == parent.player
-                g = child.reward + self.gamma * g if same else child.reward - self.gamma * g
-                child.visits += 1
-                child.value_sum += g
-            root.visits += 1
+            reference_backup(root, path, g, self.gamma)
         return root
 
 
