@@ -14,6 +14,7 @@ when the package is imported from a source tree that was never installed.
 from importlib.metadata import PackageNotFoundError, version
 
 from mcts_agent.agent import MCTSAgent
+from mcts_agent.evaluator import Evaluation, Evaluator
 from mcts_agent.minimax import AlphaBetaMinimax, ExhaustiveMinimax
 from mcts_agent.model import Model, RolloutModel, StepResult
 from mcts_agent.policies import MinimaxPolicy, PerfectPolicy, Policy, RandomPolicy
@@ -31,6 +32,8 @@ __all__ = (
     "ROOT",
     "UNVISITED",
     "AlphaBetaMinimax",
+    "Evaluation",
+    "Evaluator",
     "ExhaustiveMinimax",
     "MinimaxPolicy",
     "Model",

@@ -59,13 +59,12 @@ random stream from move to move.
 
 from __future__ import annotations
 
-import math
 import random
 from collections.abc import Callable, Hashable, Sequence
 from typing import Any
 
 from mcts_agent._validation import require_seed
-from mcts_agent.search import MCTS, RolloutPolicy, SearchSummary
+from mcts_agent.search import MCTS, SearchSummary
 
 __all__ = ["MCTSAgent"]
 
@@ -117,26 +116,19 @@ def _same(value: Any) -> Any:
 
 
 class MCTSAgent:
-    """A UCT agent that plans from a copy of the env it is given (``docs/search.md``).
+    """An MCTS agent that plans from a copy of the env it is given (``docs/search.md``).
+
+    Every search option is :class:`~mcts_agent.search.MCTS`'s, passed through
+    under the same name and checked there (one place):
 
     Args:
-        iterations: int >= 1, UCT iterations per move.
-        exploration: c >= 0 of UCB1 (scale sqrt(2) by the range of the
-            returns: 2 * sqrt(2) for games won 1 / lost -1).
-        gamma: discount rate in [0, 1].
-        rollout_limit: int >= 0, most moves per rollout (0: no rollouts).
-        rollout_policy: optional ``(state, actions, rng) -> action`` for rollouts,
-            called with the planned-on model's states and actions (see the
-            module docstring: for PettingZoo tic-tac-toe by default
-            :class:`~mcts_agent.envs.tic_tac_toe.TicTacToeModel`'s int states
-            and row-major cells; otherwise ``PettingZooState`` and the env's
-            actions).
+        iterations: int >= 1, iterations per move.
         seed: int seed of the agent's generator (each planner is seeded from
             it), or None for fresh entropy.
         native_models: True to plan PettingZoo tic-tac-toe and connect four
             on our ``TicTacToeModel`` and ``ConnectFourModel`` (unless
-            ``clone`` is given); False to plan every PettingZoo env through
-            ``PettingZooModel``.
+            ``clone`` is given or the evaluator is an ``EnvViewEvaluator``);
+            False to plan every PettingZoo env through ``PettingZooModel``.
         clone: passed to the adapter. PettingZoo envs: to
             ``PettingZooModel`` (None, ``"snapshot"``, ``"attributes"``,
             ``"replay"`` or a function ``env -> copy``). Gymnasium envs: to
@@ -144,6 +136,20 @@ class MCTSAgent:
             raises ValueError for the others).
         env_factory: PettingZoo envs only: passed to ``PettingZooModel``
             (given exactly when ``clone="replay"``).
+        **search_options: the other keywords of ``MCTS`` with its meaning
+            and defaults: ``exploration``, ``gamma``, ``rollout_limit``,
+            ``rollout_policy``, ``evaluator``, ``selection``,
+            ``unvisited_value``, ``max_depth``, ``root_noise``.
+            ``rollout_policy`` and ``evaluator`` are called with the
+            planned-on model's states and actions (see the module docstring:
+            for PettingZoo tic-tac-toe by default
+            :class:`~mcts_agent.envs.tic_tac_toe.TicTacToeModel`'s int
+            states and row-major cells; otherwise ``PettingZooState`` or
+            ``GymnasiumState`` and the env's actions). An
+            :class:`~mcts_agent.adapters.env_view.EnvViewEvaluator` is bound
+            to each model planned on, so its network sees the env's
+            observation and action mask instead (PettingZoo envs; they are
+            then planned through ``PettingZooModel``).
 
     Attributes:
         last_summary: :class:`~mcts_agent.search.SearchSummary` of the last
@@ -151,28 +157,27 @@ class MCTSAgent:
             actions (listed in increasing order when they are ints, as
             PettingZoo's and a ``Discrete`` space's are; else in the model's
             order), ``player`` the env's agent id (PettingZoo) or 0
-            (Gymnasium); ``visit_counts`` and ``values`` (from the mover's
-            point of view) per action. None before the first move.
+            (Gymnasium); ``visit_counts``, ``values`` (from the mover's
+            point of view), ``priors`` and ``visit_distribution`` per
+            action. None before the first move.
         last_planner: the :class:`~mcts_agent.search.MCTS` of the last move
             (its ``tree`` is that search's tree, in the model's numbering).
 
     Raises:
         TypeError, ValueError: if an argument has the wrong type or range
-            (``clone`` and ``env_factory``: as ``PettingZooModel`` checks them).
+            (search options: as ``MCTS`` checks them; ``clone`` and
+            ``env_factory``: as ``PettingZooModel`` checks them).
     """
 
     def __init__(
         self,
         iterations: int,
         *,
-        exploration: float = math.sqrt(2),
-        gamma: float = 1.0,
-        rollout_limit: int = 1000,
-        rollout_policy: RolloutPolicy | None = None,
         seed: int | None = None,
         native_models: bool = True,
         clone: str | Callable[[Any], Any] | None = None,
         env_factory: Callable[[], Any] | None = None,
+        **search_options: Any,
     ) -> None:
         seed = require_seed("seed", seed)
         if not isinstance(native_models, bool):
@@ -181,13 +186,7 @@ class MCTSAgent:
             from mcts_agent.adapters.pettingzoo import check_clone_arguments
 
             check_clone_arguments(clone, env_factory)
-        self._search_options = {
-            "iterations": iterations,
-            "exploration": exploration,
-            "gamma": gamma,
-            "rollout_limit": rollout_limit,
-            "rollout_policy": rollout_policy,
-        }
+        self._search_options = {"iterations": iterations, **search_options}
         self._rng = random.Random(seed)
         self.native_models = native_models
         self.clone = clone
@@ -256,6 +255,8 @@ class MCTSAgent:
             values=tuple(summary.values[i] for i in order),
             action=to_env_action(action),
             player=binding.to_env_player(summary.player),
+            priors=tuple(summary.priors[i] for i in order),
+            visit_distribution=tuple(summary.visit_distribution[i] for i in order),
         )
         return self.last_summary.action
 
@@ -268,8 +269,26 @@ class MCTSAgent:
 
     # ------------------------------------------------------------- internals
 
-    def _planner(self, model: Any) -> MCTS:
-        return MCTS(model, seed=self._rng.getrandbits(63), **self._search_options)
+    def _planner(self, model: Any, native: bool = False) -> MCTS:
+        """A planner on ``model``, seeded from the agent's generator.
+
+        An ``EnvViewEvaluator`` is bound to an adapter's model (``bind`` raises
+        TypeError for a model without env views); the native models, never used
+        with one (see ``_binding``), get it unbound.
+        """
+        options = self._search_options
+        if self._env_view_evaluator() and not native:
+            options = {**options, "evaluator": options["evaluator"].bind(model)}
+        return MCTS(model, seed=self._rng.getrandbits(63), **options)
+
+    def _env_view_evaluator(self) -> bool:
+        """True if the evaluator is an ``EnvViewEvaluator`` (it needs the adapter's env views)."""
+        evaluator = self._search_options.get("evaluator")
+        if evaluator is None:
+            return False
+        from mcts_agent.adapters.env_view import EnvViewEvaluator
+
+        return isinstance(evaluator, EnvViewEvaluator)
 
     def _native_bindings(self) -> dict[tuple[str, str], _Binding]:
         """Planners on our own models of PettingZoo's tic-tac-toe and connect four."""
@@ -296,13 +315,13 @@ class MCTSAgent:
 
         return {
             _TICTACTOE: _Binding(
-                self._planner(TicTacToeModel()),
+                self._planner(TicTacToeModel(), native=True),
                 state_from_pettingzoo,
                 to_pettingzoo_action,
                 lambda player: _TICTACTOE_AGENTS[player - 1],
             ),
             _CONNECT_FOUR: _Binding(
-                self._planner(connect_four),
+                self._planner(connect_four, native=True),
                 connect_four_state,
                 _same,  # PettingZoo's columns 0..6 are the model's actions
                 lambda player: _CONNECT_FOUR_AGENTS[player - 1],
@@ -335,7 +354,12 @@ class MCTSAgent:
                 )
             cls = type(inner)
             native = self._native.get((cls.__module__, cls.__qualname__))
-            if native is not None and self.native_models and self.clone is None:
+            if (
+                native is not None
+                and self.native_models
+                and self.clone is None
+                and not self._env_view_evaluator()
+            ):
                 unwrap_policing(env)
                 return native
         if self._cached is not None and self._cached[0] is inner:

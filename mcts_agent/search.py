@@ -17,6 +17,7 @@ import random
 from collections.abc import Callable, Hashable, Sequence
 from typing import Any, Generic, NamedTuple
 
+from mcts_agent import general_loop
 from mcts_agent._validation import (
     checked_actions,
     checked_player,
@@ -29,13 +30,17 @@ from mcts_agent._validation import (
     require_int,
     require_seed,
 )
+from mcts_agent.evaluator import Evaluator, uniform_priors
 from mcts_agent.model import Model, StateT
-from mcts_agent.tree import ROOT, TERMINAL, UNVISITED, Node, Tree
+from mcts_agent.tree import ROOT, TERMINAL, UNVISITED, GuidedTree, Node, Tree
 
 __all__ = ["MCTS", "RolloutPolicy", "SearchSummary"]
 
 _NOT_STEPPED = object()
 """What the generic rollout holds as the state last stepped, before its first step."""
+
+SELECTIONS = ("uct", "puct")
+"""The selection rules: UCB1 (the default) and PUCT (``docs/search.md``)."""
 
 RolloutPolicy = Callable[[Any, Sequence[Any], random.Random], Any]
 """``(state, actions, rng) -> action``: picks one of ``actions`` in a rollout."""
@@ -54,6 +59,13 @@ class SearchSummary(NamedTuple):
             (``nan`` if never tried).
         action: the action played (``MCTS.best_action``).
         player: the player to move at the root.
+        priors: tuple of floats, shape ``[num_actions]``: the root's priors as
+            the search used them, normalised, after the root noise (uniform
+            when no evaluator gave any; plain UCT selection ignores them).
+        visit_distribution: tuple of floats, shape ``[num_actions]``: each
+            action's share of the root's visits, ``N(a) / sum N``, the search
+            policy AlphaZero-style training uses as its target (mctx's
+            ``action_weights`` at temperature 1).
     """
 
     actions: tuple
@@ -61,10 +73,12 @@ class SearchSummary(NamedTuple):
     values: tuple[float, ...]
     action: Any
     player: Hashable
+    priors: tuple[float, ...]
+    visit_distribution: tuple[float, ...]
 
 
 class MCTS(Generic[StateT]):
-    """A UCT planner over a :class:`~mcts_agent.model.Model` (``docs/search.md``).
+    """A UCT (or PUCT) planner over a :class:`~mcts_agent.model.Model` (``docs/search.md``).
 
     Usage::
 
@@ -78,8 +92,15 @@ class MCTS(Generic[StateT]):
     with ``random`` or numpy's global state. Later searches continue the
     same generator.
 
+    Guided search (``docs/search.md``, "Guided search"): ``evaluator``,
+    ``selection="puct"``, ``max_depth`` and ``root_noise`` run the general
+    loop of :mod:`mcts_agent.general_loop`; with all of them off the plain
+    UCT loop runs (the same trees either way).
+
     Synonyms: ``iterations`` is mctx's ``num_simulations``; ``exploration`` is
-    OpenSpiel's ``uct_c``; ``visits`` is OpenSpiel's ``explore_count``.
+    OpenSpiel's ``uct_c`` (and PUCT's c, AlphaZero's ``c_puct``); ``visits``
+    is OpenSpiel's ``explore_count``; ``max_depth`` is mctx's ``max_depth``;
+    ``root_noise`` is AlphaZero's ``(dirichlet_alpha, exploration_fraction)``.
 
     Args:
         model: the model to plan in (``actions``, ``step``, ``player``). If it
@@ -96,11 +117,30 @@ class MCTS(Generic[StateT]):
         rollout_policy: optional ``(state, actions, rng) -> action`` used in
             rollouts instead of uniformly random moves; must return one of
             ``actions``.
-        seed: int seed of the rollouts' generator, or None for fresh entropy.
+        seed: int seed of the planner's generator (rollouts, root noise,
+            :meth:`sample_action`), or None for fresh entropy.
+        evaluator: optional ``(state, actions) -> Evaluation(value, priors)``
+            (:mod:`mcts_agent.evaluator`), called once for every non-terminal
+            node when it is made and once for the root. Its value (from the
+            point of view of the player to move in ``state``) replaces the
+            rollout at that node (None: roll out); its priors guide PUCT.
+        selection: ``"uct"`` (UCB1, priors ignored) or ``"puct"``
+            (``Q(a) + c * P(a) * sqrt(max(N(s), 1)) / (1 + N(a))``, with
+            ``c = exploration``).
+        unvisited_value: float, PUCT's Q of an untried action (AlphaZero: 0;
+            some use -1, "first play urgency"); only with ``"puct"``.
+        max_depth: int >= 1 or None: the horizon. A node at that depth (the
+            root is at 0) is never expanded; every iteration that reaches it
+            takes G from its evaluator value, else from a new rollout.
+        root_noise: ``(alpha, fraction)`` with alpha > 0 and fraction in
+            [0, 1], or None: Dirichlet(alpha) noise mixed into the root's
+            priors once per search, drawn from the planner's generator
+            (AlphaZero: ``(0.3, 0.25)`` for chess); PUCT only.
 
     Raises:
         TypeError: if ``model`` lacks a method or an argument has the wrong type.
-        ValueError: if an argument is out of range.
+        ValueError: if an argument is out of range, ``selection`` is unknown,
+            or ``root_noise`` or ``unvisited_value`` is given with UCT.
 
     :meth:`search` raises ``TypeError`` for a model that breaks the protocol and
     ``ValueError`` for NaN or infinite rewards, returns and value sums.
@@ -116,6 +156,11 @@ class MCTS(Generic[StateT]):
         rollout_limit: int = 1000,
         rollout_policy: RolloutPolicy | None = None,
         seed: int | None = None,
+        evaluator: Evaluator | None = None,
+        selection: str = "uct",
+        unvisited_value: float = 0.0,
+        max_depth: int | None = None,
+        root_noise: tuple[float, float] | None = None,
     ) -> None:
         for method in ("actions", "step", "player"):
             if not callable(getattr(model, method, None)):
@@ -136,6 +181,32 @@ class MCTS(Generic[StateT]):
         self.rollout_policy = rollout_policy
         self.seed = require_seed("seed", seed)
         self.rng = random.Random(self.seed)
+        if evaluator is not None and not callable(evaluator):
+            raise TypeError(
+                f"evaluator must be a callable (state, actions) -> Evaluation, got {evaluator!r}"
+            )
+        self.evaluator = evaluator
+        if selection not in SELECTIONS:
+            raise ValueError(f"selection must be one of {SELECTIONS}, got {selection!r}")
+        self.selection = selection
+        self.unvisited_value = require_float(
+            "unvisited_value", unvisited_value, -math.inf, math.inf, rule="(any real)"
+        )
+        if selection != "puct" and self.unvisited_value != 0.0:
+            raise ValueError(
+                f"unvisited_value is PUCT's value of an untried action; with selection="
+                f"{selection!r} every action is tried first, so it must stay 0.0, got "
+                f"{unvisited_value!r}"
+            )
+        self.max_depth = None if max_depth is None else require_int("max_depth", max_depth, 1)
+        self.root_noise = _checked_root_noise(root_noise, selection)
+        # The general loop (mcts_agent.general_loop) runs when an option needs it.
+        self._general = (
+            evaluator is not None
+            or selection != "uct"
+            or max_depth is not None
+            or root_noise is not None
+        )
         self._tree: Tree | None = None
 
     # ------------------------------------------------------------------ API
@@ -157,7 +228,7 @@ class MCTS(Generic[StateT]):
         return self._tree
 
     def search(self, state: StateT) -> Node:
-        """Runs ``iterations`` UCT iterations from ``state`` in a new tree.
+        """Runs ``iterations`` iterations from ``state`` in a new tree.
 
         ``state`` is never changed. If the search fails (the model raises, or
         breaks the protocol as below), the exception propagates with a note
@@ -183,7 +254,8 @@ class MCTS(Generic[StateT]):
                 infinite (names the state it started from and the return); if a
                 backed-up return or a value sum W overflows the float range
                 (names the state and action of the node, and W): rewards of
-                ``|r|`` near 1e308 cannot be summed.
+                ``|r|`` near 1e308 cannot be summed; if the evaluator (general
+                loop) returns a non-finite value or bad priors.
             TypeError: if the model breaks the protocol of ``docs/search.md``: its
                 ``actions`` returns no sequence (an iterator, a generator, a set,
                 a dict, a str or a numpy array; a tuple, list or range is
@@ -192,6 +264,8 @@ class MCTS(Generic[StateT]):
                 that is not a bool (Python's or numpy's) or 0/1; or a fused
                 ``rollout`` returns no real number. The message names the method,
                 what it returned and what was expected.
+                Also if the evaluator returns something else than an
+                ``Evaluation(value, priors)`` of real numbers.
         """
         model = self.model
         root_actions = checked_actions(model.actions(state), state)
@@ -200,9 +274,13 @@ class MCTS(Generic[StateT]):
                 "cannot search from a state with no legal actions (the game is over); "
                 f"got state {describe(state)}"
             )
-        tree = Tree(state, checked_player(model.player(state), state), root_actions)
         try:
-            self._run(tree)
+            if self._general:
+                tree: Tree = general_loop.new_tree(self, state, root_actions)
+                general_loop.run(self, tree)
+            else:
+                tree = Tree(state, checked_player(model.player(state), state), root_actions)
+                self._run(tree)
         except Exception as error:
             if hasattr(error, "add_note"):  # Python >= 3.11
                 error.add_note(
@@ -229,6 +307,8 @@ class MCTS(Generic[StateT]):
         best_index = -1
         best_key: tuple[int, float] = (-1, -math.inf)
         for i, child in enumerate(children):  # the children made so far, in order
+            if child == UNVISITED:  # a GuidedTree lists every action's child
+                continue
             key = (visits[child], values[child])
             if key > best_key:
                 best_key = key
@@ -243,13 +323,47 @@ class MCTS(Generic[StateT]):
         """
         tree = self.tree
         children = tree[ROOT].children
+        visit_counts = tuple(tree.visits[c] if c != UNVISITED else 0 for c in children)
+        total = sum(visit_counts)
+        if isinstance(tree, GuidedTree):
+            priors = tree.priors[ROOT]
+        else:
+            priors = uniform_priors(len(children))
         return SearchSummary(
             actions=tree.actions[ROOT],
-            visit_counts=tuple(tree.visits[c] if c != UNVISITED else 0 for c in children),
+            visit_counts=visit_counts,
             values=tuple(tree.values[c] if c != UNVISITED else math.nan for c in children),
             action=self.best_action(),
             player=tree.players[ROOT],
+            priors=priors,
+            visit_distribution=tuple(n / total for n in visit_counts),
         )
+
+    def sample_action(self, temperature: float) -> Any:
+        """Returns a root action drawn with probability ``N(a) ** (1 / temperature)`` (normalised).
+
+        AlphaZero's move selection (Silver et al., 2018): over the root's
+        children with N > 0, drawn from the planner's generator; temperature
+        0 is :meth:`best_action` (no draw). Large ``1 / temperature`` is
+        computed as ``(N(a) / max N) ** (1 / temperature)``, so it never
+        overflows.
+
+        Args:
+            temperature: float >= 0.
+
+        Raises:
+            RuntimeError: if no search has run yet.
+            TypeError, ValueError: if ``temperature`` is not a finite number >= 0.
+        """
+        temperature = require_float("temperature", temperature, 0.0)
+        if temperature == 0.0:
+            return self.best_action()
+        summary = self.summary()
+        tried = [(a, n) for a, n in zip(summary.actions, summary.visit_counts, strict=True) if n]
+        most = max(n for _, n in tried)
+        power = 1.0 / temperature
+        weights = [(n / most) ** power for _, n in tried]
+        return self.rng.choices([a for a, _ in tried], weights=weights)[0]
 
     # ------------------------------------------------------------ the loop
 
@@ -569,3 +683,26 @@ def _check_step(model: Model, state: Any, action: Any) -> None:
     _, reward, terminated = checked_step_result(result, state, action)
     checked_reward(reward, state, action)
     checked_terminated(terminated, state, action)
+
+
+def _checked_root_noise(root_noise: Any, selection: str) -> tuple[float, float] | None:
+    """Returns ``root_noise`` as ``(alpha, fraction)`` floats, or None; checks it.
+
+    Raises:
+        TypeError: if it is not None or a pair of real numbers.
+        ValueError: if alpha <= 0, fraction is outside [0, 1], or selection is not PUCT.
+    """
+    if root_noise is None:
+        return None
+    if not (isinstance(root_noise, Sequence) and len(root_noise) == 2):
+        raise TypeError(f"root_noise must be a pair (alpha, fraction) or None, got {root_noise!r}")
+    if selection != "puct":
+        raise ValueError(
+            f"root_noise perturbs the priors of selection='puct'; selection={selection!r} "
+            "ignores priors, so root_noise must be None"
+        )
+    alpha = require_float("root_noise's alpha", root_noise[0], 0.0)
+    if alpha == 0.0:
+        raise ValueError("root_noise's alpha must be > 0, got 0.0")
+    fraction = require_float("root_noise's fraction", root_noise[1], 0.0, 1.0)
+    return alpha, fraction

@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Hashable, Iterator, Sequence
 from typing import Any, NamedTuple, overload
 
-__all__ = ["ROOT", "TERMINAL", "UNVISITED", "Node", "Tree"]
+__all__ = ["ROOT", "TERMINAL", "UNVISITED", "GuidedTree", "Node", "Tree"]
 
 ROOT = 0
 """Index of the root node in a :class:`Tree`."""
@@ -159,3 +159,49 @@ class Tree(Sequence[Node]):
 
     def __iter__(self) -> Iterator[Node]:
         return (self[i] for i in range(len(self)))
+
+
+class GuidedTree(Tree):
+    """The general search loop's tree (``mcts_agent.general_loop``): a :class:`Tree` plus priors.
+
+    Read as a :class:`Tree` (the same :class:`Node` views). It differs in
+    storage where the general loop needs it:
+
+    * ``children[i]`` has one entry per action from the start, ``UNVISITED``
+      until the action is tried, because PUCT may try actions in any order.
+    * ``priors[i]``: the node's normalised priors, a tuple of floats of shape
+      ``[len(actions)]`` (uniform without an evaluator; the root's include the
+      root noise); ``()`` for a terminal node.
+    * ``leaf_values[i]``: the evaluator's value for the node (from the point of
+      view of its player to move), or None (no evaluator, the evaluator gave
+      None, or a terminal node).
+
+    * ``expansion_orders[i]``: PUCT's cache of the order in which the node's
+      actions are tried (:func:`mcts_agent.selection.puct_rule`); None until
+      the node is first selected from.
+
+    Attributes:
+        priors: per-node tuple of priors (see above).
+        leaf_values: per-node float or None (see above).
+        expansion_orders: per-node list of action indices, or None (see above).
+    """
+
+    __slots__ = ("priors", "leaf_values", "expansion_orders")
+
+    def __init__(
+        self, state: Any, player: Hashable, actions: tuple, priors: tuple, leaf_value: float | None
+    ) -> None:
+        """Makes a tree holding only the root.
+
+        Args:
+            state: the root's state.
+            player: the player to move at the root.
+            actions: the root's legal actions (non-empty tuple).
+            priors: the root's normalised priors, one per action.
+            leaf_value: the evaluator's value of the root (kept, not used), or None.
+        """
+        super().__init__(state, player, actions)
+        self.children[0] = (UNVISITED,) * len(actions)
+        self.priors: list[tuple[float, ...]] = [priors]
+        self.leaf_values: list[float | None] = [leaf_value]
+        self.expansion_orders: list[list[int] | None] = [None]

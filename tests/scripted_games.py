@@ -117,16 +117,21 @@ class ReferenceUCT:
                 path.append((node, child))
                 node = child
             g = 0.0 if node.terminated else self.rollout(node.state, node.actions, node.player)
-            for parent, child in reversed(path):
-                same = child.player == parent.player
-                g = child.reward + self.gamma * g if same else child.reward - self.gamma * g
-                child.visits += 1
-                child.value_sum += g
-            root.visits += 1
+            reference_backup(root, path, g, self.gamma)
         return root
 
     def rollout(self, state, actions, player):
         return reference_rollout(self.model, state, self.rng, self.rollout_limit, self.gamma)
+
+
+def reference_backup(root, path, g, gamma):
+    """The specification's backup of G along ``path`` ((parent, child) pairs), leaf first."""
+    for parent, child in reversed(path):
+        same = child.player == parent.player
+        g = child.reward + gamma * g if same else child.reward - gamma * g
+        child.visits += 1
+        child.value_sum += g
+    root.visits += 1
 
 
 def reference_rollout(model, state, rng, limit, gamma):

@@ -144,9 +144,11 @@ import random
 from collections.abc import Callable, Hashable
 from typing import Any
 
+import numpy as np
 from gymnasium import spaces
 from pettingzoo import AECEnv
 
+from mcts_agent.adapters.env_view import EnvView
 from mcts_agent.adapters.errors import CloneCheckError
 from mcts_agent.adapters.pettingzoo.checks import (
     PLANNING_CHECK_EVERY,
@@ -475,6 +477,38 @@ class PettingZooModel:
                 return g
             coef *= gamma if agent == mover else -gamma
             mover = agent
+
+    def env_view(self, state: PettingZooState) -> EnvView:
+        """Returns what the env shows the agent to move in ``state``: observation and mask.
+
+        For evaluators written against observations
+        (:class:`~mcts_agent.adapters.env_view.EnvViewEvaluator`). The
+        observation is ``env.observe(agent)`` of the state's game (its
+        ``"observation"`` entry when it is a dict with an ``"action_mask"``,
+        as in PettingZoo's classic games); with ``"attributes"`` the state's
+        own copy is observed (PettingZoo's ``observe`` only reads), with the
+        other methods the position is restored first.
+
+        Args:
+            state: a state of this model.
+
+        Returns:
+            ``EnvView(observation, action_mask)``; the mask (int8, shape
+            ``[n]`` of the agent's ``Discrete(n)`` space) marks
+            ``state.actions`` (all zeros once the game is over).
+        """
+        method = self._method
+        if self.clone_method == "attributes":
+            env = state.position
+        else:
+            env = method.load(state.position)
+            self._scratch_holds = None
+        observation = env.observe(state.agent)
+        if isinstance(observation, dict) and "action_mask" in observation:
+            observation = observation.get("observation")
+        mask = np.zeros(env.action_space(state.agent).n, dtype=np.int8)
+        mask[list(state.actions)] = 1
+        return EnvView(observation, mask)
 
     def to_env_action(self, action: Any) -> Any:
         """Returns the env's action for the model's ``action``: the same (PettingZoo's own)."""

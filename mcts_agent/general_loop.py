@@ -1,0 +1,223 @@
+"""The general search loop: the plain loop's four steps with the options of ``docs/search.md``.
+
+:class:`~mcts_agent.search.MCTS` runs its plain UCT loop (``MCTS._run``, the
+reference and the fast path) unless an option needs this one: an
+``evaluator``, ``selection="puct"``, a ``max_depth`` or ``root_noise``. With
+every option off this loop builds the plain loop's trees bit for bit (same
+seed, same N and W at every node; ``tests/test_guided_search.py`` forces it
+to prove so).
+
+One iteration, readable form (the code does exactly this)::
+
+    node, depth, path = ROOT, 0, []
+    while not terminal(node) and depth < max_depth:                   # 1. selection
+        i = select(node)               # UCT: first untried, else UCB1; PUCT: every action
+        depth += 1
+        if action i of node is untried:                               # 2. expansion
+            node = add_child(node, i)  # one step; the evaluator is asked if not terminal
+            path.append(node); break
+        node = child i of node; path.append(node)
+    G = 0 if terminal(node) else                                      # 3. simulation
+        leaf_value(node) if the evaluator gave one else rollout(node)
+    back up G along path, leaf first (the plain loop's rule)          # 4. backup
+
+Sources: Silver et al. (2017, 2018) for PUCT, root noise and the evaluator's
+(value, priors); OpenSpiel's ``mcts.py`` for the evaluator interface.
+
+This loop is where later options go (a time budget, a solver, chance nodes,
+max^n backups): a new selection rule in :mod:`mcts_agent.selection`, a new
+per-node field in :class:`~mcts_agent.tree.GuidedTree`, a new branch here.
+"""
+
+from __future__ import annotations
+
+import math
+import sys
+from typing import TYPE_CHECKING, Any
+
+from mcts_agent.evaluator import checked_evaluation, uniform_priors
+from mcts_agent.selection import puct_rule, uct_rule
+from mcts_agent.tree import ROOT, TERMINAL, UNVISITED, GuidedTree
+
+if TYPE_CHECKING:
+    from mcts_agent.search import MCTS
+
+__all__ = ["finite_reward", "new_tree", "run"]
+
+
+def finite_reward(state: Any, action: Any, reward: Any) -> float:
+    """Returns ``reward`` as a float if it is finite.
+
+    Args:
+        state: the state stepped (named in the error).
+        action: the action taken.
+        reward: what ``step(state, action)`` returned as the reward.
+
+    Raises:
+        ValueError: if the reward is NaN or infinite.
+    """
+    value = float(reward)
+    if not math.isfinite(value):
+        raise ValueError(
+            f"step(state, action) returned the reward {value} for action {action!r} in state "
+            f"{state!r}; rewards must be finite numbers"
+        )
+    return value
+
+
+def new_tree(planner: MCTS, state: Any, actions: tuple) -> GuidedTree:
+    """Returns the one-node tree of a search from ``state``: the root evaluated and noised.
+
+    The evaluator (if any) is asked once for the root; its priors (uniform
+    without one) then get the root noise, if any: ``eta ~ Dirichlet(alpha,
+    ..., alpha)`` drawn from the planner's generator (each ``eta_i`` a
+    ``gammavariate(alpha, 1)`` divided by their sum), and the root's priors
+    become ``(1 - fraction) * P + fraction * eta``.
+
+    Args:
+        planner: the planner searching (its model, evaluator, noise and generator).
+        state: the root's state.
+        actions: its legal actions (non-empty tuple).
+
+    Raises:
+        TypeError, ValueError: if the evaluator's answer is malformed
+            (:func:`~mcts_agent.evaluator.checked_evaluation`).
+    """
+    evaluator = planner.evaluator
+    if evaluator is None:
+        value, priors = None, uniform_priors(len(actions))
+    else:
+        value, priors = checked_evaluation(evaluator(state, actions), state, actions)
+    if planner.root_noise is not None:
+        alpha, fraction = planner.root_noise
+        gammavariate = planner.rng.gammavariate
+        draws = [gammavariate(alpha, 1.0) for _ in actions]
+        total = sum(draws)
+        priors = tuple(
+            (1.0 - fraction) * p + fraction * (eta / total)
+            for p, eta in zip(priors, draws, strict=True)
+        )
+    return GuidedTree(state, planner.model.player(state), actions, priors, value)
+
+
+def run(planner: MCTS, tree: GuidedTree) -> None:
+    """Runs ``planner.iterations`` iterations of the general loop on ``tree``.
+
+    Args:
+        planner: the planner searching (its model and options).
+        tree: the tree to grow, made by :func:`new_tree`.
+
+    Raises:
+        ValueError: if ``step`` returns a non-finite reward, or the evaluator
+            a malformed answer (TypeError for a wrong type).
+    """
+    model = planner.model
+    step = model.step
+    model_actions = model.actions
+    model_player = model.player
+    evaluator = planner.evaluator
+    gamma = planner.gamma
+    minus_gamma = -gamma
+    limit = planner.rollout_limit
+    rng = planner.rng
+    fused_rollout, generic_rollout = planner._rollouts()
+    horizon = sys.maxsize if planner.max_depth is None else planner.max_depth
+    if planner.selection == "puct":
+        select = puct_rule(tree, planner.exploration, planner.unvisited_value)
+    else:
+        select = uct_rule(tree, planner.exploration)
+
+    states = tree.states
+    players = tree.players
+    rewards = tree.rewards
+    discounts = tree.discounts
+    node_actions = tree.actions
+    children = tree.children
+    untried = tree.untried
+    visits = tree.visits
+    value_sums = tree.value_sums
+    values = tree.values
+    priors = tree.priors
+    leaf_values = tree.leaf_values
+
+    expansion_orders = tree.expansion_orders
+    isfinite = math.isfinite
+
+    path: list[int] = []
+    path_append = path.append
+    for _ in range(planner.iterations):
+        node = ROOT
+        depth = 0
+        path.clear()
+        # 1. Selection, down to a terminal node, the horizon, or an untried action.
+        while untried[node] != TERMINAL and depth < horizon:
+            i = select(node)
+            depth += 1
+            child = children[node][i]
+            if child != UNVISITED:
+                node = child
+                path_append(node)
+                continue
+            # 2. Expansion of the untried action selected: one step, once for ever.
+            state = states[node]
+            action = node_actions[node][i]
+            next_state, reward, terminated = step(state, action)
+            reward = float(reward)
+            if not isfinite(reward):
+                finite_reward(state, action, reward)  # raises
+            child_actions: tuple = ()
+            child_player = None
+            value: float | None = None
+            child_priors: tuple = ()
+            if not terminated:
+                child_actions = tuple(model_actions(next_state))
+                if child_actions:
+                    child_player = model_player(next_state)
+                    if evaluator is None:
+                        child_priors = uniform_priors(len(child_actions))
+                    else:
+                        value, child_priors = checked_evaluation(
+                            evaluator(next_state, child_actions), next_state, child_actions
+                        )
+            child = len(states)
+            states.append(next_state)
+            players.append(child_player)
+            rewards.append(reward)
+            discounts.append(gamma if child_player == players[node] else minus_gamma)
+            node_actions.append(child_actions)
+            children.append((UNVISITED,) * len(child_actions))
+            untried.append(len(child_actions) or TERMINAL)
+            visits.append(0)
+            value_sums.append(0.0)
+            values.append(0.0)
+            priors.append(child_priors)
+            leaf_values.append(value)
+            expansion_orders.append(None)
+            kids = children[node]
+            children[node] = kids[:i] + (child,) + kids[i + 1 :]
+            untried[node] -= 1
+            node = child
+            path_append(node)
+            break
+
+        # 3. Simulation: 0 at a terminal node, else the evaluator's value or a rollout.
+        if untried[node] == TERMINAL:
+            g = 0.0
+        elif leaf_values[node] is not None:
+            g = leaf_values[node]
+        elif fused_rollout is not None:
+            g = fused_rollout(states[node], rng, limit, gamma)
+        elif generic_rollout is not None:
+            g = generic_rollout(states[node], node_actions[node], players[node])
+        else:
+            g = 0.0
+
+        # 4. Backup, leaf first: G = r + gamma*G if the mover moves again, else r - gamma*G.
+        for node in reversed(path):
+            g = rewards[node] + discounts[node] * g
+            n = visits[node] + 1
+            visits[node] = n
+            w = value_sums[node] + g
+            value_sums[node] = w
+            values[node] = w / n
+        visits[ROOT] += 1
