@@ -205,3 +205,9 @@ def assert_same_tree(a, b, path="root"):
         assert (x is None) == (y is None), f"{path}/{i}: tried in one tree only"
         if x is not None:
             assert_same_tree(x, y, f"{path}/{i}")
+
+
+def child_of(planner, action, index=0):
+    """The node reached from node ``index`` of the planner's tree by ``action``."""
+    node = planner.tree[index]
+    return planner.tree[node.children[node.actions.index(action)]]

@@ -20,6 +20,7 @@ from scripted_games import (
     ReferenceUCT,
     ScriptedGame,
     assert_same_tree,
+    child_of,
     nested,
     nested_reference,
     random_game,
@@ -34,11 +35,6 @@ from mcts_agent.envs.connect_four import EMPTY_BOARD as C4_START
 from mcts_agent.envs.connect_four import ConnectFourModel, heuristic_evaluator, parse_board
 from mcts_agent.envs.tic_tac_toe import EMPTY_BOARD, TicTacToeModel
 from mcts_agent.envs.tic_tac_toe import parse_board as ttt_board
-
-
-def child_of(planner, action, index=0):
-    node = planner.tree[index]
-    return planner.tree[node.children[node.actions.index(action)]]
 
 
 def constant(value=None, priors=None):

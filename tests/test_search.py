@@ -15,6 +15,7 @@ from scripted_games import (
     ReferenceUCT,
     ScriptedGame,
     assert_same_tree,
+    child_of,
     nested,
     nested_reference,
     random_game,
@@ -22,12 +23,6 @@ from scripted_games import (
 
 from mcts_agent import MCTS, UNVISITED, StepResult
 from mcts_agent.envs.tic_tac_toe import EMPTY_BOARD, TicTacToeModel
-
-
-def child_of(planner, action, index=0):
-    node = planner.tree[index]
-    return planner.tree[node.children[node.actions.index(action)]]
-
 
 # ---------------------------------------------------------------- the worked examples
 
