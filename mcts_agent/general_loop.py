@@ -35,6 +35,12 @@ import math
 import sys
 from typing import TYPE_CHECKING, Any
 
+from mcts_agent._validation import (
+    checked_actions,
+    checked_player,
+    checked_reward,
+    checked_terminated,
+)
 from mcts_agent.evaluator import checked_evaluation, uniform_priors
 from mcts_agent.selection import puct_rule, uct_rule
 from mcts_agent.tree import ROOT, TERMINAL, UNVISITED, GuidedTree
@@ -42,27 +48,7 @@ from mcts_agent.tree import ROOT, TERMINAL, UNVISITED, GuidedTree
 if TYPE_CHECKING:
     from mcts_agent.search import MCTS
 
-__all__ = ["finite_reward", "new_tree", "run"]
-
-
-def finite_reward(state: Any, action: Any, reward: Any) -> float:
-    """Returns ``reward`` as a float if it is finite.
-
-    Args:
-        state: the state stepped (named in the error).
-        action: the action taken.
-        reward: what ``step(state, action)`` returned as the reward.
-
-    Raises:
-        ValueError: if the reward is NaN or infinite.
-    """
-    value = float(reward)
-    if not math.isfinite(value):
-        raise ValueError(
-            f"step(state, action) returned the reward {value} for action {action!r} in state "
-            f"{state!r}; rewards must be finite numbers"
-        )
-    return value
+__all__ = ["new_tree", "run"]
 
 
 def new_tree(planner: MCTS, state: Any, actions: tuple) -> GuidedTree:
@@ -162,17 +148,22 @@ def run(planner: MCTS, tree: GuidedTree) -> None:
             state = states[node]
             action = node_actions[node][i]
             next_state, reward, terminated = step(state, action)
-            reward = float(reward)
-            if not isfinite(reward):
-                finite_reward(state, action, reward)  # raises
+            if reward.__class__ is not float or not isfinite(reward):
+                reward = checked_reward(reward, state, action)  # a float, or raises
             child_actions: tuple = ()
             child_player = None
             value: float | None = None
             child_priors: tuple = ()
+            if terminated is not False and terminated is not True:
+                terminated = checked_terminated(terminated, state, action)
             if not terminated:
-                child_actions = tuple(model_actions(next_state))
+                child_actions = model_actions(next_state)
+                if child_actions.__class__ is not tuple:
+                    child_actions = checked_actions(child_actions, next_state)
                 if child_actions:
                     child_player = model_player(next_state)
+                    if child_player.__class__ is not int:
+                        checked_player(child_player, next_state)
                     if evaluator is None:
                         child_priors = uniform_priors(len(child_actions))
                     else:

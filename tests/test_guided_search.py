@@ -441,7 +441,7 @@ def test_a_malformed_evaluation_is_a_type_error():
 def test_a_non_finite_reward_is_a_value_error_naming_state_action_and_value():
     game = ScriptedGame({"root": (0, {"a": ("A", math.nan, True)})})
     planner = MCTS(game, 3, selection="puct")
-    with pytest.raises(ValueError, match=r"reward nan for action 'a' in state 'root'"):
+    with pytest.raises(ValueError, match=r"step\('root', 'a'\) returned the reward nan"):
         planner.search("root")
 
 
@@ -655,3 +655,20 @@ def test_the_guided_examples_run(script, argv, last_line, monkeypatch, capsys):
     runpy.run_path(str(path), run_name="__main__")
     output = capsys.readouterr().out
     assert re.match(last_line, output.strip().splitlines()[-1]), output
+
+
+def test_protocol_violations_below_the_root_are_type_errors_in_the_general_loop():
+    class IteratorBelowTheRoot:
+        def actions(self, state):
+            if state == 0:
+                return ()
+            return (0, 1) if state == 3 else iter([0, 1])
+
+        def player(self, state):
+            return 0
+
+        def step(self, state, action):
+            return StepResult(state - 1, 0.0, state == 1)
+
+    with pytest.raises(TypeError, match=r"actions\(2\) returned .*expected a sequence"):
+        MCTS(IteratorBelowTheRoot(), 5, selection="puct").search(3)
