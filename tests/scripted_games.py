@@ -6,6 +6,8 @@ import math
 import random
 from dataclasses import dataclass, field
 
+from hypothesis import strategies as st
+
 from mcts_agent import StepResult
 
 
@@ -211,3 +213,13 @@ def child_of(planner, action, index=0):
     """The node reached from node ``index`` of the planner's tree by ``action``."""
     node = planner.tree[index]
     return planner.tree[node.children[node.actions.index(action)]]
+
+
+# Hypothesis strategy: small random games (random_game) of 1 to 3 players.
+games = st.builds(
+    random_game,
+    seed=st.integers(0, 10_000),
+    depth=st.integers(1, 5),
+    max_branching=st.integers(1, 4),
+    num_players=st.integers(1, 3),
+)

@@ -21,9 +21,9 @@ from scripted_games import (
     ScriptedGame,
     assert_same_tree,
     child_of,
+    games,
     nested,
     nested_reference,
-    random_game,
     reference_backup,
     reference_rollout,
 )
@@ -285,13 +285,6 @@ def hashed_evaluator(kind):
     return evaluator
 
 
-games = st.builds(
-    random_game,
-    seed=st.integers(0, 10_000),
-    depth=st.integers(1, 5),
-    max_branching=st.integers(1, 4),
-    num_players=st.integers(1, 3),
-)
 guided_settings = st.fixed_dictionaries(
     {
         "iterations": st.integers(1, 80),

@@ -16,9 +16,9 @@ from scripted_games import (
     ScriptedGame,
     assert_same_tree,
     child_of,
+    games,
     nested,
     nested_reference,
-    random_game,
 )
 
 from mcts_agent import MCTS, UNVISITED, StepResult
@@ -533,13 +533,6 @@ def test_answers_of_other_allowed_types_build_the_same_tree(faults, rollout_limi
 
 # ---------------------------------------------------------------- invariants (hypothesis)
 
-games = st.builds(
-    random_game,
-    seed=st.integers(0, 10_000),
-    depth=st.integers(1, 5),
-    max_branching=st.integers(1, 4),
-    num_players=st.integers(1, 3),
-)
 search_settings = st.fixed_dictionaries(
     {
         "iterations": st.integers(1, 120),
