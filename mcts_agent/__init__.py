@@ -16,7 +16,7 @@ from importlib.metadata import PackageNotFoundError, version
 from mcts_agent.agent import MCTSAgent
 from mcts_agent.evaluator import Evaluation, Evaluator
 from mcts_agent.minimax import AlphaBetaMinimax, ExhaustiveMinimax
-from mcts_agent.model import Model, RolloutModel, StepResult
+from mcts_agent.model import Model, RolloutModel, StepResult, StochasticModel
 from mcts_agent.policies import MinimaxPolicy, PerfectPolicy, Policy, RandomPolicy
 from mcts_agent.search import MCTS, RolloutPolicy, SearchSummary
 from mcts_agent.tree import ROOT, UNVISITED, Node, Tree
@@ -45,6 +45,7 @@ __all__ = (
     "RolloutPolicy",
     "SearchSummary",
     "StepResult",
+    "StochasticModel",
     "Tree",
     "__version__",
 )

@@ -13,8 +13,10 @@ One iteration, readable form (the code does exactly this)::
     while not terminal(node) and depth < max_depth:                   # 1. selection
         i = select(node)               # UCT: first untried, else UCB1; PUCT: every action
         depth += 1
+        if stochastic: node = chance node of i (made if untried); path.append(node)
+                       i = the outcome drawn there (mcts_agent.chance)
         if action i of node is untried:                               # 2. expansion
-            node = add_child(node, i)  # one step; the evaluator is asked if not terminal
+            node = add_child(node, i)  # one step (or the drawn outcome); evaluator if not terminal
             path.append(node); break
         node = child i of node; path.append(node)
     G = 0 if terminal(node) else                                      # 3. simulation
@@ -35,6 +37,7 @@ import math
 import sys
 from typing import TYPE_CHECKING, Any
 
+from mcts_agent import chance
 from mcts_agent._validation import (
     checked_actions,
     checked_player,
@@ -98,7 +101,7 @@ def run(planner: MCTS, tree: GuidedTree) -> None:
             a malformed answer (TypeError for a wrong type).
     """
     model = planner.model
-    step = model.step
+    step = getattr(model, "step", None)  # never called on a stochastic model
     model_actions = model.actions
     model_player = model.player
     evaluator = planner.evaluator
@@ -128,6 +131,9 @@ def run(planner: MCTS, tree: GuidedTree) -> None:
 
     expansion_orders = tree.expansion_orders
     isfinite = math.isfinite
+    # A stochastic model: each action leads through its chance node (mcts_agent.chance).
+    cross = chance.crossing(planner, tree) if planner.stochastic else None
+    result = None
 
     path: list[int] = []
     path_append = path.append
@@ -139,15 +145,22 @@ def run(planner: MCTS, tree: GuidedTree) -> None:
         while untried[node] != TERMINAL and depth < horizon:
             i = select(node)
             depth += 1
+            if cross is not None:  # on to action i's chance node and one outcome drawn there
+                node, i, result = cross(node, i)
+                path_append(node)
             child = children[node][i]
             if child != UNVISITED:
                 node = child
                 path_append(node)
                 continue
-            # 2. Expansion of the untried action selected: one step, once for ever.
+            # 2. Expansion of the untried action selected: one step, once for ever
+            # (or of the new outcome drawn at a chance node).
             state = states[node]
             action = node_actions[node][i]
-            next_state, reward, terminated = step(state, action)
+            if result is None:
+                next_state, reward, terminated = step(state, action)
+            else:
+                next_state, reward, terminated = result
             if reward.__class__ is not float or not isfinite(reward):
                 reward = checked_reward(reward, state, action)  # a float, or raises
             child_actions: tuple = ()

@@ -26,6 +26,10 @@ for sums of returns to stay finite (``mcts_agent.testing.MAX_ABS_REWARD``).
 
 A model may also offer an optional fused rollout (see :class:`RolloutModel`):
 the search then calls it instead of stepping a random playout move by move.
+
+A *stochastic* model (:class:`StochasticModel`) offers ``sample_step`` or
+``outcomes`` instead of a deterministic ``step``, and optionally ``key``; the
+search plans it with chance nodes (``docs/search.md``, "Chance").
 """
 
 from __future__ import annotations
@@ -36,7 +40,7 @@ from typing import Any, NamedTuple, Protocol, TypeVar, runtime_checkable
 
 StateT = TypeVar("StateT")
 
-__all__ = ["Model", "RolloutModel", "StepResult"]
+__all__ = ["Model", "RolloutModel", "StepResult", "StochasticModel"]
 
 
 class StepResult(NamedTuple):
@@ -126,5 +130,67 @@ class RolloutModel(Model[StateT], Protocol[StateT]):
             float, the return from the point of view of ``player(state)``; finite
             (the search raises ``ValueError`` for NaN or infinity, ``TypeError``
             for a value that is not a real number).
+        """
+        ...
+
+
+class StochasticModel(Protocol[StateT]):
+    """A turn-based model whose moves have random outcomes (``docs/search.md``, "Chance").
+
+    A stochastic model has ``actions`` and ``player`` as :class:`Model` has,
+    and **one** of ``sample_step`` and ``outcomes`` (a model may offer both;
+    the search then uses ``outcomes``); ``key`` is optional. The search never
+    calls its ``step``. This protocol lists all three for type checkers and
+    documentation; it is not ``runtime_checkable``, since a model needs only
+    some of them (:func:`mcts_agent.chance.is_stochastic` is the search's
+    test: a callable ``sample_step`` or ``outcomes``).
+
+    A fused ``rollout`` (:class:`RolloutModel`) of a stochastic model must
+    draw its outcomes from the ``rng`` it is given too, with the
+    distribution of ``outcomes`` / ``sample_step``.
+
+    :func:`mcts_agent.testing.check_model` checks all three.
+    """
+
+    def actions(self, state: StateT) -> Sequence[Any]:
+        """Returns the legal actions in ``state``, in a fixed order; empty if over."""
+        ...
+
+    def player(self, state: StateT) -> Hashable:
+        """Returns the player to move in ``state``: hashable, compared only for equality."""
+        ...
+
+    def sample_step(self, state: StateT, action: Any, rng: random.Random) -> StepResult:
+        """Returns one random outcome of ``action`` in ``state``, drawn from ``rng`` only.
+
+        ``StepResult(next_state, reward, terminated)`` as :meth:`Model.step`;
+        never changes ``state``. The same ``rng`` state must give the same
+        outcome (no other source of randomness: a plan that read the dice
+        from elsewhere would know them before they are thrown).
+
+        Args:
+            state: a state with ``action`` legal.
+            action: one of ``actions(state)``.
+            rng: the planner's generator.
+        """
+        ...
+
+    def outcomes(self, state: StateT, action: Any) -> Sequence[tuple[float, StepResult]]:
+        """Returns every outcome of ``action`` in ``state`` with its probability.
+
+        A sequence of ``(probability, StepResult)`` pairs: probabilities
+        positive (impossible outcomes left out) and summing to 1 within
+        1e-9; the same answer whenever asked; ``state`` never changed.
+        """
+        ...
+
+    def key(self, state: StateT) -> Hashable:
+        """Returns what the player can see of ``state``: states of equal keys are one node.
+
+        Optional (default: the state itself, which must then be hashable).
+        Two outcomes of a chance node share one child when their keys, rewards
+        and ``terminated`` flags are equal; the child keeps the first one's
+        state, so equal keys must mean the same position for the rest of the
+        game (e.g. a snapshot without the env's random generator).
         """
         ...

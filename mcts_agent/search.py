@@ -17,7 +17,7 @@ import random
 from collections.abc import Callable, Hashable, Sequence
 from typing import Any, Generic, NamedTuple
 
-from mcts_agent import general_loop
+from mcts_agent import chance, general_loop
 from mcts_agent._validation import (
     checked_actions,
     checked_player,
@@ -97,13 +97,21 @@ class MCTS(Generic[StateT]):
     loop of :mod:`mcts_agent.general_loop`; with all of them off the plain
     UCT loop runs (the same trees either way).
 
+    Chance (``docs/search.md``, "Chance"): a model with ``sample_step`` or
+    ``outcomes`` (:class:`~mcts_agent.model.StochasticModel`) is planned
+    with chance nodes (:mod:`mcts_agent.chance`) in the general loop; its
+    ``step`` is never called. Every outcome is drawn from the planner's
+    generator, so the same seed, model and state still give the same tree.
+
     Synonyms: ``iterations`` is mctx's ``num_simulations``; ``exploration`` is
     OpenSpiel's ``uct_c`` (and PUCT's c, AlphaZero's ``c_puct``); ``visits``
     is OpenSpiel's ``explore_count``; ``max_depth`` is mctx's ``max_depth``;
     ``root_noise`` is AlphaZero's ``(dirichlet_alpha, exploration_fraction)``.
 
     Args:
-        model: the model to plan in (``actions``, ``step``, ``player``). If it
+        model: the model to plan in (``actions``, ``step``, ``player``; or
+            ``actions``, ``player`` and ``sample_step`` or ``outcomes``, and
+            optionally ``key``, for a stochastic model). If it
             also has ``rollout(state, rng, limit, gamma)`` and no
             ``rollout_policy`` is given, that fused rollout is used.
         iterations: int >= 1, selection-expansion-simulation-backup passes per
@@ -162,11 +170,14 @@ class MCTS(Generic[StateT]):
         max_depth: int | None = None,
         root_noise: tuple[float, float] | None = None,
     ) -> None:
-        for method in ("actions", "step", "player"):
+        self.stochastic = chance.is_stochastic(model)
+        for method in ("actions", "player") if self.stochastic else ("actions", "step", "player"):
             if not callable(getattr(model, method, None)):
                 raise TypeError(
                     f"model must have callable actions(state), step(state, action) and "
-                    f"player(state); {type(model).__name__} has no {method}()"
+                    f"player(state) (a stochastic model: sample_step(state, action, rng) or "
+                    f"outcomes(state, action) instead of step); {type(model).__name__} has no "
+                    f"{method}()"
                 )
         self.model = model
         self.iterations = require_int("iterations", iterations, 1)
@@ -206,6 +217,7 @@ class MCTS(Generic[StateT]):
             or selection != "uct"
             or max_depth is not None
             or root_noise is not None
+            or self.stochastic
         )
         self._tree: Tree | None = None
 
@@ -570,7 +582,8 @@ class MCTS(Generic[StateT]):
         if policy is None and callable(fused):
             return fused, None
 
-        step = model.step
+        stochastic = self.stochastic
+        step = chance.sampler(model, rng) if stochastic else model.step  # outcomes drawn from rng
         model_actions = model.actions
         model_player = model.player
         random_ = rng.random
@@ -607,7 +620,7 @@ class MCTS(Generic[StateT]):
                 # Off the fast path: name the answer that broke the protocol, if one did:
                 # ``actions`` (of ``state``), else the last ``step(previous, action)``.
                 checked_actions(actions, state)
-                if previous is not _NOT_STEPPED:
+                if previous is not _NOT_STEPPED and not stochastic:  # a draw checks itself
                     _check_step(model, previous, action)
                 raise
 

@@ -45,6 +45,13 @@ class Node(NamedTuple):
         value_sum: float, W, the sum of the returns backed up through the node,
             from the point of view of the player who moved into it.
         value: float, Q = W / N (0.0 while N = 0).
+        chance: True for a chance node (``docs/search.md``, "Chance"; only in
+            the tree of a stochastic model, :mod:`mcts_agent.chance`): the
+            node of one action of its parent, holding the parent's state and
+            player, reward 0.0; its ``actions`` are the outcomes drawn so far,
+            each as its key ``(model.key(next_state), reward, terminated)``,
+            and ``children[i]`` the decision node of ``actions[i]``; its value
+            is the mean return of the action from the chooser's point of view.
     """
 
     state: Any
@@ -56,6 +63,7 @@ class Node(NamedTuple):
     visits: int
     value_sum: float
     value: float
+    chance: bool = False
 
 
 TERMINAL = -1
@@ -179,14 +187,20 @@ class GuidedTree(Tree):
     * ``expansion_orders[i]``: PUCT's cache of the order in which the node's
       actions are tried (:func:`mcts_agent.selection.puct_rule`); None until
       the node is first selected from.
+    * ``chance_records``: for a stochastic model, the chance nodes
+      (:mod:`mcts_agent.chance`): node index -> its
+      :class:`~mcts_agent.chance.ChanceRecord`; empty otherwise. A chance
+      node's ``untried`` is 0, its ``discounts`` entry 1.0, its ``actions``
+      the keys of the outcomes drawn so far and its ``children`` their nodes.
 
     Attributes:
         priors: per-node tuple of priors (see above).
         leaf_values: per-node float or None (see above).
         expansion_orders: per-node list of action indices, or None (see above).
+        chance_records: dict of the chance nodes' records (see above).
     """
 
-    __slots__ = ("priors", "leaf_values", "expansion_orders")
+    __slots__ = ("priors", "leaf_values", "expansion_orders", "chance_records")
 
     def __init__(
         self, state: Any, player: Hashable, actions: tuple, priors: tuple, leaf_value: float | None
@@ -205,3 +219,18 @@ class GuidedTree(Tree):
         self.priors: list[tuple[float, ...]] = [priors]
         self.leaf_values: list[float | None] = [leaf_value]
         self.expansion_orders: list[list[int] | None] = [None]
+        self.chance_records: dict[int, Any] = {}
+
+    @overload
+    def __getitem__(self, index: int) -> Node: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[Node]: ...
+
+    def __getitem__(self, index: int | slice) -> Node | list[Node]:
+        node = super().__getitem__(index)
+        if isinstance(node, Node) and self.chance_records:
+            position = index if index >= 0 else index + len(self)  # type: ignore[operator]
+            if position in self.chance_records:
+                return node._replace(chance=True)
+        return node

@@ -1,0 +1,324 @@
+"""Chance nodes: planning in stochastic models, sampled when the walk crosses chance.
+
+A model with ``sample_step(state, action, rng)`` or ``outcomes(state, action)``
+is *stochastic* (:class:`~mcts_agent.model.StochasticModel`); the search then
+runs the general loop (:mod:`mcts_agent.general_loop`) and never calls its
+``step``. In its tree (``docs/search.md``, "Chance"):
+
+* every tried action of a decision node leads to a *chance node*
+  (``Node.chance`` is True), which holds the state the action was taken in,
+  the player who chose it, reward 0.0, and one child per outcome seen so far;
+* each iteration that crosses a chance node draws one outcome from the
+  planner's generator (by the probabilities of ``outcomes``, asked once when
+  the chance node is made, or with one ``sample_step``) and goes on to the
+  child of that outcome's key, ``(model.key(next_state), reward,
+  terminated)``: what the player sees after the move (``key`` defaults to
+  the state itself). An outcome not seen before makes a new decision node,
+  the iteration's expansion. Two draws that the player cannot tell apart
+  share one node however the dice fell; the reward and the flag are part of
+  the key because the player sees them too (slippery CliffWalking reaches
+  its start both by a plain step, reward -1, and by falling off the cliff,
+  reward -100);
+* the backup passes a chance node with G unchanged (its reward is 0.0 and its
+  discount 1.0), so its value is the mean return of its outcomes from the
+  point of view of the player who chose the action: UCT at a decision node
+  selects among chance nodes by their expected value. An outcome node backs
+  up as any node, its sign decided by the player who chose the action.
+
+Rollouts draw outcomes the same way (:func:`sampler`). Sources: Kocsis &
+Szepesvári (2006), UCT for MDPs with sampled transitions; OpenSpiel's chance
+nodes (``mcts.py``: one child per outcome); MCTS.jl's state-keyed trees.
+"""
+
+from __future__ import annotations
+
+import bisect
+import math
+import random
+from collections.abc import Callable, Hashable
+from typing import TYPE_CHECKING, Any
+
+from mcts_agent._validation import (
+    checked_reward,
+    checked_step_result,
+    checked_terminated,
+    describe,
+)
+from mcts_agent.model import StepResult
+from mcts_agent.tree import UNVISITED, GuidedTree
+
+if TYPE_CHECKING:
+    from mcts_agent.search import MCTS
+
+__all__ = [
+    "PROBABILITY_TOLERANCE",
+    "ChanceRecord",
+    "checked_outcomes",
+    "crossing",
+    "is_stochastic",
+    "outcome_key",
+    "sampler",
+]
+
+PROBABILITY_TOLERANCE = 1e-9
+"""How far from 1 the probabilities of ``outcomes`` may sum."""
+
+Crossing = Callable[[int, int], tuple[int, int, "StepResult | None"]]
+"""``cross(node, i) -> (chance, j, result)``; see :func:`crossing`."""
+
+
+def is_stochastic(model: Any) -> bool:
+    """True if ``model`` has a callable ``sample_step`` or ``outcomes`` (a stochastic model)."""
+    return callable(getattr(model, "sample_step", None)) or callable(
+        getattr(model, "outcomes", None)
+    )
+
+
+class ChanceRecord:
+    """The bookkeeping of one chance node (``GuidedTree.chance_records[node]``).
+
+    Attributes:
+        action: the action whose outcomes the node draws.
+        index: dict, outcome key -> index of the outcome among the node's
+            children (``tree.actions[node]`` lists the keys in that order).
+        cumulative: for ``outcomes`` models, the running sums of the
+            outcomes' probabilities (the last is 1.0), else None.
+        results: for ``outcomes`` models, the outcomes' ``StepResult``s
+            (checked), in the model's order, else None.
+        keys: for ``outcomes`` models, each outcome's key, else None.
+    """
+
+    __slots__ = ("action", "index", "cumulative", "results", "keys")
+
+    def __init__(
+        self,
+        action: Any,
+        cumulative: list[float] | None = None,
+        results: list[StepResult] | None = None,
+        keys: list[Hashable] | None = None,
+    ) -> None:
+        self.action = action
+        self.index: dict[Hashable, int] = {}
+        self.cumulative = cumulative
+        self.results = results
+        self.keys = keys
+
+
+def outcome_key(key: Callable[[Any], Hashable] | None, result: StepResult) -> Hashable:
+    """The key of an outcome: ``(key(next_state), reward, terminated)``, checked hashable.
+
+    Args:
+        key: the model's ``key`` method, or None (the state itself).
+        result: a checked ``StepResult``.
+
+    Raises:
+        TypeError: if the key (the state itself, without a ``key`` method) is
+            not hashable.
+    """
+    visible = result.next_state if key is None else key(result.next_state)
+    try:
+        hash(visible)
+    except TypeError:
+        source = (
+            f"key({describe(result.next_state)})"
+            if key is not None
+            else f"the state {describe(result.next_state)}"
+        )
+        raise TypeError(
+            f"{source} is not hashable ({type(visible).__name__}); a stochastic model's "
+            "outcomes are told apart by key(state): give the model a key(state) method "
+            "returning a hashable value (e.g. a tuple), or use hashable states"
+        ) from None
+    return (visible, result.reward, result.terminated)
+
+
+def checked_result(result: Any, state: Any, action: Any) -> StepResult:
+    """``result`` as a ``StepResult`` of a float reward and a bool flag; checks the protocol.
+
+    Raises:
+        TypeError: if it is not a 3-tuple, or the reward is not a real number,
+            or ``terminated`` is not a bool.
+        ValueError: if the reward is NaN or infinite.
+    """
+    next_state, reward, terminated = checked_step_result(result, state, action)
+    if reward.__class__ is not float or not math.isfinite(reward):
+        reward = checked_reward(reward, state, action)
+    if terminated is not False and terminated is not True:
+        terminated = checked_terminated(terminated, state, action)
+    return StepResult(next_state, reward, terminated)
+
+
+def checked_outcomes(outcomes: Any, state: Any, action: Any) -> list[tuple[float, StepResult]]:
+    """The answer of ``outcomes(state, action)``, checked: ``[(probability, StepResult)]``.
+
+    Raises:
+        TypeError: if it is not a non-empty sequence of ``(probability,
+            StepResult)`` pairs of a real probability and a valid result.
+        ValueError: if a probability is not positive and finite, or they do not
+            sum to 1 within :data:`PROBABILITY_TOLERANCE`, or a reward is not finite.
+    """
+    call = f"outcomes({describe(state)}, {describe(action)})"
+    try:
+        pairs = list(outcomes)
+    except TypeError:
+        raise TypeError(
+            f"{call} returned {describe(outcomes)} ({type(outcomes).__name__}); expected a "
+            "sequence of (probability, StepResult) pairs"
+        ) from None
+    if not pairs:
+        raise ValueError(f"{call} returned no outcome; expected at least one")
+    checked = []
+    total = 0.0
+    for pair in pairs:
+        try:
+            probability, result = pair
+        except (TypeError, ValueError):
+            raise TypeError(
+                f"{call} returned the entry {describe(pair)}; expected a (probability, "
+                "StepResult) pair"
+            ) from None
+        if isinstance(probability, bool) or not isinstance(probability, (int, float)):
+            try:
+                probability = float(probability)  # numpy scalars
+            except (TypeError, ValueError):
+                raise TypeError(
+                    f"{call} gave the probability {describe(probability)} "
+                    f"({type(probability).__name__}); expected a real number"
+                ) from None
+        probability = float(probability)
+        if not (math.isfinite(probability) and probability > 0.0):
+            raise ValueError(
+                f"{call} gave the probability {probability}; expected a positive finite "
+                "number (leave impossible outcomes out)"
+            )
+        total += probability
+        checked.append((probability, checked_result(result, state, action)))
+    if abs(total - 1.0) > PROBABILITY_TOLERANCE:
+        raise ValueError(
+            f"{call} gave probabilities summing to {total!r}; expected 1 within "
+            f"{PROBABILITY_TOLERANCE}"
+        )
+    return checked
+
+
+def sampler(model: Any, rng: random.Random) -> Callable[[Any, Any], StepResult]:
+    """Returns ``draw(state, action) -> StepResult``: one outcome drawn from ``rng``.
+
+    The rollouts' ``step`` for a stochastic model: ``outcomes`` by their
+    probabilities (one ``rng.random()``) when the model has it, else
+    ``sample_step(state, action, rng)``. Results are checked as the search's
+    expansions check them.
+    """
+    outcomes = getattr(model, "outcomes", None)
+    if callable(outcomes):
+        random_ = rng.random
+
+        def draw_outcome(state: Any, action: Any) -> StepResult:
+            pairs = checked_outcomes(outcomes(state, action), state, action)
+            u = random_()
+            running = 0.0
+            for probability, result in pairs:
+                running += probability
+                if u < running:
+                    return result
+            return pairs[-1][1]  # u within rounding of the sum (as the chance node draws)
+
+        return draw_outcome
+    sample_step = model.sample_step
+
+    def draw_sample(state: Any, action: Any) -> StepResult:
+        return checked_result(sample_step(state, action, rng), state, action)
+
+    return draw_sample
+
+
+def crossing(planner: MCTS, tree: GuidedTree) -> Crossing:
+    """Returns the general loop's ``cross(node, i)`` for a stochastic model.
+
+    ``cross(node, i)``, with ``node`` a decision node and ``i`` the index of
+    the action selected there, makes the chance node of that action if it is
+    untried (``outcomes`` asked once, here), draws one outcome from the
+    planner's generator and returns ``(chance, j, result)``: the chance
+    node, the index of the outcome among its children, and the drawn
+    ``StepResult`` if the outcome is new (its child is ``UNVISITED``; the
+    loop then adds the outcome node as any expansion, which sets
+    ``children[chance][j]`` and takes 1 off ``untried[chance]``), else None.
+
+    A chance node's ``untried`` is 0 between iterations: a new outcome adds
+    one, its expansion takes it off again.
+    """
+    model = planner.model
+    key = getattr(model, "key", None)
+    outcomes = getattr(model, "outcomes", None)
+    sample_step = None if callable(outcomes) else model.sample_step
+    rng = planner.rng
+    random_ = rng.random
+    states = tree.states
+    actions = tree.actions
+    children = tree.children
+    untried = tree.untried
+    records = tree.chance_records
+
+    def cross(node: int, i: int) -> tuple[int, int, StepResult | None]:
+        chance = children[node][i]
+        state = states[node]
+        if chance == UNVISITED:
+            action = actions[node][i]
+            record = ChanceRecord(action)
+            if sample_step is None:
+                pairs = checked_outcomes(outcomes(state, action), state, action)
+                running = 0.0
+                record.cumulative = []
+                for probability, _ in pairs:
+                    running += probability
+                    record.cumulative.append(running)
+                record.cumulative[-1] = math.inf  # every u < 1 falls in some outcome
+                record.results = [result for _, result in pairs]
+                record.keys = [outcome_key(key, result) for result in record.results]
+            chance = _add_chance_node(tree, node, record)
+            kids = children[node]
+            children[node] = kids[:i] + (chance,) + kids[i + 1 :]
+            untried[node] -= 1
+        record = records[chance]
+        if sample_step is None:
+            drawn = bisect.bisect_right(record.cumulative, random_())
+            result = record.results[drawn]
+            outcome = record.keys[drawn]
+        else:
+            result = checked_result(sample_step(state, record.action, rng), state, record.action)
+            outcome = outcome_key(key, result)
+        j = record.index.get(outcome)
+        if j is not None:
+            return chance, j, None
+        j = record.index[outcome] = len(actions[chance])
+        actions[chance] += (outcome,)
+        children[chance] += (UNVISITED,)
+        untried[chance] += 1
+        return chance, j, result
+
+    return cross
+
+
+def _add_chance_node(tree: GuidedTree, parent: int, record: ChanceRecord) -> int:
+    """Appends the chance node of ``record.action`` at ``parent``; returns its index.
+
+    Its state and player are the parent's (the state the action is taken
+    in, the player who chose it), its reward 0.0 and discount 1.0 (the
+    backup passes G through unchanged), no outcome yet.
+    """
+    chance = len(tree.states)
+    tree.states.append(tree.states[parent])
+    tree.players.append(tree.players[parent])
+    tree.rewards.append(0.0)
+    tree.discounts.append(1.0)
+    tree.actions.append(())
+    tree.children.append(())
+    tree.untried.append(0)
+    tree.visits.append(0)
+    tree.value_sums.append(0.0)
+    tree.values.append(0.0)
+    tree.priors.append(())
+    tree.leaf_values.append(None)
+    tree.expansion_orders.append(None)
+    tree.chance_records[chance] = record
+    return chance
