@@ -26,6 +26,7 @@ from mcts_agent._validation import (
     describe,
     require_int,
 )
+from mcts_agent.chance import checked_outcomes, checked_result, is_stochastic, outcome_key
 from mcts_agent.model import Model
 
 __all__ = ["MAX_ABS_REWARD", "ModelCheckError", "check_model"]
@@ -61,6 +62,17 @@ def check_model(
     ``rollout(state, rng, max_moves, 1.0)``, if the model has one, is played
     once per playout from ``state`` and must return a finite real number.
 
+    A stochastic model (``sample_step`` or ``outcomes``,
+    :class:`~mcts_agent.model.StochasticModel`) is checked instead of
+    ``step``: ``outcomes`` gives a non-empty sequence of ``(probability,
+    StepResult)`` with positive probabilities summing to 1 within 1e-9, the
+    same when asked twice; ``sample_step`` gives the same outcome for two
+    generators in the same state (it draws from its ``rng`` only) and, if the
+    model also has ``outcomes``, one of those; every result is checked as
+    ``step``'s is, neither changes its input, and ``key`` (or the state
+    itself, without one) of every outcome is hashable and the same when
+    asked twice. Playouts go on from a drawn outcome.
+
     Args:
         model: the model to check.
         state: a state with at least one legal action to start from.
@@ -76,11 +88,13 @@ def check_model(
         TypeError, ValueError: if ``num_playouts`` or ``max_moves`` is not an
             int >= 1.
     """
-    for method in ("actions", "step", "player"):
+    stochastic = is_stochastic(model)
+    for method in ("actions", "player") if stochastic else ("actions", "step", "player"):
         if not callable(getattr(model, method, None)):
             raise ModelCheckError(
-                f"a model needs actions, step and player methods; {type(model).__name__} "
-                f"has no {method}()"
+                f"a model needs actions, step and player methods (a stochastic model: "
+                f"sample_step or outcomes instead of step); {type(model).__name__} has no "
+                f"{method}()"
             )
     require_int("num_playouts", num_playouts, 1)
     require_int("max_moves", max_moves, 1)
@@ -102,7 +116,10 @@ def check_model(
                 _call(f"player({describe(current)})", model.player, current),
                 current,
             )
-            results = [_check_step(model, current, action) for action in actions]
+            if stochastic:
+                results = [_check_chance(model, current, action, rng) for action in actions]
+            else:
+                results = [_check_step(model, current, action) for action in actions]
             index = rng.randrange(len(actions))
             action = actions[index]
             previous = current
@@ -160,15 +177,7 @@ def _check_rollout(model: Model, state: Any, rng: random.Random, max_moves: int)
 def _check_step(model: Model, state: Any, action: Any) -> tuple[Any, float, bool]:
     """Steps ``state`` with ``action`` twice; returns the checked result."""
     call = f"step({describe(state)}, {describe(action)})"
-    try:
-        before = copy.deepcopy(state)
-    except Exception as error:
-        raise ModelCheckError(
-            f"copy.deepcopy({describe(state)}) raised {type(error).__name__}: {error}; "
-            "check_model compares a deep copy of each state with the state after step "
-            "to check that step does not change its input: make states deep-copyable "
-            "(e.g. immutable tuples, or a __deepcopy__ method)"
-        ) from error
+    before = _deep_copy(state)
     result = _checked_result(model, state, action, call)
     next_state, reward, terminated = result
     if abs(reward) > MAX_ABS_REWARD:
@@ -188,6 +197,101 @@ def _check_step(model: Model, state: Any, action: Any) -> tuple[Any, float, bool
             f"{call} is not deterministic: {describe(result)} then {describe(again)}"
         )
     return result
+
+
+def _check_chance(
+    model: Any, state: Any, action: Any, rng: random.Random
+) -> tuple[Any, float, bool]:
+    """Checks ``outcomes`` and ``sample_step`` of ``action`` in ``state``; returns one draw."""
+    before = _deep_copy(state)
+    where = f"({describe(state)}, {describe(action)})"
+    key = getattr(model, "key", None)
+    drawn = None
+    outcome_keys = None
+    outcomes = getattr(model, "outcomes", None)
+    if callable(outcomes):
+        pairs = _protocol(
+            checked_outcomes, _call(f"outcomes{where}", outcomes, state, action), state, action
+        )
+        again = _protocol(
+            checked_outcomes, _call(f"outcomes{where}", outcomes, state, action), state, action
+        )
+        if not _equal(pairs, again, "outcomes"):
+            raise ModelCheckError(
+                f"outcomes{where} is not stable: {describe(pairs)} then {describe(again)}"
+            )
+        outcome_keys = [_checked_key(model, key, result) for _, result in pairs]
+        u = rng.random()
+        running = 0.0
+        for probability, result in pairs:
+            running += probability
+            if u < running:
+                drawn = result
+                break
+        drawn = drawn or pairs[-1][1]
+    sample_step = getattr(model, "sample_step", None)
+    if callable(sample_step):
+        first, second = random.Random(), random.Random()
+        first.setstate(rng.getstate())
+        second.setstate(rng.getstate())
+        call = f"sample_step{where[:-1]}, rng)"
+        sampled = _protocol(
+            checked_result, _call(call, sample_step, state, action, first), state, action
+        )
+        twice = _protocol(
+            checked_result, _call(call, sample_step, state, action, second), state, action
+        )
+        if not _equal(sampled, twice, "sample_step results"):
+            raise ModelCheckError(
+                f"{call} gave {describe(sampled)} and {describe(twice)} from two generators in "
+                "the same state: it must draw from its rng only (not from its own or a global "
+                "generator, which would let the plan know the dice before they are thrown)"
+            )
+        sampled_key = _checked_key(model, key, sampled)
+        if outcome_keys is not None and sampled_key not in outcome_keys:
+            raise ModelCheckError(
+                f"{call} gave {describe(sampled)}, which is none of outcomes{where}"
+            )
+        rng.setstate(first.getstate())
+        drawn = drawn or sampled
+    assert drawn is not None
+    if abs(drawn.reward) > MAX_ABS_REWARD:
+        raise ModelCheckError(
+            f"the outcome {describe(drawn)} of {describe(action)} in {describe(state)} has "
+            f"|reward| > {MAX_ABS_REWARD:.3g} (mcts_agent.testing.MAX_ABS_REWARD): scale the "
+            "rewards down"
+        )
+    if not _equal(state, before, "states"):
+        raise ModelCheckError(
+            f"drawing the outcomes of {describe(action)} changed the input state "
+            f"{describe(before)} to {describe(state)}"
+        )
+    return drawn
+
+
+def _checked_key(model: Any, key: Any, result: Any) -> Any:
+    """The outcome key of ``result``, checked hashable and stable."""
+    if key is None:
+        return _protocol(outcome_key, None, result)
+    call = f"key({describe(result.next_state)})"
+    first = _protocol(outcome_key, lambda s: _call(call, key, s), result)
+    again = _protocol(outcome_key, lambda s: _call(call, key, s), result)
+    if not _equal(first, again, "keys"):
+        raise ModelCheckError(f"{call} is not stable: {describe(first)} then {describe(again)}")
+    return first
+
+
+def _deep_copy(state: Any) -> Any:
+    """``copy.deepcopy(state)``; a failure is a ModelCheckError saying why it is needed."""
+    try:
+        return copy.deepcopy(state)
+    except Exception as error:
+        raise ModelCheckError(
+            f"copy.deepcopy({describe(state)}) raised {type(error).__name__}: {error}; "
+            "check_model compares a deep copy of each state with the state after step "
+            "to check that step does not change its input: make states deep-copyable "
+            "(e.g. immutable tuples, or a __deepcopy__ method)"
+        ) from error
 
 
 def _checked_result(model: Model, state: Any, action: Any, call: str) -> tuple[Any, float, bool]:

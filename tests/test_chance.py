@@ -10,6 +10,7 @@ from chance_games import ChanceGame, SampledGame, check_invariants
 from scripted_games import nested
 
 from mcts_agent import MCTS, Evaluation, StepResult
+from mcts_agent.testing import ModelCheckError, check_model
 
 # A coin flip: heads (u < 0.5) ends the game with reward 1; tails (reward 0) leads to "T",
 # where a second flip pays 0.5 on heads and 0 on tails, both ending the game.
@@ -257,3 +258,62 @@ def test_a_stochastic_model_needs_no_step():
     assert go.chance and len(go.children) == 100  # every reward differs: one node each
     assert 0.4 < go.value < 0.6
     assert random.Random(0).random() == planner.tree[go.children[0]].reward
+
+
+# ---------------------------------------------------------------- check_model
+
+
+@pytest.mark.parametrize("game", [ChanceGame, SampledGame], ids=["outcomes", "sample_step"])
+@pytest.mark.parametrize(
+    "table, start", [(COIN, "s"), (TWO_PLAYERS, "s"), (_after_coins(), ("start", 0))]
+)
+def test_check_model_passes_good_stochastic_models(game, table, start):
+    check_model(game(table, key=lambda s: s), start, seed=0)
+    check_model(game(table), start, seed=1)
+
+
+class _Both(ChanceGame):
+    """Offers outcomes and a sample_step (drawn by ``rule``)."""
+
+    def __init__(self, table, rule):
+        super().__init__(table)
+        self.rule = rule
+
+    def sample_step(self, state, action, rng):
+        return self.rule(self, state, action, rng)
+
+
+def _own_generator(self, state, action, rng):
+    return SampledGame.sample_step(self, state, action, random.Random())  # not the rng given
+
+
+def _elsewhere(self, state, action, rng):
+    rng.random()
+    return StepResult("nowhere", 0.0, True)
+
+
+@pytest.mark.parametrize(
+    "model, message",
+    [
+        (ChanceGame({"s": (0, {"go": [(0.5, "a", 0.0, True)]})}), r"summing to 0\.5"),
+        (ChanceGame({"s": (0, {"go": [(1.0, "a", 1e300, True)]})}), r"\|reward\| >"),
+        (_Both(COIN, _own_generator), r"must draw from its rng only"),
+        (_Both(COIN, _elsewhere), r"which is none of outcomes"),
+        (ChanceGame(COIN, key=lambda s: [s]), r"not hashable"),
+    ],
+    ids=["sum", "huge-reward", "own-generator", "not-an-outcome", "unhashable-key"],
+)
+def test_check_model_refuses_bad_stochastic_models(model, message):
+    with pytest.raises(ModelCheckError, match=message):
+        check_model(model, "s", seed=0, num_playouts=30)
+
+
+def test_check_model_refuses_unstable_outcomes():
+    class Drifting(ChanceGame):
+        def outcomes(self, state, action):
+            self.calls["outcomes"] += 1
+            p = 0.5 if self.calls["outcomes"] % 2 else 0.25
+            return [(p, StepResult("a", 0.0, True)), (1 - p, StepResult("b", 0.0, True))]
+
+    with pytest.raises(ModelCheckError, match=r"is not stable"):
+        check_model(Drifting(COIN), "s", seed=0)
