@@ -10,7 +10,9 @@ runs the general loop (:mod:`mcts_agent.general_loop`) and never calls its
   the player who chose it, reward 0.0, and one child per outcome seen so far;
 * each iteration that crosses a chance node draws one outcome from the
   planner's generator (by the probabilities of ``outcomes``, asked once when
-  the chance node is made, or with one ``sample_step``) and goes on to the
+  the chance node is made: the first outcome whose running sum of
+  probabilities exceeds one ``rng.random()``, no draw for a sure outcome;
+  or with one ``sample_step``) and goes on to the
   child of that outcome's key, ``(model.key(next_state), reward,
   terminated)``: what the player sees after the move (``key`` defaults to
   the state itself). An outcome not seen before makes a new decision node,
@@ -205,7 +207,8 @@ def sampler(model: Any, rng: random.Random) -> Callable[[Any, Any], StepResult]:
     """Returns ``draw(state, action) -> StepResult``: one outcome drawn from ``rng``.
 
     The rollouts' ``step`` for a stochastic model: ``outcomes`` by their
-    probabilities (one ``rng.random()``) when the model has it, else
+    probabilities (one ``rng.random()``, none for a sure outcome) when the
+    model has it, else
     ``sample_step(state, action, rng)``. Results are checked as the search's
     expansions check them.
     """
@@ -215,6 +218,8 @@ def sampler(model: Any, rng: random.Random) -> Callable[[Any, Any], StepResult]:
 
         def draw_outcome(state: Any, action: Any) -> StepResult:
             pairs = checked_outcomes(outcomes(state, action), state, action)
+            if len(pairs) == 1:
+                return pairs[0][1]  # a sure outcome draws nothing
             u = random_()
             running = 0.0
             for probability, result in pairs:
@@ -281,7 +286,8 @@ def crossing(planner: MCTS, tree: GuidedTree) -> Crossing:
             untried[node] -= 1
         record = records[chance]
         if sample_step is None:
-            drawn = bisect.bisect_right(record.cumulative, random_())
+            cumulative = record.cumulative
+            drawn = 0 if len(cumulative) == 1 else bisect.bisect_right(cumulative, random_())
             result = record.results[drawn]
             outcome = record.keys[drawn]
         else:
