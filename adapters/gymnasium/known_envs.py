@@ -20,14 +20,16 @@ from gymnasium.envs.classic_control import (
     MountainCarEnv,
     PendulumEnv,
 )
-from gymnasium.envs.toy_text import CliffWalkingEnv, FrozenLakeEnv, TaxiEnv
+from gymnasium.envs.toy_text import BlackjackEnv, CliffWalkingEnv, FrozenLakeEnv, TaxiEnv
 
 __all__ = [
     "FAST_STEPPERS",
     "KNOWN_MASKS",
     "KNOWN_SNAPSHOTS",
     "KNOWN_TERMINATIONS",
-    "check_known_randomness",
+    "TABLE_ENVS",
+    "TaxiEnv",
+    "known_chance",
 ]
 
 # The attributes that hold the whole position of the Gymnasium envs we know
@@ -94,29 +96,53 @@ _RANDOMNESS_CAUSES: dict[type, str] = {
 }
 
 
-def check_known_randomness(env: Any) -> None:
-    """Raises ValueError if a toy-text env's transition table or options make it random."""
-    if isinstance(env, TaxiEnv) and getattr(env, "fickle_passenger", False):
+TABLE_ENVS = (FrozenLakeEnv, CliffWalkingEnv, TaxiEnv)
+"""The toy-text envs stepped through their transition table ``P`` (exact classes)."""
+
+
+def known_chance(env: Any) -> str | None:
+    """How the chance of a Gymnasium env we know is planned; refuses hidden information.
+
+    Returns:
+        ``"outcomes"`` for an exact toy-text class (:data:`TABLE_ENVS`) whose
+        ``P`` has several outcomes for some ``(state, action)``
+        (``is_slippery=True``, ``is_rainy=True``); ``"sample_step"`` for Taxi
+        with ``fickle_passenger=True`` (the new destination is drawn from
+        ``np_random`` outside ``P``); None otherwise (the start-up checks decide).
+
+    Raises:
+        ValueError: for Blackjack (hidden information, not chance), and for a
+            subclass of a toy-text env whose table is stochastic.
+    """
+    if isinstance(env, BlackjackEnv):
         raise ValueError(
-            "TaxiEnv with fickle_passenger=True is not deterministic (the passenger may change "
-            "destination at random); the planner needs a deterministic env"
+            f"{type(env).__name__} hides information, which is not chance: the dealer's "
+            "face-down card is dealt at reset and is already in the env when the player "
+            "moves, so a clone would know it and the plan would see the card. The planner "
+            "plans games of perfect information (with or without chance)"
         )
+    if type(env) is TaxiEnv and getattr(env, "fickle_passenger", False):
+        return "sample_step"
     table = getattr(env, "P", None)
     if not isinstance(table, dict):
-        return
+        return None
     for state, moves in table.items():
         if not isinstance(moves, dict):
-            return
+            return None
         for action, outcomes in moves.items():
             if not isinstance(outcomes, list):
-                return
+                return None
             if sum(1 for outcome in outcomes if outcome[0] > 0) > 1:
+                if type(env) in TABLE_ENVS:
+                    return "outcomes"
                 cause = _RANDOMNESS_CAUSES.get(type(env), "random transitions")
                 raise ValueError(
                     f"{type(env).__name__} is not deterministic ({cause}): its transition table "
-                    f"P gives {len(outcomes)} outcomes for state {state}, action {action}. The "
-                    "planner needs a deterministic env (chance is not modelled yet)"
+                    f"P gives {len(outcomes)} outcomes for state {state}, action {action}; only "
+                    f"the exact classes {[c.__name__ for c in TABLE_ENVS]} are planned through "
+                    "their table"
                 )
+    return None
 
 
 class _TableStepper:

@@ -149,12 +149,17 @@ from mcts_agent.adapters.gymnasium.known_envs import (
     KNOWN_MASKS,
     KNOWN_SNAPSHOTS,
     KNOWN_TERMINATIONS,
-    check_known_randomness,
+    known_chance,
 )
 from mcts_agent.adapters.gymnasium.parameters import (
     Parameters,
     changed_parameters,
     read_parameters,
+)
+from mcts_agent.adapters.gymnasium.stochastic import (
+    TableOutcomes,
+    observation_key,
+    snapshot_key,
 )
 from mcts_agent.adapters.gymnasium.wrappers import (
     check_reset,
@@ -182,11 +187,16 @@ class GymnasiumState(NamedTuple):
             the episode; None if it has none.
         actions: tuple, the legal actions here in the model's order; empty
             once the episode has ended.
+        observation: the observation of the step that reached the position,
+            frozen into tuples: the key of a stochastic env planned on deep
+            copies (:mod:`~mcts_agent.adapters.gymnasium.stochastic`); None
+            otherwise.
     """
 
     snapshot: Any
     steps_left: int | None
     actions: tuple
+    observation: Any = None
 
 
 class GymnasiumModel:
@@ -291,7 +301,7 @@ class GymnasiumModel:
         self._terminal = KNOWN_TERMINATIONS.get(env_class)
         if self._terminal is None and callable(getattr(env_class, "is_terminal", None)):
             self._terminal = env_class.is_terminal
-        check_known_randomness(unwrapped)
+        chance = known_chance(unwrapped)
         if clone == "snapshot" and env_class not in KNOWN_SNAPSHOTS:
             raise ValueError(
                 f'clone="snapshot" knows {sorted(c.__name__ for c in KNOWN_SNAPSHOTS)}, not '
@@ -319,11 +329,50 @@ class GymnasiumModel:
         self._checks_chance = self.clone_method != "snapshot"
         self._chance_countdown = CHECK_EVERY
         self._chance_checks = 0
-        probed = check_clone_and_determinism(self, env)
-        if self.clone_method != "deepcopy":
+        self.chance: str | None = None
+        if chance == "outcomes":  # a stochastic toy-text table: no clone is stepped
+            if self.clone_method != "snapshot":
+                raise ValueError(
+                    f"{env_class.__name__} is stochastic and planned through its transition "
+                    "table P with the snapshot clone; pass clone=None"
+                )
+            self._table = TableOutcomes(unwrapped, self)
+            if not self.state_of(env).actions:
+                raise ValueError(
+                    "the env has no legal action in its current position (is its episode "
+                    "over?): call env.reset() before planning"
+                )
+            probed = None
+        elif chance == "sample_step":
+            raise ValueError(
+                "TaxiEnv with fickle_passenger=True is not deterministic (the passenger may "
+                "change destination at random); the planner needs a deterministic env"
+            )
+        else:
+            probed = check_clone_and_determinism(self, env)
+        if chance is not None:
+            self._become_stochastic(chance)
+        if self.clone_method != "deepcopy" and probed is None:
+            self._parameters = read_parameters(unwrapped, KNOWN_SNAPSHOTS.get(env_class, ()))
+        elif self.clone_method != "deepcopy":
             stepped = changed_parameters(read_parameters(unwrapped, ()), probed)
             position = set(KNOWN_SNAPSHOTS.get(env_class, ())).union(stepped)
             self._parameters = read_parameters(unwrapped, position)
+
+    def _become_stochastic(self, chance: str) -> None:
+        """Makes this model a StochasticModel (``docs/search.md``, "Chance").
+
+        Sets the instance's ``outcomes`` (``chance == "outcomes"``) or
+        ``sample_step``, and ``key``; ``rollout`` becomes None (the search's
+        own rollout then draws through ``outcomes``/``sample_step``), and
+        ``step`` refuses (one frozen outcome per edge would be wrong).
+        """
+        self.chance = chance
+        self._checks_chance = False
+        if chance == "outcomes":
+            self.outcomes = self._table.outcomes
+        self.key = observation_key if self.clone_method == "deepcopy" else snapshot_key
+        self.rollout = None
 
     # ------------------------------------------------------------ the model
 
@@ -351,10 +400,15 @@ class GymnasiumModel:
             ValueError: if ``action`` is not legal in ``state``, or the chance
                 check (module docstring) finds that this step draws at random.
         """
-        snapshot, steps_left, actions = state
+        snapshot, steps_left, actions, _ = state
         if action not in actions:
             raise ValueError(
                 f"action {action!r} is not legal here; legal actions: {list(actions)!r}"
+            )
+        if self.chance is not None:
+            raise ValueError(
+                f"this env is stochastic: its model has {self.chance}, not a deterministic "
+                "step (one frozen outcome per edge would be silently wrong)"
             )
         env = self._checkout(snapshot)
         outcome = env.step(self._inner_actions[action])
@@ -408,7 +462,7 @@ class GymnasiumModel:
             ValueError: if the chance check (module docstring) finds that the
                 rollout's steps draw at random.
         """
-        snapshot, steps_left, actions = state
+        snapshot, steps_left, actions, _ = state
         checked = None  # (actions, outcomes) of a rollout the chance check steps again
         if self._checks_chance:
             self._chance_countdown -= 1

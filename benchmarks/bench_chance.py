@@ -1,0 +1,226 @@
+"""Chance nodes (issue 18): MCTS in slippery FrozenLake and in Pig, with the optimum beside it.
+
+Sections (``--sections``, all by default):
+
+* ``frozenlake``: FrozenLake 4x4, ``is_slippery=True``, 100-step limit
+  (``gymnasium.make``'s ``TimeLimit``). Success rate of :class:`MCTSAgent`
+  (chance nodes; random rollouts, c = sqrt(2), gamma = 1) at each of
+  ``--iterations`` per move over ``--episodes`` episodes (episode ``i``:
+  ``env.reset(seed=--seed + i)``, agent seeded ``--seed + i``), against a
+  planner that keeps one draw per edge (the plain loop on a model whose
+  ``step`` is one draw from the env's table, drawn from its own seeded
+  generator: what planning without chance nodes does). Beside them, the
+  optimal policy's success probability (finite-horizon value iteration on
+  ``P``: 0.744 from the start) and the uniformly random policy's (0.012),
+  both exact.
+* ``pig``: Pig to 30 (:mod:`mcts_agent.envs.pig`): MCTS (c = 2 * sqrt(2),
+  returns in [-1, 1], random rollouts) at ``--pig-iterations`` per move
+  against the optimal policy, ``--games`` games, seats alternating (game
+  ``i``: dice and planner seeded ``--seed + i``). Beside it, the exact
+  scores of the optimal policy (0.5) and of holding at 10 (0.3375) against it.
+
+Rates come with Wilson's 95% score interval.
+
+Run: ``python benchmarks/bench_chance.py`` (hours); ``--episodes 100 --games 100
+--iterations 100 1000`` for less; ``--workers 2`` plays episodes in parallel processes.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import random
+import sys
+import time
+from concurrent.futures import ProcessPoolExecutor
+
+import gymnasium as gym
+from bench_guided import wilson
+from machine import describe_machine
+
+from mcts_agent import MCTS, MCTSAgent, StepResult
+from mcts_agent.adapters import GymnasiumModel
+from mcts_agent.envs.pig import HoldAtPolicy, OptimalPigPolicy, PigModel, match_probability
+
+PIG_C = 2 * math.sqrt(2)
+
+
+# ------------------------------------------------------------------ FrozenLake
+
+
+def frozen_lake(seed: int) -> gym.Env:
+    env = gym.make("FrozenLake-v1", is_slippery=True, map_name="4x4")  # TimeLimit 100
+    env.reset(seed=seed)
+    return env
+
+
+def exact_success(policy: str, horizon: int = 100) -> float:
+    """Success probability from the start within ``horizon`` steps: optimal or uniform random."""
+    env = frozen_lake(0).unwrapped
+    table = env.P
+    states = range(env.observation_space.n)
+    value = [0.0] * len(states)  # success probability with t steps left
+    for _ in range(horizon):
+        new = []
+        for s in states:
+            qs = [
+                sum(p * (r + (0.0 if done else value[n])) for p, n, r, done in table[s][a])
+                for a in range(4)
+            ]
+            new.append(max(qs) if policy == "optimal" else sum(qs) / 4)
+        value = new
+    return value[0]
+
+
+class OneDraw:
+    """The table's model with one draw per call of ``step`` from its own generator.
+
+    The plain loop steps each edge once, so its tree keeps that draw for ever:
+    planning as if the first dice thrown were the only ones.
+    """
+
+    def __init__(self, model: GymnasiumModel, seed: int) -> None:
+        self.model = model
+        self.rng = random.Random(seed)
+
+    def actions(self, state):
+        return self.model.actions(state)
+
+    def player(self, state):
+        return 0
+
+    def step(self, state, action) -> StepResult:
+        u = self.rng.random()
+        running = 0.0
+        outcomes = self.model.outcomes(state, action)
+        for p, result in outcomes:
+            running += p
+            if u < running:
+                return result
+        return outcomes[-1][1]
+
+
+def frozen_lake_episode(job: tuple[str, int, int]) -> tuple[bool, int, float]:
+    """Plays one episode; returns (success, steps, CPU seconds)."""
+    planner_kind, iterations, seed = job
+    env = frozen_lake(seed)
+    start = time.process_time()
+    if planner_kind == "chance":
+        agent = MCTSAgent(iterations=iterations, seed=seed)
+        act = agent.act
+    else:
+        model = GymnasiumModel(env)
+        planner = MCTS(OneDraw(model, seed), iterations=iterations, seed=seed)
+
+        def act(env):
+            return model.to_env_action(planner(model.state_of(env)))
+
+    steps = 0
+    while True:
+        _, reward, terminated, truncated, _ = env.step(act(env))
+        steps += 1
+        if terminated or truncated:
+            return reward > 0, steps, time.process_time() - start
+
+
+def run_frozen_lake(args: argparse.Namespace, pool: ProcessPoolExecutor | None) -> None:
+    print(
+        f"FrozenLake 4x4 slippery, 100-step limit: optimal {exact_success('optimal'):.3f}, "
+        f"uniformly random {exact_success('random'):.3f} (exact)"
+    )
+    print(
+        f"{'planner':<28}{'iterations':>11}{'episodes':>9}{'success':>9}  95% interval"
+        f"{'steps':>8}{'CPU s/ep':>10}"
+    )
+    for iterations in args.iterations:
+        for kind, name in (
+            ("chance", "MCTSAgent (chance nodes)"),
+            ("onedraw", "one draw per edge"),
+        ):
+            jobs = [(kind, iterations, args.seed + i) for i in range(args.episodes)]
+            results = list(
+                pool.map(frozen_lake_episode, jobs) if pool else map(frozen_lake_episode, jobs)
+            )
+            rate = sum(r[0] for r in results) / len(results)
+            low, high = wilson(rate, len(results))
+            steps = sum(r[1] for r in results) / len(results)
+            cpu = sum(r[2] for r in results) / len(results)
+            print(
+                f"{name:<28}{iterations:>11}{len(results):>9}{rate:>9.3f}  "
+                f"[{low:.3f}, {high:.3f}]{steps:>8.1f}{cpu:>10.2f}",
+                flush=True,
+            )
+
+
+# ------------------------------------------------------------------ Pig
+
+
+def pig_game(job: tuple[int, int, int]) -> tuple[float, float]:
+    """One game of Pig to 30; MCTS is player 1 in even games. Returns (MCTS won, CPU s)."""
+    iterations, seed, index = job
+    model = PigModel(30)
+    planner = MCTS(model, iterations=iterations, exploration=PIG_C, seed=seed)
+    optimal = OptimalPigPolicy(30)
+    dice = random.Random(seed)
+    mcts_player = 1 if index % 2 == 0 else 2
+    state = model.initial_state()
+    start = time.process_time()
+    while True:
+        action = planner(state) if state.player == mcts_player else optimal(state)
+        outcomes = model.outcomes(state, action)
+        state, _, over = dice.choices([r for _, r in outcomes], [p for p, _ in outcomes])[0]
+        if over:  # the player to move in the final state lost
+            return float(state.player != mcts_player), time.process_time() - start
+
+
+def run_pig(args: argparse.Namespace, pool: ProcessPoolExecutor | None) -> None:
+    optimal = OptimalPigPolicy(30)
+    _, hold = match_probability(HoldAtPolicy(10).decide, optimal.decide, 30)
+    first, alternating = match_probability(optimal.decide, optimal.decide, 30)
+    print(
+        f"Pig to 30 against the optimal policy (exact): optimal {alternating:.4f} "
+        f"(first player wins {first:.4f}), hold at 10 {hold:.4f}"
+    )
+    print(
+        f"{'player':<14}{'iterations':>11}{'games':>7}{'score':>8}  95% interval{'CPU s/game':>12}"
+    )
+    for iterations in args.pig_iterations:
+        jobs = [(iterations, args.seed + i, i) for i in range(args.games)]
+        results = list(pool.map(pig_game, jobs) if pool else map(pig_game, jobs))
+        score = sum(r[0] for r in results) / len(results)
+        low, high = wilson(score, len(results))
+        cpu = sum(r[1] for r in results) / len(results)
+        print(
+            f"{'MCTS':<14}{iterations:>11}{len(results):>7}{score:>8.3f}  "
+            f"[{low:.3f}, {high:.3f}]{cpu:>12.2f}",
+            flush=True,
+        )
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument(
+        "--sections", nargs="+", default=["frozenlake", "pig"], choices=["frozenlake", "pig"]
+    )
+    parser.add_argument("--episodes", type=int, default=500)
+    parser.add_argument("--iterations", type=int, nargs="+", default=[100, 1000, 5000])
+    parser.add_argument("--games", type=int, default=1000)
+    parser.add_argument("--pig-iterations", type=int, nargs="+", default=[1000, 3000])
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--workers", type=int, default=1)
+    args = parser.parse_args(argv)
+    print(describe_machine())
+    print(" ".join(["python", *sys.argv]))
+    pool = ProcessPoolExecutor(args.workers) if args.workers > 1 else None
+    try:
+        if "frozenlake" in args.sections:
+            run_frozen_lake(args, pool)
+        if "pig" in args.sections:
+            run_pig(args, pool)
+    finally:
+        if pool:
+            pool.shutdown()
+
+
+if __name__ == "__main__":
+    main()
