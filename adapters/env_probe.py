@@ -34,8 +34,10 @@ __all__ = [
     "MAX_OBJECTS_COMPARED",
     "MAX_OBJECTS_SEARCHED",
     "freeze",
+    "generators_at",
     "instance",
     "is_render_object",
+    "random_generator_paths",
     "random_generators",
     "reseed",
     "rng_state",
@@ -79,25 +81,70 @@ def random_generators(root: Any, skip: frozenset[int] = frozenset()) -> list[Any
         The ``random.Random``, ``numpy.random.Generator`` and
         ``numpy.random.RandomState`` objects found, each once.
     """
+    return [generator for generator, _ in _generators_and_paths(root) if id(generator) not in skip]
+
+
+GeneratorPath = tuple[tuple[str, Any], ...]
+"""Where a generator lies under an object: ``("attribute", name)`` / ``("item", key)`` steps."""
+
+
+def random_generator_paths(root: Any) -> list[GeneratorPath]:
+    """Where :func:`random_generators` finds ``root``'s generators, as paths (one walk).
+
+    Follow them with :func:`generators_at` on ``root`` or on a copy of it:
+    far cheaper than walking again an env that holds large tables (Taxi's
+    ``P``), though a generator the object makes later is not on them.
+    Members of sets have no path and are left out.
+    """
+    return [path for _, path in _generators_and_paths(root) if path is not None]
+
+
+def generators_at(root: Any, paths: list[GeneratorPath]) -> list[Any]:
+    """The generators at ``paths`` under ``root`` (a path that leads nowhere is skipped)."""
+    found = []
+    for path in paths:
+        value = root
+        try:
+            for kind, key in path:
+                value = vars(value)[key] if kind == "attribute" else value[key]
+        except (KeyError, IndexError, TypeError):
+            continue
+        if isinstance(value, _RANDOM_GENERATORS):
+            found.append(value)
+    return found
+
+
+def _generators_and_paths(root: Any) -> list[tuple[Any, GeneratorPath | None]]:
+    """The generators reachable from ``root``, each once, with a path to it (None in a set)."""
     found = []
     seen: set[int] = set()
-    stack = [root]
+    stack: list[tuple[Any, GeneratorPath | None]] = [(root, ())]
     while stack and len(seen) < MAX_OBJECTS_SEARCHED:
-        value = stack.pop()
+        value, path = stack.pop()
         if id(value) in seen:
             continue
         seen.add(id(value))
         if isinstance(value, _RANDOM_GENERATORS):
-            if id(value) not in skip:
-                found.append(value)
+            found.append((value, path))
         elif isinstance(value, dict):
-            stack.extend(value.values())
-        elif isinstance(value, (list, tuple, set, frozenset)):
-            stack.extend(value)
+            stack.extend(
+                (item, None if path is None else (*path, ("item", key)))
+                for key, item in value.items()
+            )
+        elif isinstance(value, (list, tuple)):
+            stack.extend(
+                (item, None if path is None else (*path, ("item", i)))
+                for i, item in enumerate(value)
+            )
+        elif isinstance(value, (set, frozenset)):
+            stack.extend((item, None) for item in value)
         elif isinstance(value, _NOT_SEARCHED):
             continue
         elif isinstance(getattr(value, "__dict__", None), dict):
-            stack.extend(vars(value).values())
+            stack.extend(
+                (item, None if path is None else (*path, ("attribute", key)))
+                for key, item in vars(value).items()
+            )
     return found
 
 

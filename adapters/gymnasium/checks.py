@@ -18,6 +18,8 @@ import gymnasium as gym
 import numpy as np
 
 from mcts_agent.adapters.env_probe import (
+    GeneratorPath,
+    generators_at,
     instance,
     random_generators,
     reseed,
@@ -41,25 +43,36 @@ __all__ = [
 _PROBE_STEPS = 30  # most steps of one start-up probe
 _PROBE_TRIALS = 8  # random action sequences tried by the determinism check
 
+_PROBE_SEED = 7_919  # seed of the generators at the first step of a probe
+
 CHECK_EVERY = 32
 """While planning, one ``step`` in this many is stepped again (:func:`check_steps_again`)."""
 
 
-def check_clone_and_determinism(model: GymnasiumModel, env: gym.Env) -> Any:
+def check_clone_and_determinism(model: GymnasiumModel, env: gym.Env) -> tuple[Any, bool]:
     """Runs the start-up checks of ``model`` on the live ``env`` (the model's module docstring).
 
     Args:
         model: the model being built (its cloning bound, its actions known).
         env: the live env, never stepped.
 
+    Every step of the clone check is taken with the generators of the env
+    stepped (the clone's, the deep copies') seeded alike (step ``i`` of a
+    probe with ``_PROBE_SEED + i``), so that an env drawing from its own
+    generators compares alike too; the determinism check then tells it
+    apart.
+
     Returns:
-        The deep copy of ``env.unwrapped`` the checks stepped along the
-        probe's actions (what its steps change tells its position apart).
+        ``(probed, stochastic)``: the deep copy of ``env.unwrapped`` the
+        checks stepped along the probe's actions (what its steps change tells
+        its position apart), and True if the env's steps draw from its own
+        generators (two seeds of them give different outcomes; the model then
+        samples its steps, :mod:`~mcts_agent.adapters.gymnasium.stochastic`).
 
     Raises:
         CloneCheckError: if the clone does not behave like a deep copy of the
             env, or stepping it changed the live env.
-        ValueError: if the env is not deterministic, has no legal action, or
+        ValueError: if the env draws from outside itself, has no legal action, or
             reports masks in ``info`` only with no way to read the live one.
     """
     live = model._unwrapped
@@ -78,13 +91,14 @@ def check_clone_and_determinism(model: GymnasiumModel, env: gym.Env) -> Any:
         _refuse_sharing(model, model._checkout(root.snapshot), "the env the clone steps")
     try:
         actions = _probe_actions(model, root, random.Random(0))
-        reference = _play(reference_env, model._inner_actions, actions)
+        reference = _play(reference_env, model._inner_actions, actions, model._generator_paths)
         # The clone: every step restores a position into an env moved elsewhere first.
         snapshot = root.snapshot
         for i, action in enumerate(actions):
             elsewhere = model._checkout(root.snapshot)
             elsewhere.step(model._inner_actions[root.actions[(i + 1) % len(root.actions)]])
             clone = model._checkout(snapshot)
+            _reseed_clone(clone, _PROBE_SEED + i, model._generator_paths)
             outcome = clone.step(model._inner_actions[action])
             snapshot = model._commit(clone)
             if not _same_outcome(outcome, reference[i]):
@@ -101,7 +115,7 @@ def check_clone_and_determinism(model: GymnasiumModel, env: gym.Env) -> Any:
                     'GymnasiumModel), or plan on deep copies of the env: clone="deepcopy" '
                     "(GymnasiumModel or MCTSAgent)"
                 )
-        _check_determinism(model, root)
+        stochastic = _check_determinism(model, root)
     except ValueError:
         raise
     except Exception as error:
@@ -117,7 +131,7 @@ def check_clone_and_determinism(model: GymnasiumModel, env: gym.Env) -> Any:
             "... to GymnasiumModel"
         )
     # The live env is untouched: the same generator state and the same behaviour.
-    replay = _play(detached_copy(live), model._inner_actions, actions)
+    replay = _play(detached_copy(live), model._inner_actions, actions, model._generator_paths)
     if rng_state(live) != live_rng or not all(
         _same_outcome(a, b) for a, b in zip(replay, reference, strict=True)
     ):
@@ -126,7 +140,7 @@ def check_clone_and_determinism(model: GymnasiumModel, env: gym.Env) -> Any:
             f"stepping a {model.clone_method} clone of {name} changed the live env: the "
             "snapshot shares mutable objects with it; make get_state return a copy"
         )
-    return reference_env
+    return reference_env, stochastic
 
 
 def _refuse_sharing(model: GymnasiumModel, copied: Any, what: str) -> None:
@@ -178,6 +192,7 @@ def _probe_actions(model: GymnasiumModel, root: GymnasiumState, rng: random.Rand
     actions = root.actions
     while actions and len(sequence) < steps:
         action = actions[rng.randrange(len(actions))]
+        _reseed_clone(env, _PROBE_SEED + len(sequence), model._generator_paths)  # as checked
         sequence.append(action)
         _, _, terminated, truncated, info = env.step(model._inner_actions[action])
         actions = () if terminated or truncated else model._next_actions(env, info)
@@ -186,8 +201,10 @@ def _probe_actions(model: GymnasiumModel, root: GymnasiumState, rng: random.Rand
 
 def _check_deep_copies_agree(model: GymnasiumModel, actions: Sequence) -> None:
     """Raises ValueError if two deep copies of the live env step ``actions`` differently."""
+    paths = model._generator_paths
     first, second = (
-        _play(detached_copy(model._unwrapped), model._inner_actions, actions) for _ in range(2)
+        _play(detached_copy(model._unwrapped), model._inner_actions, actions, paths)
+        for _ in range(2)
     )
     for i, (a, b) in enumerate(zip(first, second, strict=True)):
         if not _same_outcome(a, b):
@@ -203,10 +220,16 @@ def _reseeded_play(
     return _play(clone, model._inner_actions, actions)
 
 
-def _reseed_clone(clone: Any, seed: int) -> None:
-    """Seeds a clone's ``np_random`` and its other generators (``random.Random``, numpy's)."""
+def _reseed_clone(clone: Any, seed: int, paths: list[GeneratorPath] | None = None) -> None:
+    """Seeds a clone's ``np_random`` and its other generators (``random.Random``, numpy's).
+
+    The other generators are found by a walk of the clone, or at ``paths``
+    (:func:`~mcts_agent.adapters.env_probe.random_generator_paths`, far
+    cheaper) if given.
+    """
     clone.np_random = np.random.default_rng(seed)
-    for generator in random_generators(clone):
+    found = random_generators(clone) if paths is None else generators_at(clone, paths)
+    for generator in found:
         reseed(generator, seed)
 
 
@@ -254,7 +277,13 @@ def check_steps_again(
             )
 
 
-def _check_determinism(model: GymnasiumModel, root: GymnasiumState) -> None:
+def _check_determinism(model: GymnasiumModel, root: GymnasiumState) -> bool:
+    """True if two seeds of the env's own generators give different outcomes.
+
+    Raises:
+        ValueError: if one seed, twice, gives different outcomes too (the env
+            draws from outside itself).
+    """
     for trial in range(_PROBE_TRIALS):
         actions = _probe_actions(model, root, random.Random(trial + 1))
         seeds = (2 * trial + 1, 2 * trial + 2)
@@ -266,19 +295,17 @@ def _check_determinism(model: GymnasiumModel, root: GymnasiumState) -> None:
                     raise _outside_randomness(
                         type(model._unwrapped).__name__, actions[: i + 1], first, again
                     )
-                raise _chance_error(
-                    type(model._unwrapped).__name__,
-                    f"the same actions {list(actions[: i + 1])!r} from the same position gave "
-                    f"{_describe(first)} and {_describe(second)} under two seeds of its "
-                    "random generators (np_random and its own)",
-                )
+                return True
+    return False
 
 
 def _chance_error(name: str, what: str) -> ValueError:
     """The error for an env whose step draws from its random generators."""
     return ValueError(
-        f"{name} is not deterministic: {what}. The planner needs a deterministic env "
-        "(chance is not modelled yet)"
+        f"{name} is not deterministic: {what}. The model was built as deterministic (its "
+        "start-up probe met no chance), and planning on one outcome per edge would be "
+        "silently wrong: build the model (or MCTSAgent) from a position where the env's "
+        "chance shows within its first steps, so that it is planned with chance nodes"
     )
 
 
@@ -289,18 +316,29 @@ def _outside_randomness(name: str, actions: Sequence, first: tuple, second: tupl
         f"np_random state) stepped with the same actions {list(actions)!r} gave "
         f"{_describe(first)} and {_describe(second)}. Its step draws from something outside "
         "the env: Python's random or numpy's global np.random rather than self.np_random, "
-        "or the clock, a file, another process... Chance is not supported: the planner needs "
-        "an env whose step depends only on its position and the action"
+        "or the clock, a file, another process... The planner plans chance drawn from the "
+        "env's own generators (self.np_random, or a random.Random or numpy generator it "
+        "holds), which it reseeds; draw from those"
     )
 
 
-def _play(env: Any, inner_actions: dict, actions: Sequence) -> list[tuple]:
+def _play(
+    env: Any, inner_actions: dict, actions: Sequence, paths: list[GeneratorPath] | None = None
+) -> list[tuple]:
     """Steps ``env`` along ``actions``; returns each step's 5-tuple, its observation copied.
+
+    With ``paths`` (where its generators are), the env's generators are
+    seeded ``_PROBE_SEED + i`` before step ``i`` (the clone check's seeds).
 
     The copy keeps an observation that the env returns without copying (its
     internal array, changed in place by the next step) as it was.
     """
-    return [copied_observation(env.step(inner_actions[action])) for action in actions]
+    outcomes = []
+    for i, action in enumerate(actions):
+        if paths is not None:
+            _reseed_clone(env, _PROBE_SEED + i, paths)
+        outcomes.append(copied_observation(env.step(inner_actions[action])))
+    return outcomes
 
 
 def copied_observation(outcome: tuple) -> tuple:

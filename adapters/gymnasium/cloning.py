@@ -20,6 +20,8 @@ def bind_cloning(
     unwrapped: Any,
     get_state: Callable[[Any], Any] | None,
     set_state: Callable[[Any, Any], None] | None,
+    *,
+    fast: bool = True,
 ) -> tuple[Callable[[Any], Any], Callable[[Any], Any], Callable[[Any], Any]]:
     """Returns ``(checkout, commit, capture)`` for a clone method.
 
@@ -37,6 +39,9 @@ def bind_cloning(
             ``"env_methods"``, else None.
         set_state: the ``(env, snapshot) -> None`` of ``"user"`` and
             ``"env_methods"``, else None.
+        fast: False to step a ``"snapshot"`` clone on a copy of the env itself
+            rather than its faster replica (``FAST_STEPPERS``, which never
+            draws): for an env whose steps are sampled.
 
     Raises:
         CloneCheckError: if the scratch env cannot be deep-copied.
@@ -44,7 +49,7 @@ def bind_cloning(
     env_class = type(unwrapped)
     if clone_method == "deepcopy":
         return copy.deepcopy, _identity, detached_copy
-    stepper = FAST_STEPPERS.get(env_class) if clone_method == "snapshot" else None
+    stepper = FAST_STEPPERS.get(env_class) if clone_method == "snapshot" and fast else None
     scratch = detached_copy(unwrapped) if stepper is None else stepper(unwrapped)
     if clone_method == "snapshot":
         names = KNOWN_SNAPSHOTS[env_class]

@@ -1,6 +1,6 @@
 """A Gymnasium env as a one-player model the search can plan in.
 
-:class:`GymnasiumModel` wraps a *deterministic*, cloneable Gymnasium env
+:class:`GymnasiumModel` wraps a cloneable Gymnasium env
 (``gymnasium.Env``, Gymnasium >= 1.0 API: ``step`` returns ``(observation,
 reward, terminated, truncated, info)``) as a :class:`~mcts_agent.model.Model`
 with a single player, 0, so the backup of ``docs/search.md`` is plain discounted
@@ -78,17 +78,28 @@ clone):
   attribute nested thousands of levels deep: the error names which);
 * determinism: two clones of the same position whose random generators
   (``np_random`` and the env's own ``random.Random`` and numpy generators)
-  are reseeded differently give the same outcome for the same actions, and a
-  toy-text transition table ``P`` has one outcome per ``(state, action)``
-  (FrozenLake and CliffWalking with ``is_slippery=True``, Taxi with
-  ``is_rainy=True`` or ``fickle_passenger=True`` are stochastic); and when
-  the clone and the deep copy disagree, two deep copies are compared: if
-  they disagree too, the env draws from outside itself (Python's ``random``,
+  are reseeded differently give the same outcome for the same actions; if
+  not, the env is *stochastic* and planned with chance nodes (below). Every
+  step of the clone check is taken with the generators of both sides seeded
+  alike, so that a stochastic env's clone compares alike too; and when the
+  clone and the deep copy disagree, two deep copies are compared: if they
+  disagree too, the env draws from outside itself (Python's ``random``,
   numpy's global ``np.random``...) and is refused as not deterministic, not
-  as badly cloned. Chance is not modelled: planning with one dice roll per
-  edge would be silently wrong.
+  as badly cloned.
 
-Chance found while planning: the start-up probe steps a few random sequences
+Chance (``docs/search.md``, "Chance"; :attr:`GymnasiumModel.chance`): a
+stochastic env makes the model a :class:`~mcts_agent.model.StochasticModel`
+(:mod:`~mcts_agent.adapters.gymnasium.stochastic`): FrozenLake and
+CliffWalking with ``is_slippery=True`` and Taxi with ``is_rainy=True`` get
+``outcomes`` from their transition table ``P``; any other env drawing from
+its own generators (Taxi with ``fickle_passenger=True`` too) gets
+``sample_step``, stepping a clone whose generators are reseeded from the
+planner's generator before every step; both get ``key``. Its ``step``
+raises and its ``rollout`` is None (the search's own rollout draws through
+``outcomes``/``sample_step``). Blackjack is refused: its face-down card is
+hidden information, not chance.
+
+Chance found while planning (deterministic models): the start-up probe steps a few random sequences
 of at most 30 actions, so an env that draws only later, or only in positions
 the probe missed, would pass it. For the ``"user"``, ``"env_methods"`` and
 ``"deepcopy"`` clones (the known envs' snapshot steps never draw), one
@@ -126,6 +137,7 @@ the planner's ``rollout_limit`` bounds rollouts.
 
 from __future__ import annotations
 
+import functools
 import itertools
 import math
 import random
@@ -137,7 +149,7 @@ import numpy as np
 from gymnasium import spaces
 from gymnasium.wrappers import TransformAction
 
-from mcts_agent.adapters.env_probe import instance
+from mcts_agent.adapters.env_probe import instance, random_generator_paths
 from mcts_agent.adapters.gymnasium.checks import (
     CHECK_EVERY,
     check_clone_and_determinism,
@@ -159,6 +171,7 @@ from mcts_agent.adapters.gymnasium.parameters import (
 from mcts_agent.adapters.gymnasium.stochastic import (
     TableOutcomes,
     observation_key,
+    sampled_step,
     snapshot_key,
 )
 from mcts_agent.adapters.gymnasium.wrappers import (
@@ -200,10 +213,16 @@ class GymnasiumState(NamedTuple):
 
 
 class GymnasiumModel:
-    """A deterministic Gymnasium env as a one-player model (player 0).
+    """A Gymnasium env as a one-player model (player 0), deterministic or stochastic.
 
     See the module docstring for the cloning strategies, the start-up checks,
-    the wrappers it understands and what it does with truncation.
+    the wrappers it understands, chance and what it does with truncation.
+
+    Attributes:
+        clone_method: how a position is cloned (module docstring).
+        chance: None for a deterministic env (``step``); ``"outcomes"`` or
+            ``"sample_step"`` for a stochastic one, the method it has
+            instead (:mod:`~mcts_agent.adapters.gymnasium.stochastic`).
 
     Actions: every action of a ``Discrete(n, start)`` space (the ints
     ``start .. start + n - 1``), every combination of a ``MultiDiscrete``
@@ -253,7 +272,8 @@ class GymnasiumModel:
             env, the clone steps differently from a deep copy, or the deep
             copy fails.
         ValueError: if the env has not been reset, its episode is over
-            (as far as can be told: :meth:`state_of`), it is stochastic, is
+            (as far as can be told: :meth:`state_of`), it draws from outside
+            itself (a global generator) or hides information (Blackjack), is
             wrapped in a wrapper planning would ignore, has no legal action
             in its current position, or an argument is invalid.
     """
@@ -321,8 +341,10 @@ class GymnasiumModel:
             get_state, set_state = env_class.get_state, env_class.set_state
         else:
             self.clone_method = "deepcopy"
+        # Where the env's generators are (found once: a walk of Taxi's P takes 50 ms).
+        self._generator_paths = random_generator_paths(unwrapped)
         self._checkout, self._commit, self._capture = bind_cloning(
-            self.clone_method, unwrapped, get_state, set_state
+            self.clone_method, unwrapped, get_state, set_state, fast=chance is None
         )
         self._parameters: Parameters | None = None  # none watched during the checks
         # Chance found while planning: the known envs' steps do not draw.
@@ -343,13 +365,10 @@ class GymnasiumModel:
                     "over?): call env.reset() before planning"
                 )
             probed = None
-        elif chance == "sample_step":
-            raise ValueError(
-                "TaxiEnv with fickle_passenger=True is not deterministic (the passenger may "
-                "change destination at random); the planner needs a deterministic env"
-            )
         else:
-            probed = check_clone_and_determinism(self, env)
+            probed, stochastic = check_clone_and_determinism(self, env)
+            if stochastic:
+                chance = "sample_step"
         if chance is not None:
             self._become_stochastic(chance)
         if self.clone_method != "deepcopy" and probed is None:
@@ -371,6 +390,8 @@ class GymnasiumModel:
         self._checks_chance = False
         if chance == "outcomes":
             self.outcomes = self._table.outcomes
+        else:
+            self.sample_step = functools.partial(sampled_step, self)
         self.key = observation_key if self.clone_method == "deepcopy" else snapshot_key
         self.rollout = None
 

@@ -30,7 +30,9 @@ from __future__ import annotations
 from collections.abc import Hashable
 from typing import TYPE_CHECKING, Any
 
-from mcts_agent.adapters.env_probe import freeze, random_generators, reseed
+import numpy as np
+
+from mcts_agent.adapters.env_probe import freeze, generators_at, reseed
 from mcts_agent.adapters.gymnasium.known_envs import TaxiEnv
 from mcts_agent.model import StepResult
 
@@ -39,7 +41,7 @@ if TYPE_CHECKING:
 
     from mcts_agent.adapters.gymnasium.model import GymnasiumModel, GymnasiumState
 
-__all__ = ["TableOutcomes", "observation_key", "reseed_all", "sampled_step", "snapshot_key"]
+__all__ = ["TableOutcomes", "observation_key", "reseed_from", "sampled_step", "snapshot_key"]
 
 
 class TableOutcomes:
@@ -124,17 +126,21 @@ def observation_key(state: GymnasiumState) -> Hashable:
 
 def sampled_step(
     model: GymnasiumModel, state: GymnasiumState, action: Any, rng: random.Random
-) -> tuple[StepResult, Any]:
+) -> StepResult:
     """One step of a clone of ``state`` with its generators reseeded from ``rng``.
 
-    Every generator of the clone (its ``np_random`` and those
-    :func:`~mcts_agent.adapters.env_probe.random_generators` finds) gets a
-    seed drawn from ``rng`` (one ``rng.getrandbits(64)``), so the outcome
-    depends on the position, the action and the planner's generator only.
+    Every generator of the clone (where
+    :func:`~mcts_agent.adapters.env_probe.random_generator_paths` found them
+    in the live env when the model was built: its ``np_random`` and any
+    ``random.Random`` or numpy ``Generator`` / ``RandomState`` it holds) gets
+    a new state drawn from ``rng``
+    (:func:`reseed_from`), so the outcome depends on the position, the
+    action and the planner's generator only: never on the generator state
+    the clone copied from the live env.
 
     Returns:
-        ``(StepResult, observation)``: the step's result and the observation
-        the env returned (the ``"deepcopy"`` clone's key).
+        The step's ``StepResult``; its state carries the observation frozen
+        (the ``"deepcopy"`` clone's key).
 
     Raises:
         ValueError: if ``action`` is not legal in ``state``.
@@ -145,21 +151,33 @@ def sampled_step(
     if action not in actions:
         raise ValueError(f"action {action!r} is not legal here; legal actions: {list(actions)!r}")
     env = model._checkout(snapshot)
-    reseed_all(env, rng.getrandbits(64))
+    for generator in generators_at(env, model._generator_paths):
+        reseed_from(generator, rng)
     observation, reward, terminated, truncated, info = env.step(model._inner_actions[action])
     if steps_left is not None:
         steps_left -= 1
     ended = terminated or truncated or steps_left == 0
     next_actions = () if ended else model._next_actions(env, info)
-    observation = freeze(observation)
-    next_state = GymnasiumState(model._commit(env), steps_left, next_actions, observation)
-    return StepResult(next_state, float(reward), bool(ended)), observation
+    next_state = GymnasiumState(model._commit(env), steps_left, next_actions, freeze(observation))
+    return StepResult(next_state, float(reward), bool(ended))
 
 
-def reseed_all(env: Any, seed: int) -> None:
-    """Seeds ``env``'s ``np_random`` and every other generator found in it with ``seed``."""
-    import numpy as np
+def reseed_from(generator: Any, rng: random.Random) -> None:
+    """Gives ``generator`` a new state drawn from ``rng`` (in place).
 
-    env.np_random = np.random.default_rng(seed)
-    for generator in random_generators(env, frozenset({id(env.np_random)})):
-        reseed(generator, seed)
+    A numpy ``Generator`` on ``PCG64`` gets a random 128-bit state and odd
+    increment (two ``getrandbits(128)``: no new object); any other
+    generator is reseeded (:func:`~mcts_agent.adapters.env_probe.reseed`)
+    with ``rng.getrandbits(64)``.
+    """
+    if isinstance(generator, np.random.Generator):
+        bit_generator = generator.bit_generator
+        if isinstance(bit_generator, np.random.PCG64):
+            bit_generator.state = {
+                "bit_generator": "PCG64",
+                "state": {"state": rng.getrandbits(128), "inc": rng.getrandbits(128) | 1},
+                "has_uint32": 0,
+                "uinteger": 0,
+            }
+            return
+    reseed(generator, rng.getrandbits(64))
