@@ -286,19 +286,20 @@ def test_chance_after_the_first_moves_is_refused_while_planning(source):
         ValueError, match=r"LateChance is not deterministic: while planning"
     ) as caught:
         MCTSAgent(iterations=100, rollout_limit=50, seed=0).act(env)
-    assert "chance is not modelled yet" in str(caught.value)
+    assert "so that it is planned with chance nodes" in str(caught.value)
     assert (env.moves, env.position, env.np_random.bit_generator.state) == before
     if source not in ("random", "np.random"):  # the env itself draws from those while planning
         assert _global_generator_states() == generators  # checking never advances them
 
 
-@pytest.mark.parametrize("source", ["generator", "Random"])
-def test_an_env_drawing_from_its_own_generator_is_refused_at_start_up(source):
+@pytest.mark.parametrize("source", ["np_random", "generator", "Random"])
+def test_an_env_drawing_from_its_own_generator_at_start_up_is_sampled(source):
     env = LateChance(source)
     env.FIRST_DRAW = 1
     env.reset(seed=0)
-    with pytest.raises(ValueError, match="under two seeds of its random generators"):
-        GymnasiumModel(env)
+    model = GymnasiumModel(env)
+    assert (model.clone_method, model.chance) == ("deepcopy", "sample_step")
+    assert MCTSAgent(iterations=30, rollout_limit=5, seed=0).act(env) in (0, 1)
     assert env.moves == 0
 
 
