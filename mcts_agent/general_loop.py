@@ -48,7 +48,7 @@ from mcts_agent.tree import ROOT, TERMINAL, UNVISITED, GuidedTree
 if TYPE_CHECKING:
     from mcts_agent.search import MCTS
 
-__all__ = ["new_tree", "run"]
+__all__ = ["new_tree", "renew_root", "run"]
 
 
 def new_tree(planner: MCTS, state: Any, actions: tuple) -> GuidedTree:
@@ -74,24 +74,44 @@ def new_tree(planner: MCTS, state: Any, actions: tuple) -> GuidedTree:
         value, priors = None, uniform_priors(len(actions))
     else:
         value, priors = checked_evaluation(evaluator(state, actions), state, actions)
-    if planner.root_noise is not None:
-        alpha, fraction = planner.root_noise
-        gammavariate = planner.rng.gammavariate
-        draws = [gammavariate(alpha, 1.0) for _ in actions]
-        total = sum(draws)
-        priors = tuple(
-            (1.0 - fraction) * p + fraction * (eta / total)
-            for p, eta in zip(priors, draws, strict=True)
-        )
-    return GuidedTree(state, planner.model.player(state), actions, priors, value)
+    return GuidedTree(state, planner.model.player(state), actions, _noised(planner, priors), value)
 
 
-def run(planner: MCTS, tree: GuidedTree) -> None:
-    """Runs ``planner.iterations`` iterations of the general loop on ``tree``.
+def renew_root(planner: MCTS, tree: GuidedTree) -> None:
+    """Makes a re-rooted tree's root a search root (:mod:`mcts_agent.reuse`): fresh root noise.
+
+    The new root's priors are its own (the evaluator's, without noise: it was
+    not the root); they get the root noise anew, and PUCT's cached order of
+    its actions, which depends on them, is dropped.
+    """
+    tree.priors[ROOT] = _noised(planner, tree.priors[ROOT])
+    tree.expansion_orders[ROOT] = None
+
+
+def _noised(planner: MCTS, priors: tuple) -> tuple:
+    """``priors`` with the planner's root noise, if any, drawn from its generator."""
+    if planner.root_noise is None:
+        return priors
+    alpha, fraction = planner.root_noise
+    gammavariate = planner.rng.gammavariate
+    draws = [gammavariate(alpha, 1.0) for _ in priors]
+    total = sum(draws)
+    pairs = zip(priors, draws, strict=True)
+    return tuple((1.0 - fraction) * p + fraction * (eta / total) for p, eta in pairs)
+
+
+def run(planner: MCTS, tree: GuidedTree, iterations: int) -> int:
+    """Runs ``iterations`` iterations of the general loop on ``tree``; returns how many ran.
+
+    It continues ``tree`` (the budget driver, :func:`mcts_agent.budgets.run`,
+    calls it chunk by chunk). Fewer than ``iterations`` run only when the
+    solver proves the root.
 
     Args:
         planner: the planner searching (its model and options).
-        tree: the tree to grow, made by :func:`new_tree`.
+        tree: the tree to grow, made by :func:`new_tree` (or re-rooted by
+            :mod:`mcts_agent.reuse` and renewed by :func:`renew_root`).
+        iterations: int >= 1.
 
     Raises:
         ValueError: if ``step`` returns a non-finite reward, or the evaluator
@@ -127,11 +147,12 @@ def run(planner: MCTS, tree: GuidedTree) -> None:
     leaf_values = tree.leaf_values
 
     expansion_orders = tree.expansion_orders
+    proven_values = tree.proven_values
     isfinite = math.isfinite
 
     path: list[int] = []
     path_append = path.append
-    for _ in range(planner.iterations):
+    for _ in range(iterations):
         node = ROOT
         depth = 0
         path.clear()
@@ -184,6 +205,7 @@ def run(planner: MCTS, tree: GuidedTree) -> None:
             priors.append(child_priors)
             leaf_values.append(value)
             expansion_orders.append(None)
+            proven_values.append(None)
             kids = children[node]
             children[node] = kids[:i] + (child,) + kids[i + 1 :]
             untried[node] -= 1
@@ -212,3 +234,4 @@ def run(planner: MCTS, tree: GuidedTree) -> None:
             value_sums[node] = w
             values[node] = w / n
         visits[ROOT] += 1
+    return iterations
