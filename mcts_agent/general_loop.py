@@ -35,6 +35,7 @@ import math
 import sys
 from typing import TYPE_CHECKING, Any
 
+from mcts_agent import solver
 from mcts_agent._validation import (
     checked_actions,
     checked_player,
@@ -128,7 +129,13 @@ def run(planner: MCTS, tree: GuidedTree, iterations: int) -> int:
     rng = planner.rng
     fused_rollout, generic_rollout = planner._rollouts()
     horizon = sys.maxsize if planner.max_depth is None else planner.max_depth
-    if planner.selection == "puct":
+    solving = planner.solve
+    hi = None if planner.value_bounds is None else planner.value_bounds[1]
+    if solving:
+        select = solver.selection_rule(
+            tree, planner.selection, planner.exploration, planner.unvisited_value
+        )
+    elif planner.selection == "puct":
         select = puct_rule(tree, planner.exploration, planner.unvisited_value)
     else:
         select = uct_rule(tree, planner.exploration)
@@ -152,7 +159,7 @@ def run(planner: MCTS, tree: GuidedTree, iterations: int) -> int:
 
     path: list[int] = []
     path_append = path.append
-    for _ in range(iterations):
+    for done in range(iterations):
         node = ROOT
         depth = 0
         path.clear()
@@ -164,6 +171,8 @@ def run(planner: MCTS, tree: GuidedTree, iterations: int) -> int:
             if child != UNVISITED:
                 node = child
                 path_append(node)
+                if solving and proven_values[node] is not None:
+                    break  # the solver stops at a proven node
                 continue
             # 2. Expansion of the untried action selected: one step, once for ever.
             state = states[node]
@@ -211,11 +220,16 @@ def run(planner: MCTS, tree: GuidedTree, iterations: int) -> int:
             untried[node] -= 1
             node = child
             path_append(node)
+            if solving and not child_actions:  # a terminal node is proven: V = r
+                proven_values[node] = reward
+                solver.prove_up(tree, path, hi)
             break
 
         # 3. Simulation: 0 at a terminal node, else the evaluator's value or a rollout.
         if untried[node] == TERMINAL:
             g = 0.0
+        elif solving and proven_values[node] is not None:
+            g = solver.subtree_return(tree, node)
         elif leaf_values[node] is not None:
             g = leaf_values[node]
         elif fused_rollout is not None:
@@ -234,4 +248,6 @@ def run(planner: MCTS, tree: GuidedTree, iterations: int) -> int:
             value_sums[node] = w
             values[node] = w / n
         visits[ROOT] += 1
+        if solving and proven_values[ROOT] is not None:
+            return done + 1
     return iterations

@@ -28,9 +28,16 @@ from collections.abc import Sequence
 from typing import Any
 
 from mcts_agent._validation import require_float
+from mcts_agent.selection import SelectionRule
 from mcts_agent.tree import ROOT, UNVISITED, GuidedTree
 
-__all__ = ["best_child_index", "checked_value_bounds", "prove_up", "subtree_return"]
+__all__ = [
+    "best_child_index",
+    "checked_value_bounds",
+    "prove_up",
+    "selection_rule",
+    "subtree_return",
+]
 
 
 def checked_value_bounds(value_bounds: Any, solve: bool) -> tuple[float, float] | None:
@@ -55,6 +62,73 @@ def checked_value_bounds(value_bounds: Any, solve: bool) -> tuple[float, float] 
     if not lo < hi:
         raise ValueError(f"value_bounds must have lo < hi, got ({lo}, {hi})")
     return lo, hi
+
+
+def selection_rule(
+    tree: GuidedTree, selection: str, exploration: float, unvisited_value: float
+) -> SelectionRule:
+    """Returns the solver's form of the UCT or PUCT rule on ``tree``: a proven child scores V.
+
+    The rules of :mod:`mcts_agent.selection`, written out plainly (every
+    action scored, first of the highest), with one change: a tried child
+    whose ``tree.proven_values`` entry is not None scores exactly that value,
+    with no exploration term. UCT tries a node's untried actions first, in
+    order; PUCT scores them ``unvisited_value + c * P * sqrt(max(N, 1))``.
+
+    Args:
+        tree: the tree searched.
+        selection: ``"uct"`` or ``"puct"``.
+        exploration: c >= 0.
+        unvisited_value: PUCT's Q of an untried action.
+
+    Returns:
+        ``select(node) -> i``, the index of the action to follow.
+    """
+    actions = tree.actions
+    children = tree.children
+    untried = tree.untried
+    visits = tree.visits
+    values = tree.values
+    priors = tree.priors
+    proven_values = tree.proven_values
+    log = math.log
+    sqrt = math.sqrt
+    c = exploration
+
+    def select_uct(node: int) -> int:
+        left = untried[node]
+        if left:
+            return len(actions[node]) - left
+        log_n = log(visits[node])
+        best_score = -math.inf
+        best = 0
+        for i, child in enumerate(children[node]):
+            score = proven_values[child]
+            if score is None:
+                score = values[child] + c * sqrt(log_n / visits[child])
+            if score > best_score:
+                best_score = score
+                best = i
+        return best
+
+    def select_puct(node: int) -> int:
+        n = visits[node]
+        root_n = sqrt(n if n > 1 else 1)
+        best_score = -math.inf
+        best = 0
+        for i, (child, p) in enumerate(zip(children[node], priors[node], strict=True)):
+            if child == UNVISITED:
+                score = unvisited_value + c * p * root_n  # / (1 + 0)
+            else:
+                score = proven_values[child]
+                if score is None:
+                    score = values[child] + c * p * root_n / (1 + visits[child])
+            if score > best_score:
+                best_score = score
+                best = i
+        return best
+
+    return select_puct if selection == "puct" else select_uct
 
 
 def _best_proven(tree: GuidedTree, node: int) -> tuple[float, bool]:
