@@ -32,18 +32,21 @@ from __future__ import annotations
 
 import argparse
 import math
-import random
 import statistics
 import sys
 import time
 import tracemalloc
+from pathlib import Path
 
 from machine import describe_machine
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
+from positions import connect_four_wins_within, tic_tac_toe_positions  # noqa: E402
 
 from mcts_agent import MCTS, AlphaBetaMinimax, ExhaustiveMinimax, reuse
 from mcts_agent.envs.connect_four import EMPTY_BOARD as C4_START
 from mcts_agent.envs.connect_four import ConnectFourModel
-from mcts_agent.envs.tic_tac_toe import EMPTY_BOARD, TicTacToeModel, format_board
+from mcts_agent.envs.tic_tac_toe import EMPTY_BOARD, TicTacToeModel
 
 C = 2 * math.sqrt(2)
 GAMES = {
@@ -227,45 +230,13 @@ def section_reuse(games: int, iterations: int) -> None:
     print()
 
 
-def tic_tac_toe_positions():
-    model = TicTacToeModel()
-    seen, frontier = {EMPTY_BOARD}, [EMPTY_BOARD]
-    while frontier:
-        state = frontier.pop()
-        for action in model.actions(state):
-            result = model.step(state, action)
-            if not result.terminated and result.next_state not in seen:
-                seen.add(result.next_state)
-                frontier.append(result.next_state)
-    return sorted(s for s in seen if sum(ch != "." for ch in format_board(s)) >= 2)
-
-
-def connect_four_wins(count, plies, seed):
-    model = ConnectFourModel()
-    rng = random.Random(seed)
-    shallow = AlphaBetaMinimax(model, depth=plies)
-    found = []
-    while len(found) < count:
-        state = C4_START
-        for _ in range(rng.randint(6, 24)):
-            result = model.step(state, rng.choice(model.actions(state)))
-            if result.terminated:
-                break
-            state = result.next_state
-        else:
-            immediate = any(model.step(state, a).terminated for a in model.actions(state))
-            if not immediate and shallow.value(state) == 1.0:
-                found.append(state)
-    return found
-
-
 def section_solver(positions: int) -> None:
     print("## Solver, value_bounds=(-1, 1)")
     print()
     model = TicTacToeModel()
     oracle = ExhaustiveMinimax(model)
     needed, wrong, unproven = [], 0, 0
-    for i, state in enumerate(tic_tac_toe_positions()):
+    for i, state in enumerate(tic_tac_toe_positions(min_marks=2)):
         planner = MCTS(model, 20_000, exploration=C, seed=i, solve=True, value_bounds=(-1, 1))
         planner.search(state)
         summary = planner.summary()
@@ -298,7 +269,7 @@ def section_solver(positions: int) -> None:
     )
     print("|---|---:|---:|")
     solver_its, uct_its = [], []
-    for i, state in enumerate(connect_four_wins(positions, 5, seed=11)):
+    for i, state in enumerate(connect_four_wins_within(5, positions, seed=11)):
         values = oracle.action_values(state)
         planner = MCTS(c4, 200_000, exploration=C, seed=i, solve=True, value_bounds=(-1, 1))
         planner.search(state)
