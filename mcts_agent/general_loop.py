@@ -91,6 +91,8 @@ def renew_root(planner: MCTS, tree: GuidedTree) -> None:
     """
     priors = tree.priors[ROOT] = _noised(planner, tree.priors[ROOT])
     tree.expansion_orders[ROOT] = None
+    tree.action_indices[ROOT] = -1  # a root was made by no action
+    tree.scaled_priors[ROOT] = 0.0
     c = planner.exploration
     for child in tree.children[ROOT]:
         tree.scaled_priors[child] = c * priors[tree.action_indices[child]]

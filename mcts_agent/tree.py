@@ -9,7 +9,8 @@ sequence of :class:`Node` records, root first.
 Value convention (negamax, ``docs/search.md``): every node's value is from the point
 of view of the player who moved into it, so the player to move at a node
 simply prefers the child of highest value. The root has no mover; its
-``value_sum`` stays 0.
+``value_sum`` stays 0 (a root kept from a previous tree by ``reuse_tree``
+keeps the W it had as a child, unused).
 """
 
 from __future__ import annotations
