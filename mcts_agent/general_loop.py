@@ -85,17 +85,24 @@ def renew_root(planner: MCTS, tree: GuidedTree) -> None:
     """Makes a re-rooted tree's root a search root (:mod:`mcts_agent.reuse`): fresh root noise.
 
     The new root's priors are its own (the evaluator's, without noise: it was
-    not the root); they get the root noise anew, and PUCT's order of its
-    untried actions, which depends on them, is dropped. The children's
-    ``scaled_priors`` (``c * P``) are worked out again from the noised priors.
+    not the root); they get the root noise anew, and its children's
+    ``scaled_priors`` (``c * P``) are worked out again from them. PUCT's
+    order of the root's actions is made anew too: the actions already tried
+    first (PUCT's fast path takes the next untried action from that order),
+    then the untried ones by their new priors (:func:`expansion_order`).
     """
     priors = tree.priors[ROOT] = _noised(planner, tree.priors[ROOT])
-    tree.expansion_orders[ROOT] = None
-    tree.action_indices[ROOT] = -1  # a root was made by no action
-    tree.scaled_priors[ROOT] = 0.0
     c = planner.exploration
+    action_indices = tree.action_indices
+    tried = [action_indices[child] for child in tree.children[ROOT]]
     for child in tree.children[ROOT]:
-        tree.scaled_priors[child] = c * priors[tree.action_indices[child]]
+        tree.scaled_priors[child] = c * priors[action_indices[child]]
+    order = expansion_order(priors, c)
+    if order is not SCORE_ALL:
+        order = tried + [i for i in order if i not in tried]
+    tree.expansion_orders[ROOT] = order
+    action_indices[ROOT] = -1  # a root was made by no action
+    tree.scaled_priors[ROOT] = 0.0
 
 
 def _noised(planner: MCTS, priors: tuple) -> tuple:
