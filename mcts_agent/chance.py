@@ -65,8 +65,8 @@ __all__ = [
 PROBABILITY_TOLERANCE = 1e-9
 """How far from 1 the probabilities of ``outcomes`` may sum."""
 
-Crossing = Callable[[int, int], tuple[int, int, "StepResult | None"]]
-"""``cross(node, i) -> (chance, j, result)``; see :func:`crossing`."""
+Crossing = Callable[[int, int, int], tuple[int, int, int, "StepResult | None"]]
+"""``cross(node, child, i) -> (chance, outcome, j, result)``; see :func:`crossing`."""
 
 
 def is_stochastic(model: Any) -> bool:
@@ -82,7 +82,8 @@ class ChanceRecord:
     Attributes:
         action: the action whose outcomes the node draws.
         index: dict, outcome key -> index of the outcome among the node's
-            children (``tree.actions[node]`` lists the keys in that order).
+            actions and children (``tree.actions[node]`` lists the keys in
+            that order; the index survives tree reuse's renumbering).
         cumulative: for ``outcomes`` models, the running sums of the
             outcomes' probabilities (the last is 1.0), else None.
         results: for ``outcomes`` models, the outcomes' ``StepResult``s
@@ -238,19 +239,22 @@ def sampler(model: Any, rng: random.Random) -> Callable[[Any, Any], StepResult]:
 
 
 def crossing(planner: MCTS, tree: GuidedTree) -> Crossing:
-    """Returns the general loop's ``cross(node, i)`` for a stochastic model.
+    """Returns the general loop's ``cross(node, child, i)`` for a stochastic model.
 
-    ``cross(node, i)``, with ``node`` a decision node and ``i`` the index of
-    the action selected there, makes the chance node of that action if it is
-    untried (``outcomes`` asked once, here), draws one outcome from the
-    planner's generator and returns ``(chance, j, result)``: the chance
-    node, the index of the outcome among its children, and the drawn
-    ``StepResult`` if the outcome is new (its child is ``UNVISITED``; the
-    loop then adds the outcome node as any expansion, which sets
-    ``children[chance][j]`` and takes 1 off ``untried[chance]``), else None.
+    ``cross(node, child, i)``, with ``node`` a decision node and ``child`` the
+    chance node of the action selected there (``UNVISITED`` if that action,
+    ``actions[node][i]``, is untried), makes the chance node if need be
+    (``outcomes`` asked once, here), draws one outcome from the planner's
+    generator and returns ``(chance, outcome, j, result)``: the chance node;
+    the outcome's node, or ``UNVISITED`` if the outcome is new; the outcome's
+    index among the chance node's actions; and, for a new outcome, the drawn
+    ``StepResult`` (else None). For a new outcome the loop then adds its node
+    as any expansion (``action_indices`` j, appended to
+    ``children[chance]``, 1 taken off ``untried[chance]``).
 
     A chance node's ``untried`` is 0 between iterations: a new outcome adds
-    one, its expansion takes it off again.
+    one, its expansion takes it off again. Its outcomes are numbered in the
+    order first drawn, so ``children[chance][j]`` is outcome j's node.
     """
     model = planner.model
     key = getattr(model, "key", None)
@@ -258,16 +262,17 @@ def crossing(planner: MCTS, tree: GuidedTree) -> Crossing:
     sample_step = None if callable(outcomes) else model.sample_step
     rng = planner.rng
     random_ = rng.random
+    c = planner.exploration
     states = tree.states
     actions = tree.actions
     children = tree.children
     untried = tree.untried
+    priors = tree.priors
     records = tree.chance_records
 
-    def cross(node: int, i: int) -> tuple[int, int, StepResult | None]:
-        chance = children[node][i]
+    def cross(node: int, child: int, i: int) -> tuple[int, int, int, StepResult | None]:
         state = states[node]
-        if chance == UNVISITED:
+        if child == UNVISITED:
             action = actions[node][i]
             record = ChanceRecord(action)
             if sample_step is None:
@@ -280,11 +285,8 @@ def crossing(planner: MCTS, tree: GuidedTree) -> Crossing:
                 record.cumulative[-1] = math.inf  # every u < 1 falls in some outcome
                 record.results = [result for _, result in pairs]
                 record.keys = [outcome_key(key, result) for result in record.results]
-            chance = _add_chance_node(tree, node, record)
-            kids = children[node]
-            children[node] = kids[:i] + (chance,) + kids[i + 1 :]
-            untried[node] -= 1
-        record = records[chance]
+            child = _add_chance_node(tree, node, i, c * priors[node][i], record)
+        record = records[child]
         if sample_step is None:
             cumulative = record.cumulative
             drawn = 0 if len(cumulative) == 1 else bisect.bisect_right(cumulative, random_())
@@ -295,22 +297,26 @@ def crossing(planner: MCTS, tree: GuidedTree) -> Crossing:
             outcome = outcome_key(key, result)
         j = record.index.get(outcome)
         if j is not None:
-            return chance, j, None
-        j = record.index[outcome] = len(actions[chance])
-        actions[chance] += (outcome,)
-        children[chance] += (UNVISITED,)
-        untried[chance] += 1
-        return chance, j, result
+            return child, children[child][j], j, None
+        j = record.index[outcome] = len(actions[child])
+        actions[child] += (outcome,)
+        priors[child] += (0.0,)
+        untried[child] += 1
+        return child, UNVISITED, j, result
 
     return cross
 
 
-def _add_chance_node(tree: GuidedTree, parent: int, record: ChanceRecord) -> int:
-    """Appends the chance node of ``record.action`` at ``parent``; returns its index.
+def _add_chance_node(
+    tree: GuidedTree, parent: int, i: int, scaled_prior: float, record: ChanceRecord
+) -> int:
+    """Appends the chance node of action ``i`` at ``parent``; returns its index.
 
     Its state and player are the parent's (the state the action is taken
     in, the player who chose it), its reward 0.0 and discount 1.0 (the
-    backup passes G through unchanged), no outcome yet.
+    backup passes G through unchanged), no outcome yet. It joins the
+    parent's children in the model's order of their actions, and the
+    parent has one untried action less.
     """
     chance = len(tree.states)
     tree.states.append(tree.states[parent])
@@ -323,8 +329,16 @@ def _add_chance_node(tree: GuidedTree, parent: int, record: ChanceRecord) -> int
     tree.visits.append(0)
     tree.value_sums.append(0.0)
     tree.values.append(0.0)
+    tree.action_indices.append(i)
     tree.priors.append(())
+    tree.scaled_priors.append(scaled_prior)
     tree.leaf_values.append(None)
     tree.expansion_orders.append(None)
-    tree.chance_records[chance] = record
+    tree.proven_values.append(None)
+    tree.chance_records.append(record)
+    kids = tree.children[parent]
+    action_indices = tree.action_indices
+    at = bisect.bisect(kids, i, key=action_indices.__getitem__)  # the model's order
+    tree.children[parent] = kids[:at] + (chance,) + kids[at:]
+    tree.untried[parent] -= 1
     return chance

@@ -9,7 +9,8 @@ sequence of :class:`Node` records, root first.
 Value convention (negamax, ``docs/search.md``): every node's value is from the point
 of view of the player who moved into it, so the player to move at a node
 simply prefers the child of highest value. The root has no mover; its
-``value_sum`` stays 0.
+``value_sum`` stays 0 (a root kept from a previous tree by ``reuse_tree``
+keeps the W it had as a child, unused).
 """
 
 from __future__ import annotations
@@ -45,6 +46,10 @@ class Node(NamedTuple):
         value_sum: float, W, the sum of the returns backed up through the node,
             from the point of view of the player who moved into it.
         value: float, Q = W / N (0.0 while N = 0).
+        proven_value: float or None: the solver's proven value of the node
+            (``MCTS(solve=True)``), from the point of view of the player who
+            moved into it (the root's: from its player to move's, the best
+            child's); None while unproven, and always without the solver.
         chance: True for a chance node (``docs/search.md``, "Chance"; only in
             the tree of a stochastic model, :mod:`mcts_agent.chance`): the
             node of one action of its parent, holding the parent's state and
@@ -63,6 +68,7 @@ class Node(NamedTuple):
     visits: int
     value_sum: float
     value: float
+    proven_value: float | None
     chance: bool = False
 
 
@@ -151,19 +157,32 @@ class Tree(Sequence[Node]):
             index += len(self)
         if not 0 <= index < len(self):
             raise IndexError(f"node index {index} out of range for a tree of {len(self)} nodes")
-        actions = self.actions[index]
-        children = self.children[index]
         return Node(
             state=self.states[index],
             player=self.players[index],
             reward=self.rewards[index],
             terminated=self.untried[index] == TERMINAL,
-            actions=actions,
-            children=children + (UNVISITED,) * (len(actions) - len(children)),
+            actions=self.actions[index],
+            children=self.children_by_action(index),
             visits=self.visits[index],
             value_sum=self.value_sums[index],
             value=self.values[index],
+            proven_value=self._proven_value(index),
+            chance=self._is_chance(index),
         )
+
+    def _proven_value(self, index: int) -> float | None:
+        """The node's proven value: None in a plain tree (the solver runs the general loop)."""
+        return None
+
+    def _is_chance(self, index: int) -> bool:
+        """Whether the node is a chance node: never in a plain tree (chance: the general loop)."""
+        return False
+
+    def children_by_action(self, index: int) -> tuple[int, ...]:
+        """Returns node ``index``'s child per action (model's order), ``UNVISITED`` if untried."""
+        children = self.children[index]
+        return children + (UNVISITED,) * (len(self.actions[index]) - len(children))
 
     def __iter__(self) -> Iterator[Node]:
         return (self[i] for i in range(len(self)))
@@ -172,35 +191,50 @@ class Tree(Sequence[Node]):
 class GuidedTree(Tree):
     """The general search loop's tree (``mcts_agent.general_loop``): a :class:`Tree` plus priors.
 
-    Read as a :class:`Tree` (the same :class:`Node` views). It differs in
-    storage where the general loop needs it:
+    Read as a :class:`Tree` (the same :class:`Node` views). It differs where
+    the general loop needs it, PUCT trying a node's actions in any order:
 
-    * ``children[i]`` has one entry per action from the start, ``UNVISITED``
-      until the action is tried, because PUCT may try actions in any order.
+    * ``children[i]`` holds the children made so far in the model's order of
+      their actions, as in a :class:`Tree`, but they need not be the first
+      actions: ``action_indices[child]`` says which action made each one.
     * ``priors[i]``: the node's normalised priors, a tuple of floats of shape
       ``[len(actions)]`` (uniform without an evaluator; the root's include the
       root noise); ``()`` for a terminal node.
+    * ``scaled_priors[i]``: ``c * P(a)`` (the exploration times the prior of
+      the action ``a`` that made node ``i``), PUCT's first product, worked out
+      once when the node is made; 0.0 for the root.
     * ``leaf_values[i]``: the evaluator's value for the node (from the point of
       view of its player to move), or None (no evaluator, the evaluator gave
       None, or a terminal node).
-
-    * ``expansion_orders[i]``: PUCT's cache of the order in which the node's
-      actions are tried (:func:`mcts_agent.selection.puct_rule`); None until
-      the node is first selected from.
-    * ``chance_records``: for a stochastic model, the chance nodes
-      (:mod:`mcts_agent.chance`): node index -> its
-      :class:`~mcts_agent.chance.ChanceRecord`; empty otherwise. A chance
-      node's ``untried`` is 0, its ``discounts`` entry 1.0, its ``actions``
-      the keys of the outcomes drawn so far and its ``children`` their nodes.
+    * ``expansion_orders[i]``: the order in which PUCT tries the node's actions
+      (:func:`mcts_agent.selection.expansion_order`); None until the node is
+      first selected from.
+    * ``proven_values[i]``: the solver's proven value (see :class:`Node`), or
+      None (unproven, or no solver).
+    * ``chance_records[i]``: for a chance node of a stochastic model
+      (:mod:`mcts_agent.chance`), its
+      :class:`~mcts_agent.chance.ChanceRecord`; None for a decision node. A
+      chance node's ``untried`` is 0 between iterations, its ``discounts``
+      entry 1.0, its ``actions`` the keys of the outcomes drawn so far and its
+      ``children`` their nodes (``action_indices`` of an outcome node: its
+      outcome's index); its ``priors`` are 0.0, one per outcome (unused).
 
     Attributes:
-        priors: per-node tuple of priors (see above).
-        leaf_values: per-node float or None (see above).
-        expansion_orders: per-node list of action indices, or None (see above).
-        chance_records: dict of the chance nodes' records (see above).
+        action_indices: per-node int, the index in the parent's ``actions`` of
+            the action that made the node (-1 for the root).
+        priors, scaled_priors, leaf_values, expansion_orders, proven_values,
+        chance_records: per-node fields (see above).
     """
 
-    __slots__ = ("priors", "leaf_values", "expansion_orders", "chance_records")
+    __slots__ = (
+        "action_indices",
+        "priors",
+        "scaled_priors",
+        "leaf_values",
+        "expansion_orders",
+        "proven_values",
+        "chance_records",
+    )
 
     def __init__(
         self, state: Any, player: Hashable, actions: tuple, priors: tuple, leaf_value: float | None
@@ -215,22 +249,24 @@ class GuidedTree(Tree):
             leaf_value: the evaluator's value of the root (kept, not used), or None.
         """
         super().__init__(state, player, actions)
-        self.children[0] = (UNVISITED,) * len(actions)
+        self.action_indices: list[int] = [-1]
         self.priors: list[tuple[float, ...]] = [priors]
+        self.scaled_priors: list[float] = [0.0]
         self.leaf_values: list[float | None] = [leaf_value]
-        self.expansion_orders: list[list[int] | None] = [None]
-        self.chance_records: dict[int, Any] = {}
+        self.expansion_orders: list[Sequence[int] | None] = [None]
+        self.proven_values: list[float | None] = [None]
+        self.chance_records: list[Any] = [None]
 
-    @overload
-    def __getitem__(self, index: int) -> Node: ...
+    def _proven_value(self, index: int) -> float | None:
+        return self.proven_values[index]
 
-    @overload
-    def __getitem__(self, index: slice) -> list[Node]: ...
+    def _is_chance(self, index: int) -> bool:
+        return self.chance_records[index] is not None
 
-    def __getitem__(self, index: int | slice) -> Node | list[Node]:
-        node = super().__getitem__(index)
-        if isinstance(node, Node) and self.chance_records:
-            position = index if index >= 0 else index + len(self)  # type: ignore[operator]
-            if position in self.chance_records:
-                return node._replace(chance=True)
-        return node
+    def children_by_action(self, index: int) -> tuple[int, ...]:
+        """Returns node ``index``'s child per action (model's order), ``UNVISITED`` if untried."""
+        by_action = [UNVISITED] * len(self.actions[index])
+        action_indices = self.action_indices
+        for child in self.children[index]:
+            by_action[action_indices[child]] = child
+        return tuple(by_action)

@@ -53,7 +53,8 @@ class SampledGame(ChanceGame):
 def check_invariants(tree):
     """Every per-node list has one entry per node; N adds up at decision and chance nodes."""
     fields = ("states", "players", "rewards", "discounts", "actions", "children", "untried")
-    fields += ("visits", "value_sums", "values", "priors", "leaf_values", "expansion_orders")
+    fields += ("visits", "value_sums", "values", "action_indices", "priors", "scaled_priors")
+    fields += ("leaf_values", "expansion_orders", "proven_values", "chance_records")
     for name in fields:
         assert len(getattr(tree, name)) == len(tree), name
     for index, node in enumerate(tree):

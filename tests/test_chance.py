@@ -317,3 +317,28 @@ def test_check_model_refuses_unstable_outcomes():
 
     with pytest.raises(ModelCheckError, match=r"is not stable"):
         check_model(Drifting(COIN), "s", seed=0)
+
+
+def test_tree_reuse_finds_the_drawn_position_below_its_chance_node():
+    planner = MCTS(ChanceGame(COIN), iterations=60, seed=0, reuse_tree=True)
+    planner.search("s")
+    flip = planner.tree[planner.tree[0].children[0]]
+    tails = planner.tree[flip.children[flip.actions.index(("T", 0.0, False))]]
+    planner.search("T")  # the coin fell tails
+    root = planner.tree[0]
+    assert root.state == "T" and not root.chance
+    assert planner.summary().reused_visits == tails.visits
+    assert root.visits == tails.visits + 60
+    assert planner.tree[root.children[0]].chance
+
+
+def test_the_solver_is_refused_on_a_stochastic_model():
+    with pytest.raises(ValueError, match=r"chance nodes, whose values are expectations"):
+        MCTS(ChanceGame(COIN), iterations=10, solve=True)
+
+
+def test_a_time_limit_runs_chance_searches_in_chunks():
+    planner = MCTS(ChanceGame(BET), time_limit=0.05, seed=0)
+    planner.search("s")
+    assert planner.tree[0].visits >= 1
+    check_invariants(planner.tree)
