@@ -11,8 +11,8 @@ Sections (``--sections``, all by default):
   ``step`` is one draw from the env's table, drawn from its own seeded
   generator: what planning without chance nodes does). Beside them, the
   optimal policy's success probability (finite-horizon value iteration on
-  ``P``: 0.744 from the start) and the uniformly random policy's (0.012),
-  both exact.
+  ``P``: 0.744 from the start) and the uniformly random policy's (0.014;
+  the issue quotes 0.012), both exact.
 * ``pig``: Pig to 30 (:mod:`mcts_agent.envs.pig`): MCTS (c = 2 * sqrt(2),
   returns in [-1, 1], random rollouts) at ``--pig-iterations`` per move
   against the optimal policy, ``--games`` games, seats alternating (game
