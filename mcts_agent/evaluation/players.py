@@ -199,7 +199,7 @@ class MCTSPlayer:
 
     @property
     def exploration(self) -> float:
-        """c of UCB1 (or PUCT)."""
+        """C of UCB1 (or PUCT)."""
         return self._options["exploration"]
 
     @property
@@ -259,7 +259,7 @@ class MCTSPlayer:
 
 
 def _construct(make: Callable[..., Any], options: dict[str, Any]) -> Any:
-    """Calls ``make(**options, seed=0)``; an unknown keyword is a TypeError naming the valid ones."""
+    """Calls ``make(**options, seed=0)``; an unknown keyword is a TypeError naming valid ones."""
     try:
         return make(seed=0, **options)
     except TypeError as error:

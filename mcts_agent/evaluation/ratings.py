@@ -28,7 +28,16 @@ from typing import NamedTuple
 import numpy as np
 from scipy import optimize, sparse, stats
 
-__all__ = ["PairScore", "Rating", "elo_difference", "fit_ratings", "score_interval"]
+from mcts_agent._validation import require_float
+
+__all__ = [
+    "PairScore",
+    "Rating",
+    "check_prior_draws",
+    "elo_difference",
+    "fit_ratings",
+    "score_interval",
+]
 
 _K = math.log(10) / 400  # natural log-odds per Elo point
 _PROFILE_LIMIT = 10_000.0  # Elo: an interval bound beyond this is reported as infinite
@@ -89,6 +98,15 @@ def score_interval(
     return p, max(0.0, float(centre - half)), min(1.0, float(centre + half))
 
 
+def check_prior_draws(prior_draws: float) -> float:
+    """Returns ``prior_draws`` as a float if it is a finite number >= 0.
+
+    Raises:
+        TypeError, ValueError: otherwise.
+    """
+    return require_float("prior_draws", prior_draws, 0.0)
+
+
 def _pair_arrays(
     index: Mapping[str, int], pairs: Sequence[PairScore], prior_draws: float
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
@@ -115,7 +133,9 @@ def _check_finite(agents: Sequence[str], pairs: Sequence[PairScore], prior_draws
         scored[j, i] |= p.losses + p.draws + prior_draws > 0
     count, labels = sparse.csgraph.connected_components(scored, connection="strong")
     if count > 1:
-        groups = [[a for a, label in zip(agents, labels, strict=True) if label == g] for g in range(count)]
+        groups = [
+            [a for a, label in zip(agents, labels, strict=True) if label == g] for g in range(count)
+        ]
         raise ValueError(
             "the maximum-likelihood ratings are not all finite: some agents never scored "
             f"against others (groups that scored only among themselves: {groups}); play more "
@@ -157,8 +177,7 @@ def fit_ratings(
     anchor = agents[0] if anchor is None else anchor
     if anchor not in agents:
         raise ValueError(f"the anchor {anchor!r} is not one of the agents {agents}")
-    if not (math.isfinite(prior_draws) and prior_draws >= 0):
-        raise ValueError(f"prior_draws must be a finite number >= 0, got {prior_draws!r}")
+    check_prior_draws(prior_draws)
     if not 0 < confidence < 1:
         raise ValueError(f"confidence must be in (0, 1), got {confidence!r}")
     index = {a: k for k, a in enumerate(agents)}
