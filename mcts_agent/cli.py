@@ -1,25 +1,31 @@
-"""The ``mcts-agent`` command line: evaluate, search, play.
+"""The ``mcts-agent`` command line: evaluate, tournament, search, play.
 
 ::
 
     mcts-agent evaluate --game classic/tictactoe-v3 --opponent random perfect
         --iterations 10 100 1000 --games 100 --seed 0 [--json F] [--csv F] [--plot F.png]
         [--jsonl F]
+    mcts-agent tournament --game connect_four --agents mcts:iterations=30
+        mcts:iterations=600 random --games 20 [--sprt 0,100] [--json F] [--plot F.png]
     mcts-agent search --game tictactoe --board "XX.OO...." --iterations 5000
     mcts-agent play --game tictactoe --iterations 2000 --human X
 
 ``evaluate`` runs :func:`mcts_agent.evaluation.sweep` and prints the agent's
-wins / draws / losses per opponent, setting and seat. Each game is written to a
-JSON Lines file as it finishes (:class:`~mcts_agent.evaluation.GameLog`), so
-Ctrl-C (exit status 130), a dead worker or a full disk keep every finished
-game; the final files are written atomically. ``search`` shows the
-root's statistics of one search laid out on the board; ``play`` lets a person
-play against the planner in the terminal.
+wins / draws / losses per opponent, setting and seat; ``tournament`` runs
+:func:`mcts_agent.evaluation.tournament` (a round robin and Elo ratings) or,
+with ``--sprt``, :func:`mcts_agent.evaluation.sprt_match`. Games and agents
+are specs (:mod:`mcts_agent.evaluation.specs`), checked before any game. Each
+game is written to a JSON Lines file as it finishes
+(:class:`~mcts_agent.evaluation.GameLog`), so Ctrl-C (exit status 130), a dead
+worker or a full disk keep every finished game; the final files are written
+atomically. ``search`` shows the root's statistics of one search laid out on
+the board; ``play`` lets a person play against the planner in the terminal.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import math
 import os
 import re
@@ -29,23 +35,31 @@ import tempfile
 import time
 import warnings
 from collections.abc import Callable, Sequence
-from typing import TextIO
+from typing import Any, TextIO
 
 from mcts_agent import __version__
 from mcts_agent.evaluation import (
+    AGENT_KINDS,
     BACKENDS,
     DEFAULT_EXPLORATION,
     GAME_NAMES,
+    SPRT,
+    Game,
     GameLog,
-    MinimaxPlayer,
-    PerfectPlayer,
     PettingZooGame,
-    RandomPlayer,
+    Player,
+    SPRTResult,
+    SweepResult,
+    TournamentResult,
     WorkerDiedError,
     WorkerDiedWarning,
     check_ray_address,
     make_game,
+    make_player,
+    sprt_match,
     sweep,
+    tournament,
+    write_atomically,
 )
 from mcts_agent.search import MCTS, SearchSummary
 
@@ -61,8 +75,8 @@ __all__ = [
     "parse_exploration",
 ]
 
-OPPONENTS = ("random", "perfect", "minimax")
-"""The opponents ``evaluate --opponent`` accepts."""
+OPPONENTS = AGENT_KINDS
+"""The kinds of agent ``--opponent`` and ``--agents`` accept (specs such as ``minimax:depth=2``)."""
 
 MAX_GAMES = 100_000
 """The most games per seat and match ``evaluate --games`` accepts (every game is held in memory)."""
@@ -166,10 +180,55 @@ def _add_search_options(parser: argparse.ArgumentParser, iterations: int) -> Non
     )
 
 
+def _add_game_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--game",
+        default="tictactoe",
+        metavar="GAME",
+        help=f"{', '.join(GAME_NAMES)}, or any PettingZoo AEC env id with its options, "
+        "e.g. classic/chess-v6 or classic/go-v5:board_size=9 (default: tictactoe)",
+    )
+
+
+def _add_run_options(parser: argparse.ArgumentParser, plot_help: str) -> None:
+    """The options of every command that plays games: backends, output files, progress."""
+    parser.add_argument(
+        "--workers", type=int_at_least(1), default=None, help="local processes (default: cores)"
+    )
+    parser.add_argument(
+        "--backend",
+        choices=BACKENDS,
+        default="process",
+        help="local processes, or a Ray cluster (pip install 'mcts-agent[ray]') (default: process)",
+    )
+    parser.add_argument(
+        "--address",
+        default=None,
+        help="Ray cluster address with --backend ray: host:port, ray://host:port or auto "
+        "(default: a new local Ray instance)",
+    )
+    parser.add_argument(
+        "--json", metavar="FILE", help="write the tables' rows and every game to FILE as JSON"
+    )
+    parser.add_argument("--csv", metavar="FILE", help="write the table's rows to FILE as CSV")
+    parser.add_argument("--plot", metavar="FILE", help=plot_help)
+    parser.add_argument(
+        "--jsonl",
+        metavar="FILE",
+        help="write each game to FILE as it finishes, one JSON object per line (default: "
+        "the --json file with .jsonl for .json; without --json, a temporary file, removed "
+        "if the run completes)",
+    )
+    parser.add_argument(
+        "--no-progress", action="store_true", help="no progress bar (shown on a terminal)"
+    )
+
+
 def build_parser() -> argparse.ArgumentParser:
-    """Returns the ``mcts-agent`` argument parser (subcommands evaluate, search, play)."""
+    """Returns the ``mcts-agent`` argument parser (evaluate, tournament, search, play)."""
     parser = argparse.ArgumentParser(
-        prog="mcts-agent", description="UCT Monte Carlo Tree Search: evaluate, search, play."
+        prog="mcts-agent",
+        description="UCT Monte Carlo Tree Search: evaluate, tournament, search, play.",
     )
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
@@ -185,19 +244,16 @@ def build_parser() -> argparse.ArgumentParser:
         "atomically (an existing file is replaced whole or left as it was).",
     )
     evaluate.set_defaults(subparser=evaluate)
-    evaluate.add_argument(
-        "--game",
-        choices=GAME_NAMES,
-        default="tictactoe",
-        help="our models or PettingZoo envs (default: tictactoe)",
-    )
+    _add_game_option(evaluate)
     evaluate.add_argument(
         "--opponent",
         nargs="+",
-        choices=OPPONENTS,
+        metavar="SPEC",
         default=None,
-        help="opponents; perfect only for tic-tac-toe (default: random perfect for "
-        "tic-tac-toe, random minimax for connect four)",
+        help="opponents: agent specs (random, perfect, minimax, minimax:depth=2, "
+        "mcts:iterations=50...); perfect only for tic-tac-toe; minimax alone searches "
+        "--minimax-depth plies (default: random perfect for tic-tac-toe, random minimax "
+        "otherwise)",
     )
     evaluate.add_argument(
         "--iterations",
@@ -234,38 +290,72 @@ def build_parser() -> argparse.ArgumentParser:
         default=4,
         help="plies searched by the minimax opponent (default: 4)",
     )
-    evaluate.add_argument(
-        "--workers", type=int_at_least(1), default=None, help="local processes (default: cores)"
+    _add_run_options(evaluate, "draw win and loss rates against iterations (PNG...)")
+
+    tournament_parser = commands.add_parser(
+        "tournament",
+        help="play a round robin of agents and rate them (Elo)",
+        description="Plays every pair of --agents --games games, seats alternating, and "
+        "prints each pair's wins / draws / losses (of the first agent) with a 95%% interval "
+        "of its score, and the agents' Elo ratings: a Bradley-Terry maximum-likelihood fit "
+        "(draws half a point, --prior-draws virtual draws per pair) anchored on --anchor, "
+        "with 95%% profile-likelihood intervals. With --sprt and two agents, plays until the "
+        "sequential probability ratio test decides (at most --games games). Each game is "
+        "written to a JSON Lines file as it finishes (see --jsonl).",
     )
-    evaluate.add_argument(
-        "--backend",
-        choices=BACKENDS,
-        default="process",
-        help="local processes, or a Ray cluster (pip install 'mcts-agent[ray]') (default: process)",
+    tournament_parser.set_defaults(subparser=tournament_parser)
+    _add_game_option(tournament_parser)
+    tournament_parser.add_argument(
+        "--agents",
+        nargs="+",
+        metavar="SPEC",
+        required=True,
+        help="agent specs: random, perfect, minimax:depth=4, mcts:iterations=400,"
+        "exploration=2.83,selection=puct,... (every MCTS option by name)",
     )
-    evaluate.add_argument(
-        "--address",
+    tournament_parser.add_argument(
+        "--games",
+        type=int_at_least(2, MAX_GAMES),
         default=None,
-        help="Ray cluster address with --backend ray: host:port, ray://host:port or auto "
-        "(default: a new local Ray instance)",
+        help="games per pair, even (half in each seat); with --sprt the most games "
+        "(default: 20; with --sprt 2000)",
     )
-    evaluate.add_argument(
-        "--json", metavar="FILE", help="write the table's rows and every game to FILE as JSON"
+    tournament_parser.add_argument(
+        "--seed", type=int_at_least(0), default=0, help="master seed (default: 0)"
     )
-    evaluate.add_argument("--csv", metavar="FILE", help="write the table's rows to FILE as CSV")
-    evaluate.add_argument(
-        "--plot", metavar="FILE", help="draw win and loss rates against iterations (PNG...)"
+    tournament_parser.add_argument(
+        "--anchor",
+        default=None,
+        help="the agent rated 0 (default: random if it plays, else the first agent)",
     )
-    evaluate.add_argument(
-        "--jsonl",
-        metavar="FILE",
-        help="write each game to FILE as it finishes, one JSON object per line (default: "
-        "the --json file with .jsonl for .json; without --json, a temporary file, removed "
-        "if the run completes)",
+    tournament_parser.add_argument(
+        "--prior-draws",
+        type=number_in(0.0),
+        default=2.0,
+        help="virtual draws added to each pair in the fit, as BayesElo's prior; 0 for "
+        "the plain maximum-likelihood fit (default: 2)",
     )
-    evaluate.add_argument(
-        "--no-progress", action="store_true", help="no progress bar (shown on a terminal)"
+    tournament_parser.add_argument(
+        "--sprt",
+        type=parse_sprt,
+        metavar="ELO0,ELO1",
+        default=None,
+        help="two agents: stop as soon as the GSPRT of H0 elo=ELO0 against H1 elo=ELO1 "
+        "(the first agent's advantage) decides",
     )
+    tournament_parser.add_argument(
+        "--alpha",
+        type=number_in(0.0, 1.0),
+        default=0.05,
+        help="--sprt: chance of accepting H1 when H0 holds (default: 0.05)",
+    )
+    tournament_parser.add_argument(
+        "--beta",
+        type=number_in(0.0, 1.0),
+        default=0.05,
+        help="--sprt: chance of accepting H0 when H1 holds (default: 0.05)",
+    )
+    _add_run_options(tournament_parser, "draw the ratings with their intervals (PNG...)")
 
     search = commands.add_parser(
         "search",
@@ -337,14 +427,6 @@ def games_log_path(json_path: str | None, jsonl_path: str | None) -> str | None:
         return None
     stem, extension = os.path.splitext(json_path)
     return (stem if extension.lower() == ".json" else json_path) + ".jsonl"
-
-
-def _opponent(name: str, depth: int):
-    if name == "random":
-        return RandomPlayer()
-    if name == "perfect":
-        return PerfectPlayer()
-    return MinimaxPlayer(depth=depth)
 
 
 def _check_output_file(
@@ -469,56 +551,52 @@ def _show_warning(message, category, filename, lineno, file=None, line=None) -> 
     print(f"mcts-agent: warning: {message}", file=sys.stderr)
 
 
-def _evaluate(args: argparse.Namespace, parser: argparse.ArgumentParser, out: TextIO) -> int:
-    game = make_game(args.game)
-    if isinstance(game, PettingZooGame):
-        try:  # here, before any worker starts
+def _game(parser: argparse.ArgumentParser, name: str) -> Game:
+    """The game ``--game`` names, checked (and its env made) before any worker starts."""
+    try:
+        game = make_game(name)
+        if isinstance(game, PettingZooGame):
             game.make_env().close()
-        except ImportError as error:
-            parser.error(f"argument --game: {error}")
-    opponent_names = args.opponent or default_opponents(game.solvable)
-    if "perfect" in opponent_names and not game.solvable:
-        parser.error(
-            f"argument --opponent: 'perfect' needs a game small enough to solve outright; "
-            f"{args.game} is not (choose from 'random', 'minimax')"
-        )
-    _check_backend(parser, args)
-    _check_outputs(parser, args)
-    # Each value once, in the order given: a repeated value would repeat its matches' rows.
-    opponents = [_opponent(name, args.minimax_depth) for name in dict.fromkeys(opponent_names)]
-    iterations = list(dict.fromkeys(args.iterations))
-    explorations = list(dict.fromkeys(args.exploration))
-    seeds = list(dict.fromkeys(args.seed))
-    total = len(opponents) * len(iterations) * len(explorations) * len(seeds) * 2 * args.games
+    except (ImportError, TypeError, ValueError) as error:
+        parser.error(f"argument --game: {error}")
+    return game
+
+
+def _players(
+    parser: argparse.ArgumentParser, option: str, specs: Sequence[str], game: Game
+) -> dict[str, Player]:
+    """``{spec: player}`` for each spec once, in order, each checked against ``game``."""
+    players = {}
+    for spec in dict.fromkeys(specs):
+        try:
+            players[spec] = make_player(spec, game)
+        except (TypeError, ValueError) as error:
+            parser.error(f"argument {option}: {error}")
+    return players
+
+
+def _run_logged(
+    args: argparse.Namespace,
+    parser: argparse.ArgumentParser,
+    out: TextIO,
+    total: int,
+    play: Callable[[Callable], Any],
+    report: Callable[[Any, float], list[tuple[str | None, Callable[[str], None]]]],
+) -> int:
+    """Runs ``play(on_game)`` with every game logged as it finishes; the CLI's error handling.
+
+    ``report(result, seconds)`` prints the result and returns the
+    ``(path, write)`` pairs of the final files (written if ``path`` is given).
+    Returns the exit status (see :func:`main`).
+    """
     log = GameLog(games_log_path(args.json, args.jsonl))
     start = time.perf_counter()
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("always", WorkerDiedWarning)
             warnings.showwarning = _show_warning
-            result = sweep(
-                game,
-                opponents,
-                iterations,
-                explorations=explorations,
-                seeds=seeds,
-                games_per_seat=args.games,
-                rollout_limit=args.rollout_limit,
-                workers=args.workers,
-                backend=args.backend,
-                address=args.address,
-                progress=not args.no_progress and sys.stderr.isatty(),
-                on_game=log.write,
-            )
-        seconds = time.perf_counter() - start
-        print(result.table(), file=out)
-        moves = sum(m.mean_length * len(m.records) for m in result.matches)
-        print(f"{total} games, {moves / total:.2f} moves per game, {seconds:.1f} s", file=out)
-        for path, write in (
-            (args.json, result.save_json),
-            (args.csv, result.save_csv),
-            (args.plot, result.plot),
-        ):
+            result = play(log.write)
+        for path, write in report(result, time.perf_counter() - start):
             if path is not None:
                 try:
                     write(path)
@@ -547,10 +625,156 @@ def _evaluate(args: argparse.Namespace, parser: argparse.ArgumentParser, out: Te
         raise
     log.close()
     if args.json is None and args.jsonl is None:
-        os.unlink(log.path)  # the temporary log: the run completed and nothing asked for it
+        if log.path is not None:
+            os.unlink(log.path)  # the temporary log: the run completed and nothing asked for it
     else:
         print(f"wrote {log.path} (each game as it finished)", file=out)
     return 0
+
+
+def _progress(args: argparse.Namespace) -> bool:
+    return not args.no_progress and sys.stderr.isatty()
+
+
+def _evaluate(args: argparse.Namespace, parser: argparse.ArgumentParser, out: TextIO) -> int:
+    game = _game(parser, args.game)
+    opponent_specs = [
+        f"minimax:depth={args.minimax_depth}" if spec == "minimax" else spec
+        for spec in args.opponent or default_opponents(game.solvable)
+    ]
+    # Each value once, in the order given: a repeated value would repeat its matches' rows.
+    opponents = list(_players(parser, "--opponent", opponent_specs, game).values())
+    _check_backend(parser, args)
+    _check_outputs(parser, args)
+    iterations = list(dict.fromkeys(args.iterations))
+    explorations = list(dict.fromkeys(args.exploration))
+    seeds = list(dict.fromkeys(args.seed))
+    total = len(opponents) * len(iterations) * len(explorations) * len(seeds) * 2 * args.games
+
+    def play(on_game: Callable) -> SweepResult:
+        return sweep(
+            game,
+            opponents,
+            iterations,
+            explorations=explorations,
+            seeds=seeds,
+            games_per_seat=args.games,
+            rollout_limit=args.rollout_limit,
+            workers=args.workers,
+            backend=args.backend,
+            address=args.address,
+            progress=_progress(args),
+            on_game=on_game,
+        )
+
+    def report(result: SweepResult, seconds: float) -> list:
+        print(result.table(), file=out)
+        moves = sum(m.mean_length * len(m.records) for m in result.matches)
+        print(f"{total} games, {moves / total:.2f} moves per game, {seconds:.1f} s", file=out)
+        return [
+            (args.json, result.save_json),
+            (args.csv, result.save_csv),
+            (args.plot, result.plot),
+        ]
+
+    return _run_logged(args, parser, out, total, play, report)
+
+
+def parse_sprt(text: str) -> tuple[float, float]:
+    """Reads ``--sprt``'s ``elo0,elo1`` (two numbers, elo0 < elo1).
+
+    Raises:
+        argparse.ArgumentTypeError: if ``text`` is not two finite numbers in increasing order.
+    """
+    parts = text.split(",")
+    try:
+        elo0, elo1 = (float(part) for part in parts)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected elo0,elo1 such as 0,10; got {text!r}") from None
+    if not (math.isfinite(elo0) and math.isfinite(elo1) and elo0 < elo1):
+        raise argparse.ArgumentTypeError(
+            f"expected two finite numbers elo0 < elo1 such as 0,10; got {text!r}"
+        )
+    return elo0, elo1
+
+
+def _tournament(args: argparse.Namespace, parser: argparse.ArgumentParser, out: TextIO) -> int:
+    game = _game(parser, args.game)
+    agents = _players(parser, "--agents", args.agents, game)
+    if len(agents) < 2:
+        parser.error(f"argument --agents: a tournament needs two agents or more, got {args.agents}")
+    if args.sprt is not None and len(agents) != 2:
+        parser.error(f"argument --sprt: a test of two agents, got {len(agents)}")
+    if args.sprt is not None and args.plot is not None:
+        parser.error("argument --plot: not with --sprt (the ratings plot needs a round robin)")
+    games = args.games if args.games is not None else (2000 if args.sprt else 20)
+    if games % 2:
+        parser.error(f"argument --games: expected an even number (seats alternate), got {games}")
+    anchor = args.anchor
+    if anchor is not None and anchor not in agents:
+        parser.error(f"argument --anchor: {anchor!r} is not one of --agents {list(agents)}")
+    _check_backend(parser, args)
+    _check_outputs(parser, args)
+    options = {
+        "seed": args.seed,
+        "workers": args.workers,
+        "backend": args.backend,
+        "address": args.address,
+        "progress": _progress(args),
+    }
+    if args.sprt is not None:
+        try:
+            test = SPRT(*args.sprt, alpha=args.alpha, beta=args.beta)
+        except ValueError as error:
+            parser.error(f"argument --sprt: {error}")
+        (agent, agent_player), (opponent, opponent_player) = agents.items()
+
+        def play_test(on_game: Callable) -> SPRTResult:
+            return sprt_match(
+                game, agent_player, opponent_player, test, games, on_game=on_game, **options
+            )
+
+        def report_test(result: SPRTResult, seconds: float) -> list:
+            print(
+                f"{game.name}: {agent} vs {opponent}, seats alternating, seed {args.seed}", file=out
+            )
+            print(result.summary(), file=out)
+            print(result.match.summary().split("\n", 1)[1], file=out)
+            print(f"{result.games} games, {seconds:.1f} s", file=out)
+            return [(args.json, _json_writer(result.to_dict())), (args.csv, result.match.save_csv)]
+
+        return _run_logged(args, parser, out, games, play_test, report_test)
+    total = games * len(agents) * (len(agents) - 1) // 2
+
+    def play(on_game: Callable) -> TournamentResult:
+        return tournament(
+            game,
+            agents,
+            games,
+            anchor=anchor,
+            prior_draws=args.prior_draws,
+            on_game=on_game,
+            **options,
+        )
+
+    def report(result: TournamentResult, seconds: float) -> list:
+        print(result.table(), file=out)
+        print(f"{total} games, {seconds:.1f} s", file=out)
+        return [
+            (args.json, result.save_json),
+            (args.csv, result.save_csv),
+            (args.plot, result.plot),
+        ]
+
+    return _run_logged(args, parser, out, total, play, report)
+
+
+def _json_writer(data: dict) -> Callable[[str], None]:
+    def write(path: str) -> None:
+        with write_atomically(path) as f:
+            json.dump(data, f, indent=1)
+
+    return write
 
 
 # ------------------------------------------------------------ search, play
@@ -691,6 +915,8 @@ def main(argv: Sequence[str] | None = None, *, stdin: TextIO | None = None) -> i
     try:
         if args.command == "evaluate":
             return _evaluate(args, args.subparser, out)
+        if args.command == "tournament":
+            return _tournament(args, args.subparser, out)
         if args.command == "search":
             return _search(args, args.subparser, out)
         return _play(args, stdin if stdin is not None else sys.stdin, out)

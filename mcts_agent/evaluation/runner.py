@@ -259,32 +259,53 @@ def _run_items(
             )
 
 
+def _next_chunks(queue: list[list[tuple[int, int]]], rests: list[list[tuple[int, int]]]) -> None:
+    """Puts the unplayed ``rests`` of chunks back into ``queue``, which stays in game order."""
+    queue.extend(rests)
+    queue.sort(key=lambda chunk: chunk[0])
+
+
 def _run_on_processes(
     specs: list[MatchSpec], chunks: list[list[tuple[int, int]]], workers: int
 ) -> Iterator[tuple[int, GameRecord]]:
-    """Plays ``chunks`` on a new pool; yields pairs; returns the items a dead worker left."""
+    """Plays ``chunks`` on a new pool; yields pairs; returns the items a dead worker left.
+
+    At most ``workers`` chunks are in flight, the lowest in game order first
+    (a chunk's unplayed rest goes back into line before later chunks), so the
+    games are played roughly in index order: a sequential test
+    (:mod:`~mcts_agent.evaluation.sprt`) that counts them in order waits little.
+    """
     pool = ProcessPoolExecutor(max_workers=workers, initializer=_start_worker, initargs=(specs,))
     try:
-        pending: dict[Future, list[tuple[int, int]]] = {
-            pool.submit(_play_worker_chunk, chunk): chunk for chunk in chunks
-        }
+        queue = list(chunks)
+        pending: dict[Future, list[tuple[int, int]]] = {}
         lost: list[tuple[int, int]] = []
-        while pending:
+        broken = False
+        while True:
+            while queue and not broken and len(pending) < workers:
+                chunk = queue.pop(0)
+                try:
+                    pending[pool.submit(_play_worker_chunk, chunk)] = chunk
+                except BrokenProcessPool:
+                    lost.extend(chunk)
+                    broken = True
+            if not pending:
+                break
             done, _ = wait(pending, return_when=FIRST_COMPLETED)
+            rests = []
             for future in done:
                 chunk = pending.pop(future)
                 try:
                     pairs = future.result()
                 except BrokenProcessPool:
                     lost.extend(chunk)
+                    broken = True
                     continue
                 yield from pairs
-                rest = chunk[len(pairs) :]
-                if rest:
-                    try:
-                        pending[pool.submit(_play_worker_chunk, rest)] = rest
-                    except BrokenProcessPool:
-                        lost.extend(rest)
+                if len(pairs) < len(chunk):
+                    rests.append(chunk[len(pairs) :])
+            _next_chunks(queue, rests)
+        lost.extend(item for chunk in queue for item in chunk)
         return sorted(lost)
     finally:
         _stop_pool(pool)
@@ -400,22 +421,26 @@ def _run_on_ray(
         cpus = int(ray.cluster_resources().get("CPU", 1))
         play = ray.remote(num_cpus=1)(_play_chunk)
         specs_ref = ray.put(specs)
-        for chunk in _chunks(items, workers or cpus):
-            pending[play.remote(specs_ref, chunk, REPORT_EVERY)] = chunk
-        while pending:
+        queue = _chunks(items, workers or cpus)
+        while True:  # at most `cpus` chunks in flight, in game order (see _run_on_processes)
+            while queue and len(pending) < cpus:
+                chunk = queue.pop(0)
+                pending[play.remote(specs_ref, chunk, REPORT_EVERY)] = chunk
+            if not pending:
+                break
             (done,), _ = ray.wait(list(pending), num_returns=1)
             chunk = pending.pop(done)
             try:
                 pairs = ray.get(done)
             except (WorkerCrashedError, NodeDiedError, OutOfMemoryError) as error:
+                unplayed = len(chunk) + sum(map(len, pending.values())) + sum(map(len, queue))
                 raise WorkerDiedError(
                     f"a Ray worker died and Ray's retries ran out ({type(error).__name__}); "
-                    f"{len(chunk) + sum(map(len, pending.values()))} games were not played"
+                    f"{unplayed} games were not played"
                 ) from error
             yield from pairs
-            rest = chunk[len(pairs) :]
-            if rest:
-                pending[play.remote(specs_ref, rest, REPORT_EVERY)] = rest
+            if len(pairs) < len(chunk):
+                _next_chunks(queue, [chunk[len(pairs) :]])
     finally:
         for ref in pending:  # stopped early: do not leave games running on the cluster
             ray.cancel(ref, force=True)
