@@ -95,7 +95,8 @@ def score_interval(
     z = stats.norm.ppf(0.5 + confidence / 2)
     centre = (p + z * z / (2 * n)) / (1 + z * z / n)
     half = z / (1 + z * z / n) * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n))
-    return p, max(0.0, float(centre - half)), min(1.0, float(centre + half))
+    # Clipped to [0, 1] and to contain p (rounding leaves 1 - 1e-16 for a perfect score).
+    return p, min(p, max(0.0, float(centre - half))), max(p, min(1.0, float(centre + half)))
 
 
 def check_prior_draws(prior_draws: float) -> float:
