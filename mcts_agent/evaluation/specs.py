@@ -56,9 +56,9 @@ def _split_options(text: str, spec: str) -> list[str]:
         elif char in "'\"":
             quote = char
         elif char in _CLOSING:
-            depth.append(_CLOSING[char])
+            depth.append(char)
         elif char in ")]}":
-            if not depth or depth.pop() != char:
+            if not depth or _CLOSING[depth.pop()] != char:
                 raise ValueError(f"unbalanced {char!r} in {spec!r}")
         elif char == "," and not depth:
             parts.append(text[start:i])
