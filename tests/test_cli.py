@@ -219,7 +219,7 @@ def test_ctrl_c_in_play_exits_130_with_one_line(capsys):
 def test_every_command_has_a_description_and_every_option_its_default(monkeypatch, capsys):
     parser = build_parser()
     (commands,) = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
-    assert sorted(commands.choices) == ["evaluate", "play", "search"]
+    assert sorted(commands.choices) == ["evaluate", "play", "search", "tournament"]
     for name, command in commands.choices.items():
         assert command.description, name
         for action in command._actions:
@@ -247,12 +247,33 @@ def test_parse_exploration():
 @pytest.mark.parametrize(
     "argv, message",
     [
-        (["evaluate", "--game", "chess"], "invalid choice: 'chess' (choose from 'tictactoe', "),
-        (["evaluate", "--opponent", "alphazero"], "(choose from 'random', 'perfect', 'minimax')"),
+        (
+            ["evaluate", "--game", "chess"],
+            "argument --game: unknown game 'chess': neither one of our models (tictactoe, ",
+        ),
+        (
+            ["evaluate", "--opponent", "alphazero"],
+            "argument --opponent: agent spec 'alphazero': unknown agent 'alphazero'; valid "
+            "agents: random, perfect, minimax, mcts",
+        ),
         (
             ["evaluate", "--game", "connect_four", "--opponent", "perfect"],
-            "'perfect' needs a game small enough",
+            "argument --opponent: agent spec 'perfect': perfect play needs a game small enough",
         ),
+        (
+            ["evaluate", "--game", "classic/rps-v2"],
+            "argument --game: mcts_agent plans deterministic games of perfect information only",
+        ),
+        (["tournament"], "the following arguments are required: --agents"),
+        (["tournament", "--agents", "random"], "--agents: a tournament needs two agents or more"),
+        (["tournament", "--agents", "random", "perfect", "--games", "3"], "expected an even"),
+        (["tournament", "--agents", "random", "mcts:iterations=-1"], "iterations must be >= 1"),
+        (
+            ["tournament", "--agents", "random", "perfect", "minimax", "--sprt", "0,10"],
+            "argument --sprt: a test of two agents, got 3",
+        ),
+        (["tournament", "--agents", "random", "perfect", "--sprt", "10,0"], "elo0 < elo1"),
+        (["tournament", "--agents", "random", "perfect", "--anchor", "x"], "'x' is not one of"),
         (["evaluate", "--games", str(MAX_GAMES + 1)], "expected an int in [1, 100000], got 100001"),
         (["evaluate", "--games", str(10**12)], "expected an int in [1, 100000], got 1000000000000"),
         (["evaluate", "--iterations", "0"], "expected an int >= 1, got 0"),
