@@ -166,8 +166,26 @@ def _add_search_options(parser: argparse.ArgumentParser, iterations: int) -> Non
     parser.add_argument(
         "--iterations",
         type=int_at_least(1),
-        default=iterations,
-        help=f"iterations per move (default: {iterations})",
+        help=f"iterations per move (default: {iterations}); with --time-limit, only if given",
+    )
+    parser.set_defaults(default_iterations=iterations)
+    parser.add_argument(
+        "--time-limit",
+        type=number_in(1e-9),
+        metavar="SECONDS",
+        help="seconds per move; with --iterations, whichever comes first",
+    )
+    parser.add_argument(
+        "--solve",
+        action="store_true",
+        help="MCTS-Solver: prove wins, losses and draws (value bounds -1, 1); stops once "
+        "the root is proven",
+    )
+    parser.add_argument(
+        "--reuse-tree",
+        action="store_true",
+        help="keep the subtree of the position reached from one search to the next "
+        "(play: from move to move; search runs one search, so nothing to reuse)",
     )
     parser.add_argument(
         "--exploration",
@@ -780,6 +798,46 @@ def _json_writer(data: dict) -> Callable[[str], None]:
 # ------------------------------------------------------------ search, play
 
 
+def _planner(args: argparse.Namespace, model: Any) -> MCTS:
+    """The planner of ``search`` and ``play``: their budget, solver and reuse options."""
+    iterations = args.iterations
+    if iterations is None and args.time_limit is None:
+        iterations = args.default_iterations
+    return MCTS(
+        model,
+        iterations,
+        time_limit=args.time_limit,
+        exploration=args.exploration,
+        seed=args.seed,
+        solve=args.solve,
+        value_bounds=(-1.0, 1.0) if args.solve else None,
+        reuse_tree=args.reuse_tree,
+    )
+
+
+def _budget(planner: MCTS) -> str:
+    """The planner's budget in words, e.g. ``5000 iterations`` or ``0.5 s``."""
+    parts = []
+    if planner.iterations is not None:
+        parts.append(f"{planner.iterations} iterations")
+    if planner.time_limit is not None:
+        parts.append(f"{planner.time_limit:g} s")
+    return " or ".join(parts)
+
+
+def _search_line(summary: SearchSummary) -> str:
+    """What one search did: iterations, seconds, nodes, why it stopped, what it proved."""
+    line = (
+        f"{summary.iterations} iterations in {summary.elapsed:.3f} s, {summary.nodes} nodes, "
+        f"stopped on {summary.stop_reason}"
+    )
+    if summary.reused_visits:
+        line += f", {summary.reused_visits} visits reused"
+    if summary.proven_value is not None:
+        line += f"; proven value {summary.proven_value:+g}"
+    return line
+
+
 def format_root_statistics(state: int, summary: SearchSummary) -> str:
     """Returns a tic-tac-toe search's root statistics laid out as the board.
 
@@ -823,16 +881,17 @@ def _search(args: argparse.Namespace, parser: argparse.ArgumentParser, out: Text
     if not model.actions(state):
         parser.error(f"argument --board: {args.board!r} is a finished game; nothing to search")
     side = "X" if model.player(state) == 1 else "O"
-    planner = MCTS(model, args.iterations, exploration=args.exploration, seed=args.seed)
+    planner = _planner(args, model)
     move = planner(state)
     print(render_board(state), file=out)
     print(
-        f"{side} to move; {args.iterations} iterations, c = {args.exploration:.3g}, "
-        f"seed {args.seed}",
+        f"{side} to move; {_budget(planner)}, c = {args.exploration:.3g}, seed {args.seed}",
         file=out,
     )
     print(f"visits and value for {side} of each move:", file=out)
-    print(format_root_statistics(state, planner.summary()), file=out)
+    summary = planner.summary()
+    print(format_root_statistics(state, summary), file=out)
+    print(_search_line(summary), file=out)
     print(f"move played: {move}", file=out)
     return 0
 
@@ -850,10 +909,10 @@ def _play(args: argparse.Namespace, stdin: TextIO, out: TextIO) -> int:
 
     model = TicTacToeModel()
     human = 1 if args.human == "X" else 2
-    planner = MCTS(model, args.iterations, exploration=args.exploration, seed=args.seed)
+    planner = _planner(args, model)
     machine = "O" if human == 1 else "X"
     print(
-        f"You play {args.human}, MCTS plays {machine} ({args.iterations} iterations per move). "
+        f"You play {args.human}, MCTS plays {machine} ({_budget(planner)} per move). "
         "Enter a cell number 0-8 (row by row), or q to quit.",
         file=out,
     )
@@ -880,8 +939,9 @@ def _play(args: argparse.Namespace, stdin: TextIO, out: TextIO) -> int:
             summary = planner.summary()
             index = summary.actions.index(action)
             print(
-                f"MCTS plays {action} ({summary.visit_counts[index]} of {args.iterations} "
-                f"visits, value {summary.values[index]:+.2f})",
+                f"MCTS plays {action} ({summary.visit_counts[index]} of "
+                f"{sum(summary.visit_counts)} visits, value {summary.values[index]:+.2f}; "
+                f"{_search_line(summary)})",
                 file=out,
             )
         state, reward, _ = model.step(state, action)

@@ -35,6 +35,7 @@ import math
 import sys
 from typing import TYPE_CHECKING, Any
 
+from mcts_agent import solver
 from mcts_agent._validation import (
     checked_actions,
     checked_player,
@@ -48,7 +49,7 @@ from mcts_agent.tree import ROOT, TERMINAL, UNVISITED, GuidedTree
 if TYPE_CHECKING:
     from mcts_agent.search import MCTS
 
-__all__ = ["new_tree", "run"]
+__all__ = ["new_tree", "renew_root", "run"]
 
 
 def new_tree(planner: MCTS, state: Any, actions: tuple) -> GuidedTree:
@@ -74,24 +75,44 @@ def new_tree(planner: MCTS, state: Any, actions: tuple) -> GuidedTree:
         value, priors = None, uniform_priors(len(actions))
     else:
         value, priors = checked_evaluation(evaluator(state, actions), state, actions)
-    if planner.root_noise is not None:
-        alpha, fraction = planner.root_noise
-        gammavariate = planner.rng.gammavariate
-        draws = [gammavariate(alpha, 1.0) for _ in actions]
-        total = sum(draws)
-        priors = tuple(
-            (1.0 - fraction) * p + fraction * (eta / total)
-            for p, eta in zip(priors, draws, strict=True)
-        )
-    return GuidedTree(state, planner.model.player(state), actions, priors, value)
+    return GuidedTree(state, planner.model.player(state), actions, _noised(planner, priors), value)
 
 
-def run(planner: MCTS, tree: GuidedTree) -> None:
-    """Runs ``planner.iterations`` iterations of the general loop on ``tree``.
+def renew_root(planner: MCTS, tree: GuidedTree) -> None:
+    """Makes a re-rooted tree's root a search root (:mod:`mcts_agent.reuse`): fresh root noise.
+
+    The new root's priors are its own (the evaluator's, without noise: it was
+    not the root); they get the root noise anew, and PUCT's cached order of
+    its actions, which depends on them, is dropped.
+    """
+    tree.priors[ROOT] = _noised(planner, tree.priors[ROOT])
+    tree.expansion_orders[ROOT] = None
+
+
+def _noised(planner: MCTS, priors: tuple) -> tuple:
+    """``priors`` with the planner's root noise, if any, drawn from its generator."""
+    if planner.root_noise is None:
+        return priors
+    alpha, fraction = planner.root_noise
+    gammavariate = planner.rng.gammavariate
+    draws = [gammavariate(alpha, 1.0) for _ in priors]
+    total = sum(draws)
+    pairs = zip(priors, draws, strict=True)
+    return tuple((1.0 - fraction) * p + fraction * (eta / total) for p, eta in pairs)
+
+
+def run(planner: MCTS, tree: GuidedTree, iterations: int) -> int:
+    """Runs ``iterations`` iterations of the general loop on ``tree``; returns how many ran.
+
+    It continues ``tree`` (the budget driver, :func:`mcts_agent.budgets.run`,
+    calls it chunk by chunk). Fewer than ``iterations`` run only when the
+    solver proves the root.
 
     Args:
         planner: the planner searching (its model and options).
-        tree: the tree to grow, made by :func:`new_tree`.
+        tree: the tree to grow, made by :func:`new_tree` (or re-rooted by
+            :mod:`mcts_agent.reuse` and renewed by :func:`renew_root`).
+        iterations: int >= 1.
 
     Raises:
         ValueError: if ``step`` returns a non-finite reward, or the evaluator
@@ -108,7 +129,13 @@ def run(planner: MCTS, tree: GuidedTree) -> None:
     rng = planner.rng
     fused_rollout, generic_rollout = planner._rollouts()
     horizon = sys.maxsize if planner.max_depth is None else planner.max_depth
-    if planner.selection == "puct":
+    solving = planner.solve
+    hi = None if planner.value_bounds is None else planner.value_bounds[1]
+    if solving:
+        select = solver.selection_rule(
+            tree, planner.selection, planner.exploration, planner.unvisited_value
+        )
+    elif planner.selection == "puct":
         select = puct_rule(tree, planner.exploration, planner.unvisited_value)
     else:
         select = uct_rule(tree, planner.exploration)
@@ -127,11 +154,12 @@ def run(planner: MCTS, tree: GuidedTree) -> None:
     leaf_values = tree.leaf_values
 
     expansion_orders = tree.expansion_orders
+    proven_values = tree.proven_values
     isfinite = math.isfinite
 
     path: list[int] = []
     path_append = path.append
-    for _ in range(planner.iterations):
+    for done in range(iterations):
         node = ROOT
         depth = 0
         path.clear()
@@ -143,6 +171,8 @@ def run(planner: MCTS, tree: GuidedTree) -> None:
             if child != UNVISITED:
                 node = child
                 path_append(node)
+                if solving and proven_values[node] is not None:
+                    break  # the solver stops at a proven node
                 continue
             # 2. Expansion of the untried action selected: one step, once for ever.
             state = states[node]
@@ -184,16 +214,22 @@ def run(planner: MCTS, tree: GuidedTree) -> None:
             priors.append(child_priors)
             leaf_values.append(value)
             expansion_orders.append(None)
+            proven_values.append(None)
             kids = children[node]
             children[node] = kids[:i] + (child,) + kids[i + 1 :]
             untried[node] -= 1
             node = child
             path_append(node)
+            if solving and not child_actions:  # a terminal node is proven: V = r
+                proven_values[node] = reward
+                solver.prove_up(tree, path, hi)
             break
 
         # 3. Simulation: 0 at a terminal node, else the evaluator's value or a rollout.
         if untried[node] == TERMINAL:
             g = 0.0
+        elif solving and proven_values[node] is not None:
+            g = solver.subtree_return(tree, node)
         elif leaf_values[node] is not None:
             g = leaf_values[node]
         elif fused_rollout is not None:
@@ -212,3 +248,6 @@ def run(planner: MCTS, tree: GuidedTree) -> None:
             value_sums[node] = w
             values[node] = w / n
         visits[ROOT] += 1
+        if solving and proven_values[ROOT] is not None:
+            return done + 1
+    return iterations

@@ -45,6 +45,10 @@ class Node(NamedTuple):
         value_sum: float, W, the sum of the returns backed up through the node,
             from the point of view of the player who moved into it.
         value: float, Q = W / N (0.0 while N = 0).
+        proven_value: float or None: the solver's proven value of the node
+            (``MCTS(solve=True)``), from the point of view of the player who
+            moved into it (the root's: from its player to move's, the best
+            child's); None while unproven, and always without the solver.
     """
 
     state: Any
@@ -56,6 +60,7 @@ class Node(NamedTuple):
     visits: int
     value_sum: float
     value: float
+    proven_value: float | None
 
 
 TERMINAL = -1
@@ -155,7 +160,12 @@ class Tree(Sequence[Node]):
             visits=self.visits[index],
             value_sum=self.value_sums[index],
             value=self.values[index],
+            proven_value=self._proven_value(index),
         )
+
+    def _proven_value(self, index: int) -> float | None:
+        """The node's proven value: None in a plain tree (the solver runs the general loop)."""
+        return None
 
     def __iter__(self) -> Iterator[Node]:
         return (self[i] for i in range(len(self)))
@@ -179,14 +189,17 @@ class GuidedTree(Tree):
     * ``expansion_orders[i]``: PUCT's cache of the order in which the node's
       actions are tried (:func:`mcts_agent.selection.puct_rule`); None until
       the node is first selected from.
+    * ``proven_values[i]``: the solver's proven value (see :class:`Node`), or
+      None (unproven, or no solver).
 
     Attributes:
         priors: per-node tuple of priors (see above).
         leaf_values: per-node float or None (see above).
         expansion_orders: per-node list of action indices, or None (see above).
+        proven_values: per-node float or None (see above).
     """
 
-    __slots__ = ("priors", "leaf_values", "expansion_orders")
+    __slots__ = ("priors", "leaf_values", "expansion_orders", "proven_values")
 
     def __init__(
         self, state: Any, player: Hashable, actions: tuple, priors: tuple, leaf_value: float | None
@@ -205,3 +218,7 @@ class GuidedTree(Tree):
         self.priors: list[tuple[float, ...]] = [priors]
         self.leaf_values: list[float | None] = [leaf_value]
         self.expansion_orders: list[list[int] | None] = [None]
+        self.proven_values: list[float | None] = [None]
+
+    def _proven_value(self, index: int) -> float | None:
+        return self.proven_values[index]

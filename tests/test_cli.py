@@ -695,3 +695,32 @@ def test_a_failed_final_write_leaves_the_old_file_and_keeps_the_games(
     assert (tmp_path / "r.json").read_text() == "the previous run's results"
     assert len(read_log(tmp_path / "r.jsonl")) == 24
     assert sorted(p.name for p in tmp_path.iterdir()) == ["r.json", "r.jsonl"]
+
+
+def test_search_solves_a_position_and_says_why_it_stopped(capsys):
+    assert main(["search", "--board", "X.O.O...X", "--solve", "--iterations", "20000"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[3] == "X to move; 20000 iterations, c = 2.83, seed 0"
+    assert re.fullmatch(
+        r"\d+ iterations in [\d.]+ s, \d+ nodes, stopped on solved; proven value \+1", lines[-2]
+    )
+    assert lines[-1] == "move played: 6"  # the block that forks, proven a win
+
+
+def test_search_with_a_time_limit_alone(capsys):
+    assert main(["search", "--time-limit", "0.05"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[3] == "X to move; 0.05 s, c = 2.83, seed 0"
+    assert lines[-2].endswith("stopped on time_limit")
+
+
+def test_play_reuses_the_tree_from_move_to_move(capsys):
+    inputs = "".join(f"{c}\n" for c in range(9)) * 3  # the person plays the lowest free cell
+    main(["play", "--iterations", "500", "--reuse-tree"], stdin=io.StringIO(inputs))
+    moves = re.findall(r"MCTS plays \d \((.*)\)", capsys.readouterr().out)
+    assert len(moves) >= 2
+    assert "reused" not in moves[0]  # the first search starts a tree
+    for report in moves[1:]:  # the position after the person's reply was in the last tree
+        reused = int(re.search(r"(\d+) visits reused", report).group(1))
+        of = int(re.search(r"of (\d+) visits", report).group(1))
+        assert 0 < reused and of == reused - 1 + 500  # the root's children: old N - 1 + new
