@@ -56,6 +56,7 @@ from mcts_agent.evaluation import (
     check_ray_address,
     make_game,
     make_player,
+    parse_spec,
     sprt_match,
     sweep,
     tournament,
@@ -374,6 +375,61 @@ def build_parser() -> argparse.ArgumentParser:
         help="--sprt: chance of accepting H0 when H1 holds (default: 0.05)",
     )
     _add_run_options(tournament_parser, "draw the ratings with their intervals (PNG...)")
+
+    plan = commands.add_parser(
+        "plan",
+        help="plan in a Gymnasium env: MCTS against a random policy",
+        description="Plays --episodes episodes of a deterministic Gymnasium env with the MCTS "
+        "agent at each --iterations (and --time-limit), and with a random policy (legal moves "
+        "only where the env reports info['action_mask']); prints the mean return with a 95%% "
+        "Student-t interval, the success rate where the env has a goal, the mean length and "
+        "the seconds per move. Episode i is seeded from --seed and i.",
+    )
+    plan.set_defaults(subparser=plan)
+    plan.add_argument(
+        "--env",
+        required=True,
+        metavar="ID",
+        help="a Gymnasium id with its options, e.g. FrozenLake-v1:is_slippery=False, "
+        "CliffWalking-v1, Taxi-v4, mcts_agent/GridMaze-v0",
+    )
+    plan.add_argument(
+        "--episodes",
+        type=int_at_least(1, MAX_GAMES),
+        default=20,
+        help="episodes per policy (default: 20)",
+    )
+    plan.add_argument(
+        "--iterations",
+        nargs="+",
+        type=int_at_least(1),
+        default=None,
+        help="MCTS iterations per move, one row each (default: 200, or none with --time-limit)",
+    )
+    plan.add_argument(
+        "--time-limit",
+        type=number_in(0.0),
+        default=None,
+        help="seconds per move (with --iterations: whichever ends first)",
+    )
+    plan.add_argument(
+        "--options",
+        default="",
+        metavar="NAME=VALUE,...",
+        help="other MCTSAgent options, e.g. gamma=0.95,exploration=0.7,rollout_limit=100 "
+        "(default: none: c = 2*sqrt(2))",
+    )
+    plan.add_argument("--seed", type=int_at_least(0), default=0, help="master seed (default: 0)")
+    plan.add_argument(
+        "--workers", type=int_at_least(1), default=None, help="local processes (default: cores)"
+    )
+    plan.add_argument("--json", metavar="FILE", help="write every episode to FILE as JSON")
+    plan.add_argument(
+        "--plot", metavar="FILE", help="draw the mean return against iterations (PNG...)"
+    )
+    plan.add_argument(
+        "--no-progress", action="store_true", help="no progress bar (shown on a terminal)"
+    )
 
     search = commands.add_parser(
         "search",
@@ -787,6 +843,70 @@ def _tournament(args: argparse.Namespace, parser: argparse.ArgumentParser, out: 
     return _run_logged(args, parser, out, total, play, report)
 
 
+def _plan(args: argparse.Namespace, parser: argparse.ArgumentParser, out: TextIO) -> int:
+    from mcts_agent.evaluation import planning
+
+    try:
+        planning.make_env(args.env).close()
+    except ValueError as error:
+        parser.error(f"argument --env: {error}")
+    try:
+        _, extra = parse_spec("mcts:" + args.options if args.options else "mcts")
+    except ValueError as error:
+        parser.error(f"argument --options: {error}")
+    for name in ("iterations", "time_limit", "seed"):
+        if name in extra:
+            parser.error(f"argument --options: give {name} with its own option")
+    extra.setdefault("exploration", DEFAULT_EXPLORATION)
+    if args.time_limit is not None:
+        extra["time_limit"] = args.time_limit
+    iterations = args.iterations or ([None] if args.time_limit is not None else [200])
+    settings = [{"iterations": n, **extra} for n in dict.fromkeys(iterations)]
+    try:
+        planning.check_plannable(args.env, settings[0])
+    except (TypeError, ValueError) as error:
+        parser.error(
+            f"argument --options: {error}" if "option" in str(error) else f"argument --env: {error}"
+        )
+    if args.json is not None:
+        _check_output_file(parser, "--json", args.json)
+    if args.plot is not None:
+        _check_output_file(parser, "--plot", args.plot)
+        _check_plot_file(parser, args.plot)
+    from tqdm.auto import tqdm
+
+    start = time.perf_counter()
+    results = []
+    with tqdm(
+        total=args.episodes * (len(settings) + 1),
+        unit="episode",
+        disable=not _progress(args),
+        desc="episodes",
+    ) as bar:
+        for options in [None, *settings]:
+            try:
+                results.append(
+                    planning.plan_episodes(
+                        args.env,
+                        options,
+                        args.episodes,
+                        seed=args.seed,
+                        workers=args.workers,
+                        on_episode=lambda record: bar.update(1),
+                    )
+                )
+            except (TypeError, ValueError) as error:  # refused while planning (chance met)
+                print(f"mcts-agent: error: {args.env}: {error}", file=sys.stderr)
+                return 1
+    print(planning.table(results), file=out)
+    print(f"{time.perf_counter() - start:.1f} s", file=out)
+    for path, write in ((args.json, planning.save_json), (args.plot, planning.plot)):
+        if path is not None:
+            write(results, path)
+            print(f"wrote {path}", file=out)
+    return 0
+
+
 def _json_writer(data: dict) -> Callable[[str], None]:
     def write(path: str) -> None:
         with write_atomically(path) as f:
@@ -977,6 +1097,8 @@ def main(argv: Sequence[str] | None = None, *, stdin: TextIO | None = None) -> i
             return _evaluate(args, args.subparser, out)
         if args.command == "tournament":
             return _tournament(args, args.subparser, out)
+        if args.command == "plan":
+            return _plan(args, args.subparser, out)
         if args.command == "search":
             return _search(args, args.subparser, out)
         return _play(args, stdin if stdin is not None else sys.stdin, out)
