@@ -25,6 +25,7 @@ the board; ``play`` lets a person play against the planner in the terminal.
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import math
 import os
@@ -46,6 +47,8 @@ from mcts_agent.evaluation import (
     SPRT,
     Game,
     GameLog,
+    MCTSPlayer,
+    ModelGame,
     PettingZooGame,
     Player,
     SPRTResult,
@@ -57,6 +60,7 @@ from mcts_agent.evaluation import (
     make_game,
     make_player,
     parse_spec,
+    parse_sweep,
     sprt_match,
     sweep,
     tournament,
@@ -199,6 +203,13 @@ def _add_search_options(parser: argparse.ArgumentParser, iterations: int) -> Non
     )
 
 
+def _sweep_option(text: str) -> tuple[str, list[Any]]:
+    try:
+        return parse_sweep(text)
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
+
+
 def _add_game_option(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--game",
@@ -296,6 +307,15 @@ def build_parser() -> argparse.ArgumentParser:
         type=parse_exploration,
         default=[DEFAULT_EXPLORATION],
         help="c values of UCB1, e.g. sqrt(2) 2*sqrt(2) (default: 2*sqrt(2))",
+    )
+    evaluate.add_argument(
+        "--option",
+        action="append",
+        type=_sweep_option,
+        default=[],
+        metavar="NAME=V1,V2,...",
+        help="sweep any other MCTS option too, one match per value (repeatable), e.g. "
+        "--option gamma=0.9,1.0 --option selection=uct,puct",
     )
     evaluate.add_argument(
         "--rollout-limit",
@@ -723,7 +743,36 @@ def _evaluate(args: argparse.Namespace, parser: argparse.ArgumentParser, out: Te
     iterations = list(dict.fromkeys(args.iterations))
     explorations = list(dict.fromkeys(args.exploration))
     seeds = list(dict.fromkeys(args.seed))
-    total = len(opponents) * len(iterations) * len(explorations) * len(seeds) * 2 * args.games
+    swept: dict[str, list[Any]] = {}
+    for name, values in args.option:
+        if name in swept:
+            parser.error(f"argument --option: {name!r} given twice")
+        if name in ("iterations", "exploration", "rollout_limit", "seed"):
+            parser.error(f"argument --option: sweep {name} with --{name.replace('_', '-')}")
+        if name == "evaluator":  # the game's evaluators by name, as in agent specs
+            evaluators = dict(game.evaluators)
+            for value in values:
+                if isinstance(value, str) and value not in evaluators:
+                    parser.error(f"argument --option: {game.name} has no evaluator {value!r}")
+            values = [evaluators.get(v, v) if isinstance(v, str) else v for v in values]
+        swept[name] = list({repr(v): v for v in values}.values())
+    for values in itertools.product(*swept.values()):
+        try:  # each combination checked before any game
+            MCTSPlayer(1, **dict(zip(swept, values, strict=True))).check(
+                game.model if isinstance(game, ModelGame) else None
+            )
+        except (TypeError, ValueError) as error:
+            parser.error(f"argument --option: {error}")
+    combinations = math.prod(len(v) for v in swept.values())
+    total = (
+        len(opponents)
+        * len(iterations)
+        * len(explorations)
+        * len(seeds)
+        * combinations
+        * 2
+        * args.games
+    )
 
     def play(on_game: Callable) -> SweepResult:
         return sweep(
@@ -734,6 +783,7 @@ def _evaluate(args: argparse.Namespace, parser: argparse.ArgumentParser, out: Te
             seeds=seeds,
             games_per_seat=args.games,
             rollout_limit=args.rollout_limit,
+            options=swept,
             workers=args.workers,
             backend=args.backend,
             address=args.address,

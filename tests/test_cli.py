@@ -724,3 +724,26 @@ def test_play_reuses_the_tree_from_move_to_move(capsys):
         reused = int(re.search(r"(\d+) visits reused", report).group(1))
         of = int(re.search(r"of (\d+) visits", report).group(1))
         assert 0 < reused and of == reused - 1 + 500  # the root's children: old N - 1 + new
+
+
+def test_evaluate_sweeps_any_option_given_with_option(capsys):
+    argv = [*EVALUATE[:6], "--iterations", "5", "--games", "1", "--workers", "1", "--no-progress"]
+    assert main([*argv, "--option", "gamma=0.5,1.0", "--option", "max_depth=2"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert "max_depth = 2" in lines[0]
+    assert lines[2].split()[:3] == ["opponent", "gamma", "iterations"]
+    assert [line.split()[:3] for line in lines[3:7]] == [
+        ["random", "0.5", "5"],
+        ["random", "1.0", "5"],
+        ["perfect", "0.5", "5"],
+        ["perfect", "1.0", "5"],
+    ]
+    for option, message in [
+        ("gama=1", "unknown MCTS option 'gama'"),
+        ("gamma=2", "gamma must be"),
+        ("iterations=3", "sweep iterations with --iterations"),
+        ("gamma", "expected name=value,value,..."),
+    ]:
+        with pytest.raises(SystemExit):
+            main([*argv, "--option", option])
+        assert message in capsys.readouterr().err

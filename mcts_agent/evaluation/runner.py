@@ -22,6 +22,7 @@ those of an undisturbed run.
 
 from __future__ import annotations
 
+import itertools
 import math
 import multiprocessing.connection
 import os
@@ -30,7 +31,7 @@ import signal
 import socket
 import time
 import warnings
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
 from typing import Any, Literal
@@ -502,6 +503,7 @@ def sweep(
     seeds: Sequence[int] = (0,),
     games_per_seat: int = 100,
     rollout_limit: int = 1000,
+    options: Mapping[str, Sequence[Any]] | None = None,
     workers: int | None = None,
     backend: Backend = "process",
     address: str | None = None,
@@ -516,8 +518,11 @@ def sweep(
         sweep(make_game("tictactoe"), [PerfectPlayer()], [400, 800, 1600, 2400],
               explorations=[math.sqrt(2), 2 * math.sqrt(2)], games_per_seat=300).table()
 
-    Every match alternates seats (``games_per_seat`` games as each) and uses
-    the same game seeds for the same master seed.
+    Any other option of :class:`MCTSPlayer` is swept with ``options``, one
+    match per combination of values: ``options={"gamma": [0.9, 1.0],
+    "selection": ["uct", "puct"]}``. Every match alternates seats
+    (``games_per_seat`` games as each) and uses the same game seeds for the
+    same master seed.
 
     Args:
         game: the game to play.
@@ -527,6 +532,9 @@ def sweep(
         seeds: master seeds, one match each.
         games_per_seat: games as each seat per match.
         rollout_limit: MCTS's rollout limit.
+        options: ``{option: values}``, more MCTS options to sweep (each
+            combination of values is one match per iterations, exploration
+            and seed; the table gets a column per option that varies).
         workers: local processes (see :func:`run_matches`).
         backend: ``"process"`` or ``"ray"``.
         address: Ray's address, or None.
@@ -539,21 +547,30 @@ def sweep(
 
     Raises:
         ValueError: if a sequence is empty or a value is invalid.
+        TypeError: if an option is unknown (before any game).
         ConnectionError: if no Ray cluster answers at ``address``.
         WorkerDiedError: if workers die again while replaying a dead one's games.
     """
+    options = dict(options or {})
+    for name in ("iterations", "exploration", "rollout_limit", "seed"):
+        if name in options:
+            raise ValueError(f"options must not hold {name!r}: sweep it with its own argument")
     for name, values in (
         ("opponents", opponents),
         ("iterations", iterations),
         ("explorations", explorations),
         ("seeds", seeds),
+        *((f"options[{k!r}]", v) for k, v in options.items()),
     ):
         if len(values) == 0:
             raise ValueError(f"{name} must not be empty")
+    combinations = [
+        dict(zip(options, values, strict=True)) for values in itertools.product(*options.values())
+    ]
     specs = [
         MatchSpec(
             game,
-            MCTSPlayer(n, exploration=c, rollout_limit=rollout_limit),
+            MCTSPlayer(n, exploration=c, rollout_limit=rollout_limit, **extra),
             opponent,
             games_per_seat,
             seed,
@@ -561,6 +578,7 @@ def sweep(
         for opponent in opponents
         for c in explorations
         for seed in seeds
+        for extra in combinations
         for n in iterations
     ]
     results = run_matches(

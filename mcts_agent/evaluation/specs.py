@@ -38,7 +38,14 @@ from mcts_agent.evaluation.players import (
 if TYPE_CHECKING:
     from mcts_agent.evaluation.games import Game
 
-__all__ = ["AGENT_KINDS", "EvaluatorValue", "format_options", "make_player", "parse_spec"]
+__all__ = [
+    "AGENT_KINDS",
+    "EvaluatorValue",
+    "format_options",
+    "make_player",
+    "parse_spec",
+    "parse_sweep",
+]
 
 AGENT_KINDS = ("random", "perfect", "minimax", "mcts")
 """The kinds of agent :func:`make_player` reads."""
@@ -118,6 +125,25 @@ def parse_spec(spec: str, what: str = "agent") -> tuple[str, dict[str, Any]]:
             except ValueError as error:
                 raise ValueError(f"{what} spec {spec!r}, option {name!r}: {error}") from None
     return kind, options
+
+
+def parse_sweep(text: str) -> tuple[str, list[Any]]:
+    """Reads ``name=value,value,...``: an option and the values a sweep gives it.
+
+    Values are read as in :func:`parse_spec` (``gamma=0.9,1.0``,
+    ``root_noise=(0.3, 0.25),None``).
+
+    Raises:
+        ValueError: if ``text`` is not ``name=`` and one or more values.
+    """
+    name, equals, rest = text.partition("=")
+    name = name.strip()
+    if not equals or not _NAME.match(name) or not rest.strip():
+        raise ValueError(f"expected name=value,value,... such as gamma=0.9,1.0; got {text!r}")
+    try:
+        return name, [_value(part.strip()) for part in _split_options(rest, text)]
+    except ValueError as error:
+        raise ValueError(f"option {name!r}: {error}") from None
 
 
 def format_options(options: tuple[tuple[str, Any], ...]) -> str:
