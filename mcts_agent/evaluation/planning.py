@@ -18,7 +18,6 @@ stochastic envs: the first episode's first move raises its ValueError.
 
 from __future__ import annotations
 
-import io
 import json
 import os
 import time
@@ -31,7 +30,7 @@ import numpy as np
 from scipy import stats
 
 from mcts_agent._validation import require_int
-from mcts_agent.evaluation.results import write_atomically
+from mcts_agent.evaluation.results import new_figure, save_figure, write_atomically
 from mcts_agent.evaluation.specs import format_options, parse_spec
 
 __all__ = [
@@ -292,11 +291,7 @@ def plot(results: Sequence[PlanResult], path: str | os.PathLike) -> None:
     Raises:
         ImportError: if matplotlib is not installed.
     """
-    try:
-        from matplotlib.figure import Figure
-    except ImportError as error:
-        raise ImportError("plotting needs matplotlib: pip install 'mcts-agent[plot]'") from error
-    figure = Figure(figsize=(6, 4), layout="constrained")
+    figure = new_figure(figsize=(6, 4))
     axes = figure.subplots()
     planned = [r for r in results if r.options is not None and r.options.get("iterations")]
     xs = [r.options["iterations"] for r in planned]
@@ -318,11 +313,7 @@ def plot(results: Sequence[PlanResult], path: str | os.PathLike) -> None:
     axes.set_title(results[0].env)
     axes.grid(True, alpha=0.3)
     axes.legend()
-    image_format = os.path.splitext(path)[1].removeprefix(".").lower() or None
-    image = io.BytesIO()
-    figure.savefig(image, format=image_format, dpi=100)
-    with write_atomically(path, binary=True) as f:
-        f.write(image.getbuffer())
+    save_figure(figure, path)
 
 
 def plan_episodes(

@@ -26,7 +26,16 @@ import numpy as np
 from mcts_agent.evaluation.match_spec import MatchSpec
 from mcts_agent.evaluation.players import _label
 
-__all__ = ["GameLog", "GameRecord", "MatchResult", "SweepResult", "Tally", "write_atomically"]
+__all__ = [
+    "GameLog",
+    "GameRecord",
+    "MatchResult",
+    "SweepResult",
+    "Tally",
+    "new_figure",
+    "save_figure",
+    "write_atomically",
+]
 
 
 @contextlib.contextmanager
@@ -66,6 +75,34 @@ def write_atomically(path: str | os.PathLike, binary: bool = False) -> Iterator[
         with contextlib.suppress(FileNotFoundError):
             os.unlink(temporary)
         raise
+
+
+def new_figure(**options: Any) -> Any:
+    """Returns a ``matplotlib.figure.Figure(layout="constrained", **options)`` (no pyplot).
+
+    Raises:
+        ImportError: if matplotlib is not installed (``pip install 'mcts-agent[plot]'``).
+    """
+    try:
+        from matplotlib.figure import Figure
+    except ImportError as error:
+        raise ImportError(
+            "plotting needs matplotlib: pip install 'mcts-agent[plot]' (or matplotlib)"
+        ) from error
+    return Figure(layout="constrained", **options)
+
+
+def save_figure(figure: Any, path: str | os.PathLike) -> None:
+    """Draws ``figure`` to ``path`` in the format of its extension, atomically (100 dpi).
+
+    Raises:
+        OSError: if the file cannot be written (``path`` is then left as it was).
+    """
+    image_format = os.path.splitext(path)[1].removeprefix(".").lower() or None
+    image = io.BytesIO()
+    figure.savefig(image, format=image_format, dpi=100)
+    with write_atomically(path, binary=True) as f:
+        f.write(image.getbuffer())
 
 
 class Tally(NamedTuple):
@@ -526,12 +563,6 @@ class SweepResult:
             ImportError: if matplotlib is not installed (``pip install
                 'mcts-agent[plot]'``).
         """
-        try:
-            from matplotlib.figure import Figure
-        except ImportError as error:
-            raise ImportError(
-                "plotting needs matplotlib: pip install 'mcts-agent[plot]' (or matplotlib)"
-            ) from error
         series: dict[tuple[str, str, str], dict[int, list[int]]] = {}
         show_c = self._varies("exploration")
         swept = self.swept_options()
@@ -543,7 +574,7 @@ class SweepResult:
             counts[0] += row["wins"]
             counts[1] += row["losses"]
             counts[2] += row["games"]
-        figure = Figure(figsize=(10, 4), layout="constrained")
+        figure = new_figure(figsize=(10, 4))
         win_axes, loss_axes = figure.subplots(1, 2, sharex=True)
         seat_names = self.matches[0].seat_names
         colours: dict[tuple[str, str], str] = {}
@@ -565,8 +596,4 @@ class SweepResult:
             axes.grid(True, alpha=0.3)
         loss_axes.legend(fontsize="small")
         figure.suptitle(f"{self.matches[0].spec.game.name}: MCTS against each opponent")
-        image_format = os.path.splitext(path)[1].removeprefix(".").lower() or None
-        image = io.BytesIO()
-        figure.savefig(image, format=image_format, dpi=100)
-        with write_atomically(path, binary=True) as f:
-            f.write(image.getbuffer())
+        save_figure(figure, path)

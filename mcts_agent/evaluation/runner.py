@@ -46,6 +46,7 @@ from mcts_agent.evaluation.results import GameRecord, MatchResult, SweepResult
 
 __all__ = [
     "BACKENDS",
+    "MAX_CHUNK",
     "RAY_CONNECT_TIMEOUT",
     "REPORT_EVERY",
     "STOP_TIMEOUT",
@@ -140,8 +141,12 @@ def _play_worker_chunk(items: Sequence[tuple[int, int]]) -> list[tuple[int, Game
     return _play_chunk(_WORKER_SPECS, items, REPORT_EVERY)
 
 
+MAX_CHUNK = 32
+"""Most games handed to a worker at once: the games in flight stay near the lowest index."""
+
+
 def _chunks(items: list[tuple[int, int]], workers: int) -> list[list[tuple[int, int]]]:
-    size = max(1, math.ceil(len(items) / (workers * 8)))
+    size = max(1, min(MAX_CHUNK, math.ceil(len(items) / (workers * 8))))
     return [items[i : i + size] for i in range(0, len(items), size)]
 
 

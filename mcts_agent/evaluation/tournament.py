@@ -13,7 +13,6 @@ per pair) and a plot of the ratings with their intervals.
 from __future__ import annotations
 
 import csv
-import io
 import itertools
 import json
 import os
@@ -32,7 +31,13 @@ from mcts_agent.evaluation.ratings import (
     fit_ratings,
     score_interval,
 )
-from mcts_agent.evaluation.results import MatchResult, _describe, write_atomically
+from mcts_agent.evaluation.results import (
+    MatchResult,
+    _describe,
+    new_figure,
+    save_figure,
+    write_atomically,
+)
 from mcts_agent.evaluation.runner import Backend, OnGame, run_matches
 
 __all__ = ["DEFAULT_ANCHOR", "TournamentResult", "round_robin", "tournament"]
@@ -233,14 +238,8 @@ class TournamentResult:
         Raises:
             ImportError: if matplotlib is not installed.
         """
-        try:
-            from matplotlib.figure import Figure
-        except ImportError as error:
-            raise ImportError(
-                "plotting needs matplotlib: pip install 'mcts-agent[plot]' (or matplotlib)"
-            ) from error
         order = sorted(self.ratings, key=lambda r: r.elo)
-        figure = Figure(figsize=(7, 1 + 0.5 * len(order)), layout="constrained")
+        figure = new_figure(figsize=(7, 1 + 0.5 * len(order)))
         axes = figure.subplots()
         finite = [b for r in order for b in (r.elo_low, r.elo_high) if abs(b) != float("inf")]
         span = (min(finite, default=-100), max(finite, default=100))
@@ -252,11 +251,7 @@ class TournamentResult:
         axes.set_xlabel(f"Elo ({self.anchor} = 0), 95% profile-likelihood intervals")
         axes.grid(True, axis="x", alpha=0.3)
         axes.set_title(f"{self.game.name}: {self.matches[0].tally().games} games per pair")
-        image_format = os.path.splitext(path)[1].removeprefix(".").lower() or None
-        image = io.BytesIO()
-        figure.savefig(image, format=image_format, dpi=100)
-        with write_atomically(path, binary=True) as f:
-            f.write(image.getbuffer())
+        save_figure(figure, path)
 
 
 def tournament(
