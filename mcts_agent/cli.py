@@ -312,7 +312,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--option",
         action="append",
         type=_sweep_option,
-        default=[],
+        default=None,
         metavar="NAME=V1,V2,...",
         help="sweep any other MCTS option too, one match per value (repeatable), e.g. "
         "--option gamma=0.9,1.0 --option selection=uct,puct",
@@ -744,7 +744,7 @@ def _evaluate(args: argparse.Namespace, parser: argparse.ArgumentParser, out: Te
     explorations = list(dict.fromkeys(args.exploration))
     seeds = list(dict.fromkeys(args.seed))
     swept: dict[str, list[Any]] = {}
-    for name, values in args.option:
+    for name, values in args.option or []:
         if name in swept:
             parser.error(f"argument --option: {name!r} given twice")
         if name in ("iterations", "exploration", "rollout_limit", "seed"):
