@@ -12,8 +12,11 @@ Sections (``--sections``, all by default; everything in this one process):
 * ``c4-iterations``: the same match with the same iterations per move for both.
 * ``cost``: the search's own cost per iteration, PUCT with a trivial
   evaluator (value 0, uniform priors) against plain UCT, both without
-  rollouts, on the same tic-tac-toe tree size (each iteration adds one node
-  until the game tree is full): medians of interleaved repeats.
+  rollouts, from the empty tic-tac-toe board at 5000 iterations (each adds a
+  node, except PUCT's iterations that end at a terminal node: 5001 nodes
+  against 4747): medians of interleaved repeats, the ratio
+  being the median of the repeats' ratios (the order of the planners
+  rotating from one repeat to the next).
 * ``tictactoe``: PUCT with uniform priors and random rollouts against the
   perfect player, ``--ttt-games`` per seat at 5000 iterations.
 * ``chess``: ``examples/pettingzoo_chess.py``'s player (PUCT, material
@@ -31,6 +34,7 @@ per move); ``--sections c4-iterations cost`` for a part.
 from __future__ import annotations
 
 import argparse
+import gc
 import math
 import statistics
 import sys
@@ -175,23 +179,26 @@ def search_cost(iterations: int, repeats: int) -> None:
     }
     times: dict[str, list[float]] = {name: [] for name in planners}
     sizes = {}
-    for _ in range(repeats):
-        for name, make in planners.items():
-            planner = make()
+    names = list(planners)
+    for repeat in range(repeats):
+        for name in names[repeat % 3 :] + names[: repeat % 3]:  # the order rotates
+            planner = planners[name]()
+            gc.collect()
             start = time.process_time()
             planner.search(TTT_START)
             times[name].append(time.process_time() - start)
             sizes[name] = len(planner.tree)
-    base = statistics.median(times["plain UCT (rollout_limit=0)"])
+    base = times["plain UCT (rollout_limit=0)"]
     print(
         f"search cost, tic-tac-toe from the empty board, {iterations} iterations, "
-        f"median of {repeats} interleaved repeats (CPU time):"
+        f"median of {repeats} interleaved repeats (CPU time); ratio: median over the repeats "
+        "of time / plain UCT's time in the same repeat:"
     )
     for name, values in times.items():
-        median = statistics.median(values)
+        ratio = statistics.median(t / b for t, b in zip(values, base, strict=True))
         print(
-            f"  {name:48s} {1e6 * median / iterations:6.2f} us/iteration, "
-            f"{sizes[name]} nodes, {median / base:.2f}x plain"
+            f"  {name:48s} {1e6 * statistics.median(values) / iterations:6.2f} us/iteration, "
+            f"{sizes[name]} nodes, {ratio:.2f}x plain"
         )
 
 

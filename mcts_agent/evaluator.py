@@ -63,6 +63,8 @@ class Evaluation(NamedTuple):
 Evaluator = Callable[[Any, Sequence[Any]], Evaluation]
 """``(state, actions) -> Evaluation``: the search's leaf evaluator."""
 
+_INF = math.inf
+
 
 @functools.lru_cache(maxsize=256)
 def uniform_priors(count: int) -> tuple[float, ...]:
@@ -98,16 +100,17 @@ def checked_evaluation(
             f"{result!r} for state {state!r}"
         )
     value, priors = result
-    if type(value) is float and priors is None and -math.inf < value < math.inf:
+    if priors is None and value.__class__ is float and -_INF < value < _INF:
         return value, uniform_priors(len(actions))  # the common case, checked quickly
     if value is not None:
-        if isinstance(value, bool) or not isinstance(value, numbers.Real):
-            raise TypeError(
-                f"the evaluator's value must be a real number or None, got {value!r} for "
-                f"state {state!r}"
-            )
-        value = float(value)
-        if not math.isfinite(value):
+        if value.__class__ is not float:
+            if isinstance(value, bool) or not isinstance(value, numbers.Real):
+                raise TypeError(
+                    f"the evaluator's value must be a real number or None, got {value!r} for "
+                    f"state {state!r}"
+                )
+            value = float(value)
+        if not -_INF < value < _INF:
             raise ValueError(
                 f"the evaluator's value must be finite, got {value} for state {state!r}"
             )
@@ -115,7 +118,7 @@ def checked_evaluation(
     if priors is None:
         return value, uniform_priors(count)
     try:
-        weights = [float(p) for p in priors]
+        weights = list(map(float, priors))
     except (TypeError, ValueError):
         raise TypeError(
             f"the evaluator's priors must be real numbers, one per action, got {priors!r} for "
@@ -126,15 +129,15 @@ def checked_evaluation(
             f"the evaluator gave {len(weights)} priors for the {count} actions "
             f"{list(actions)!r} of state {state!r}; expected one per action, in their order"
         )
-    for action, p in zip(actions, weights, strict=True):
-        if not (math.isfinite(p) and p >= 0.0):
-            raise ValueError(
-                f"the evaluator's prior of action {action!r} is {p}; priors must be finite and "
-                f">= 0 (state {state!r})"
-            )
-    total = math.fsum(weights)
-    if total <= 0.0:
+    total = math.fsum(weights)  # NaN or infinite if any weight is
+    if not (0.0 < total < _INF and min(weights) >= 0.0):  # else find the culprit
+        for action, p in zip(actions, weights, strict=True):
+            if not (math.isfinite(p) and p >= 0.0):
+                raise ValueError(
+                    f"the evaluator's prior of action {action!r} is {p}; priors must be finite "
+                    f"and >= 0 (state {state!r})"
+                )
         raise ValueError(
             f"the evaluator's priors sum to 0 for state {state!r}; at least one must be > 0"
         )
-    return value, tuple(p / total for p in weights)
+    return value, tuple([p / total for p in weights])

@@ -25,12 +25,15 @@ Sources: Silver et al. (2017, 2018) for PUCT, root noise and the evaluator's
 (value, priors); OpenSpiel's ``mcts.py`` for the evaluator interface.
 
 This loop is where later options go (a time budget, a solver, chance nodes,
-max^n backups): a new selection rule in :mod:`mcts_agent.selection`, a new
-per-node field in :class:`~mcts_agent.tree.GuidedTree`, a new branch here.
+max^n backups): a new per-node field in :class:`~mcts_agent.tree.GuidedTree`,
+a new branch here. Its selection rules are written inline, for speed (a call per
+step cost PUCT about a tenth of its time); :mod:`mcts_agent.selection` holds PUCT's
+fast-path helpers and the rule as written.
 """
 
 from __future__ import annotations
 
+import bisect
 import math
 import sys
 from typing import TYPE_CHECKING, Any
@@ -43,7 +46,7 @@ from mcts_agent._validation import (
     checked_terminated,
 )
 from mcts_agent.evaluator import checked_evaluation, uniform_priors
-from mcts_agent.selection import puct_rule, uct_rule
+from mcts_agent.selection import SCORE_ALL, expansion_order, puct_score_all
 from mcts_agent.tree import ROOT, TERMINAL, UNVISITED, GuidedTree
 
 if TYPE_CHECKING:
@@ -82,11 +85,24 @@ def renew_root(planner: MCTS, tree: GuidedTree) -> None:
     """Makes a re-rooted tree's root a search root (:mod:`mcts_agent.reuse`): fresh root noise.
 
     The new root's priors are its own (the evaluator's, without noise: it was
-    not the root); they get the root noise anew, and PUCT's cached order of
-    its actions, which depends on them, is dropped.
+    not the root); they get the root noise anew, and its children's
+    ``scaled_priors`` (``c * P``) are worked out again from them. PUCT's
+    order of the root's actions is made anew too: the actions already tried
+    first (PUCT's fast path takes the next untried action from that order),
+    then the untried ones by their new priors (:func:`expansion_order`).
     """
-    tree.priors[ROOT] = _noised(planner, tree.priors[ROOT])
-    tree.expansion_orders[ROOT] = None
+    priors = tree.priors[ROOT] = _noised(planner, tree.priors[ROOT])
+    c = planner.exploration
+    action_indices = tree.action_indices
+    tried = [action_indices[child] for child in tree.children[ROOT]]
+    for child in tree.children[ROOT]:
+        tree.scaled_priors[child] = c * priors[action_indices[child]]
+    order = expansion_order(priors, c)
+    if order is not SCORE_ALL:
+        order = tried + [i for i in order if i not in tried]
+    tree.expansion_orders[ROOT] = order
+    action_indices[ROOT] = -1  # a root was made by no action
+    tree.scaled_priors[ROOT] = 0.0
 
 
 def _noised(planner: MCTS, priors: tuple) -> tuple:
@@ -107,6 +123,12 @@ def run(planner: MCTS, tree: GuidedTree, iterations: int) -> int:
     It continues ``tree`` (the budget driver, :func:`mcts_agent.budgets.run`,
     calls it chunk by chunk). Fewer than ``iterations`` run only when the
     solver proves the root.
+
+    Written for speed as the plain loop is (profiled; ``benchmarks/bench_guided.py
+    --sections cost``): the tree's lists bound to locals, both selection rules
+    inline (see :mod:`mcts_agent.selection` for PUCT's fast path), and a new
+    node's entries appended once, the children tuple of its parent growing by
+    one (kept in the model's order of their actions).
 
     Args:
         planner: the planner searching (its model and options).
@@ -129,16 +151,19 @@ def run(planner: MCTS, tree: GuidedTree, iterations: int) -> int:
     rng = planner.rng
     fused_rollout, generic_rollout = planner._rollouts()
     horizon = sys.maxsize if planner.max_depth is None else planner.max_depth
+    puct = planner.selection == "puct"
     solving = planner.solve
     hi = None if planner.value_bounds is None else planner.value_bounds[1]
     if solving:
-        select = solver.selection_rule(
+        solver_select = solver.selection_rule(
             tree, planner.selection, planner.exploration, planner.unvisited_value
         )
-    elif planner.selection == "puct":
-        select = puct_rule(tree, planner.exploration, planner.unvisited_value)
-    else:
-        select = uct_rule(tree, planner.exploration)
+    c = planner.exploration
+    q_untried = planner.unvisited_value
+    log = math.log
+    sqrt = math.sqrt
+    isfinite = math.isfinite
+    inf = math.inf
 
     states = tree.states
     players = tree.players
@@ -150,12 +175,12 @@ def run(planner: MCTS, tree: GuidedTree, iterations: int) -> int:
     visits = tree.visits
     value_sums = tree.value_sums
     values = tree.values
+    action_indices = tree.action_indices
     priors = tree.priors
+    scaled_priors = tree.scaled_priors
     leaf_values = tree.leaf_values
-
     expansion_orders = tree.expansion_orders
     proven_values = tree.proven_values
-    isfinite = math.isfinite
 
     path: list[int] = []
     path_append = path.append
@@ -163,18 +188,62 @@ def run(planner: MCTS, tree: GuidedTree, iterations: int) -> int:
         node = ROOT
         depth = 0
         path.clear()
-        # 1. Selection, down to a terminal node, the horizon, or an untried action.
+        # 1. Selection, down to a terminal node, the horizon, or an untried action i
+        # (child = UNVISITED); the node's tried children are kids, in the model's order.
         while untried[node] != TERMINAL and depth < horizon:
-            i = select(node)
             depth += 1
-            child = children[node][i]
+            kids = children[node]
+            left = untried[node]
+            if solving:  # the solver's rules: a proven child scores its proven value
+                i, child = solver_select(node)
+            elif puct:
+                # Q + c * P * sqrt(max(N, 1)) / (1 + N(a)) over the tried children, first
+                # of the highest; then, if any, the next untried action, whose score is the
+                # highest of the untried ones (the fast path of mcts_agent.selection).
+                n = visits[node]
+                root_n = sqrt(n if n > 1 else 1)
+                best_score = -inf
+                child = UNVISITED
+                for kid in kids:
+                    score = values[kid] + scaled_priors[kid] * root_n / (1 + visits[kid])
+                    if score > best_score:
+                        best_score = score
+                        child = kid
+                if left:
+                    order = expansion_orders[node]
+                    if order is None:
+                        order = expansion_orders[node] = expansion_order(priors[node], c)
+                    if order is SCORE_ALL:
+                        i = puct_score_all(tree, node, c, q_untried)
+                        child = tree.children_by_action(node)[i]
+                    else:
+                        i = order[len(kids)]
+                        score = q_untried + c * priors[node][i] * root_n  # / (1 + 0)
+                        if score > best_score or (
+                            score == best_score and i < action_indices[child]
+                        ):
+                            child = UNVISITED
+                elif child == UNVISITED:  # every score NaN or -inf (a W overflowed)
+                    child = kids[0]
+            elif left:  # UCT: the first untried action
+                i = len(kids)
+                child = UNVISITED
+            else:  # UCT: UCB1, the first of the highest
+                log_n = log(visits[node])
+                best_score = -inf
+                child = kids[0]
+                for kid in kids:
+                    score = values[kid] + c * sqrt(log_n / visits[kid])
+                    if score > best_score:
+                        best_score = score
+                        child = kid
             if child != UNVISITED:
                 node = child
                 path_append(node)
                 if solving and proven_values[node] is not None:
                     break  # the solver stops at a proven node
                 continue
-            # 2. Expansion of the untried action selected: one step, once for ever.
+            # 2. Expansion of the untried action i: one step, once for ever.
             state = states[node]
             action = node_actions[node][i]
             next_state, reward, terminated = step(state, action)
@@ -206,18 +275,23 @@ def run(planner: MCTS, tree: GuidedTree, iterations: int) -> int:
             rewards.append(reward)
             discounts.append(gamma if child_player == players[node] else minus_gamma)
             node_actions.append(child_actions)
-            children.append((UNVISITED,) * len(child_actions))
+            children.append(())
             untried.append(len(child_actions) or TERMINAL)
             visits.append(0)
             value_sums.append(0.0)
             values.append(0.0)
+            action_indices.append(i)
             priors.append(child_priors)
+            scaled_priors.append(c * priors[node][i])
             leaf_values.append(value)
             expansion_orders.append(None)
             proven_values.append(None)
-            kids = children[node]
-            children[node] = kids[:i] + (child,) + kids[i + 1 :]
-            untried[node] -= 1
+            if not kids or action_indices[kids[-1]] < i:
+                children[node] = kids + (child,)
+            else:  # PUCT tried a later action first: keep the model's order
+                at = bisect.bisect(kids, i, key=action_indices.__getitem__)
+                children[node] = kids[:at] + (child,) + kids[at:]
+            untried[node] = left - 1
             node = child
             path_append(node)
             if solving and not child_actions:  # a terminal node is proven: V = r

@@ -22,8 +22,8 @@ from mcts_agent.model import Model
 __all__ = [
     "TIE_TOLERANCE",
     "AlphaBetaMinimax",
-    "Evaluation",
     "ExhaustiveMinimax",
+    "PositionEvaluator",
     "check_alpha_beta_settings",
 ]
 
@@ -111,7 +111,7 @@ class ExhaustiveMinimax:
         return tuple(a for a, v in values.items() if v == best)
 
 
-Evaluation = Callable[[Any], float]
+PositionEvaluator = Callable[[Any], float]
 """``evaluation(state) -> float``: a heuristic value of a non-terminal ``state``
 for the player to move there, on the scale of the rewards (e.g. in [-1, 1])."""
 
@@ -176,7 +176,7 @@ class AlphaBetaMinimax:
     """
 
     def __init__(
-        self, model: Model, depth: int | None = None, evaluation: Evaluation | None = None
+        self, model: Model, depth: int | None = None, evaluation: PositionEvaluator | None = None
     ) -> None:
         self.model = model
         self.depth = check_alpha_beta_settings(depth, evaluation)

@@ -10,7 +10,7 @@ from __future__ import annotations
 import random
 from typing import Any, Protocol
 
-from mcts_agent.minimax import AlphaBetaMinimax, Evaluation, ExhaustiveMinimax
+from mcts_agent.minimax import AlphaBetaMinimax, ExhaustiveMinimax, PositionEvaluator
 from mcts_agent.model import Model
 
 __all__ = ["MinimaxPolicy", "PerfectPolicy", "Policy", "RandomPolicy"]
@@ -108,7 +108,7 @@ class MinimaxPolicy:
         self,
         model: Model,
         depth: int | None = 4,
-        evaluation: Evaluation | None = None,
+        evaluation: PositionEvaluator | None = None,
         seed: int | None = None,
     ) -> None:
         self.model = model

@@ -437,13 +437,13 @@ class MCTS(Generic[StateT]):
         tree = self.tree
         if self.solve:
             return tree.actions[ROOT][solver.best_child_index(tree, self.value_bounds)]
-        children = tree.children[ROOT]
+        children = tree[ROOT].children  # one per action, in the model's order
         visits = tree.visits
         values = tree.values
         best_index = -1
         best_key: tuple[int, float] = (-1, -math.inf)
-        for i, child in enumerate(children):  # the children made so far, in order
-            if child == UNVISITED:  # a GuidedTree lists every action's child
+        for i, child in enumerate(children):
+            if child == UNVISITED:
                 continue
             key = (visits[child], values[child])
             if key > best_key:

@@ -14,21 +14,19 @@ stops. In selection a proven child scores exactly V, with no exploration
 term; an iteration that reaches a proven node stops there and backs up as if
 the node's subtree returned the best child's V (0 at a terminal node).
 
-The general loop (:mod:`mcts_agent.general_loop`) calls :func:`prove_up`
-after an expansion that made a terminal node (the only event that can prove
-a node: a node is proven only by its children), and reads
-:func:`subtree_return` for the backup; the selection rules of
-:mod:`mcts_agent.selection` score a proven child by ``tree.proven_values``.
+The general loop (:mod:`mcts_agent.general_loop`) selects with
+:func:`selection_rule`, calls :func:`prove_up` after an expansion that made a
+terminal node (the only event that can prove a node: a node is proven only
+by its children), and reads :func:`subtree_return` for the backup.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from mcts_agent._validation import require_float
-from mcts_agent.selection import SelectionRule
 from mcts_agent.tree import ROOT, UNVISITED, GuidedTree
 
 __all__ = [
@@ -66,14 +64,15 @@ def checked_value_bounds(value_bounds: Any, solve: bool) -> tuple[float, float] 
 
 def selection_rule(
     tree: GuidedTree, selection: str, exploration: float, unvisited_value: float
-) -> SelectionRule:
+) -> Callable[[int], tuple[int, int]]:
     """Returns the solver's form of the UCT or PUCT rule on ``tree``: a proven child scores V.
 
-    The rules of :mod:`mcts_agent.selection`, written out plainly (every
-    action scored, first of the highest), with one change: a tried child
-    whose ``tree.proven_values`` entry is not None scores exactly that value,
-    with no exploration term. UCT tries a node's untried actions first, in
-    order; PUCT scores them ``unvisited_value + c * P * sqrt(max(N, 1))``.
+    The rules of the general loop (:mod:`mcts_agent.general_loop`), written out
+    plainly (every action scored, first of the highest, in the model's order),
+    with one change: a tried child whose ``tree.proven_values`` entry is not
+    None scores exactly that value, with no exploration term. UCT tries a
+    node's untried actions first, in order; PUCT scores them
+    ``unvisited_value + c * P * sqrt(max(N, 1))``.
 
     Args:
         tree: the tree searched.
@@ -82,41 +81,43 @@ def selection_rule(
         unvisited_value: PUCT's Q of an untried action.
 
     Returns:
-        ``select(node) -> i``, the index of the action to follow.
+        ``select(node) -> (i, child)``: the index of the action to follow and
+        its child, ``UNVISITED`` if the action is untried.
     """
-    actions = tree.actions
     children = tree.children
     untried = tree.untried
     visits = tree.visits
     values = tree.values
     priors = tree.priors
+    action_indices = tree.action_indices
     proven_values = tree.proven_values
     log = math.log
     sqrt = math.sqrt
     c = exploration
 
-    def select_uct(node: int) -> int:
-        left = untried[node]
-        if left:
-            return len(actions[node]) - left
+    def select_uct(node: int) -> tuple[int, int]:
+        kids = children[node]
+        if untried[node]:
+            return len(kids), UNVISITED  # UCT tries the actions in order
         log_n = log(visits[node])
         best_score = -math.inf
-        best = 0
-        for i, child in enumerate(children[node]):
-            score = proven_values[child]
+        best = kids[0]
+        for kid in kids:
+            score = proven_values[kid]
             if score is None:
-                score = values[child] + c * sqrt(log_n / visits[child])
+                score = values[kid] + c * sqrt(log_n / visits[kid])
             if score > best_score:
                 best_score = score
-                best = i
-        return best
+                best = kid
+        return action_indices[best], best
 
-    def select_puct(node: int) -> int:
+    def select_puct(node: int) -> tuple[int, int]:
         n = visits[node]
         root_n = sqrt(n if n > 1 else 1)
         best_score = -math.inf
         best = 0
-        for i, (child, p) in enumerate(zip(children[node], priors[node], strict=True)):
+        by_action = tree.children_by_action(node)
+        for i, (child, p) in enumerate(zip(by_action, priors[node], strict=True)):
             if child == UNVISITED:
                 score = unvisited_value + c * p * root_n  # / (1 + 0)
             else:
@@ -126,7 +127,7 @@ def selection_rule(
             if score > best_score:
                 best_score = score
                 best = i
-        return best
+        return best, by_action[best]
 
     return select_puct if selection == "puct" else select_uct
 
@@ -188,7 +189,7 @@ def best_child_index(tree: GuidedTree, value_bounds: tuple[float, float] | None)
     another proven child and, with bounds, not proven at ``lo`` unless every
     tried child is.
     """
-    children = tree.children[ROOT]
+    children = tree.children_by_action(ROOT)
     visits = tree.visits
     values = tree.values
     proven_values = tree.proven_values

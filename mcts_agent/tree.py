@@ -9,7 +9,8 @@ sequence of :class:`Node` records, root first.
 Value convention (negamax, ``docs/search.md``): every node's value is from the point
 of view of the player who moved into it, so the player to move at a node
 simply prefers the child of highest value. The root has no mover; its
-``value_sum`` stays 0.
+``value_sum`` stays 0 (a root kept from a previous tree by ``reuse_tree``
+keeps the W it had as a child, unused).
 """
 
 from __future__ import annotations
@@ -148,15 +149,13 @@ class Tree(Sequence[Node]):
             index += len(self)
         if not 0 <= index < len(self):
             raise IndexError(f"node index {index} out of range for a tree of {len(self)} nodes")
-        actions = self.actions[index]
-        children = self.children[index]
         return Node(
             state=self.states[index],
             player=self.players[index],
             reward=self.rewards[index],
             terminated=self.untried[index] == TERMINAL,
-            actions=actions,
-            children=children + (UNVISITED,) * (len(actions) - len(children)),
+            actions=self.actions[index],
+            children=self.children_by_action(index),
             visits=self.visits[index],
             value_sum=self.value_sums[index],
             value=self.values[index],
@@ -167,6 +166,11 @@ class Tree(Sequence[Node]):
         """The node's proven value: None in a plain tree (the solver runs the general loop)."""
         return None
 
+    def children_by_action(self, index: int) -> tuple[int, ...]:
+        """Returns node ``index``'s child per action (model's order), ``UNVISITED`` if untried."""
+        children = self.children[index]
+        return children + (UNVISITED,) * (len(self.actions[index]) - len(children))
+
     def __iter__(self) -> Iterator[Node]:
         return (self[i] for i in range(len(self)))
 
@@ -174,32 +178,42 @@ class Tree(Sequence[Node]):
 class GuidedTree(Tree):
     """The general search loop's tree (``mcts_agent.general_loop``): a :class:`Tree` plus priors.
 
-    Read as a :class:`Tree` (the same :class:`Node` views). It differs in
-    storage where the general loop needs it:
+    Read as a :class:`Tree` (the same :class:`Node` views). It differs where
+    the general loop needs it, PUCT trying a node's actions in any order:
 
-    * ``children[i]`` has one entry per action from the start, ``UNVISITED``
-      until the action is tried, because PUCT may try actions in any order.
+    * ``children[i]`` holds the children made so far in the model's order of
+      their actions, as in a :class:`Tree`, but they need not be the first
+      actions: ``action_indices[child]`` says which action made each one.
     * ``priors[i]``: the node's normalised priors, a tuple of floats of shape
       ``[len(actions)]`` (uniform without an evaluator; the root's include the
       root noise); ``()`` for a terminal node.
+    * ``scaled_priors[i]``: ``c * P(a)`` (the exploration times the prior of
+      the action ``a`` that made node ``i``), PUCT's first product, worked out
+      once when the node is made; 0.0 for the root.
     * ``leaf_values[i]``: the evaluator's value for the node (from the point of
       view of its player to move), or None (no evaluator, the evaluator gave
       None, or a terminal node).
-
-    * ``expansion_orders[i]``: PUCT's cache of the order in which the node's
-      actions are tried (:func:`mcts_agent.selection.puct_rule`); None until
-      the node is first selected from.
+    * ``expansion_orders[i]``: the order in which PUCT tries the node's actions
+      (:func:`mcts_agent.selection.expansion_order`); None until the node is
+      first selected from.
     * ``proven_values[i]``: the solver's proven value (see :class:`Node`), or
       None (unproven, or no solver).
 
     Attributes:
-        priors: per-node tuple of priors (see above).
-        leaf_values: per-node float or None (see above).
-        expansion_orders: per-node list of action indices, or None (see above).
-        proven_values: per-node float or None (see above).
+        action_indices: per-node int, the index in the parent's ``actions`` of
+            the action that made the node (-1 for the root).
+        priors, scaled_priors, leaf_values, expansion_orders, proven_values:
+            per-node fields (see above).
     """
 
-    __slots__ = ("priors", "leaf_values", "expansion_orders", "proven_values")
+    __slots__ = (
+        "action_indices",
+        "priors",
+        "scaled_priors",
+        "leaf_values",
+        "expansion_orders",
+        "proven_values",
+    )
 
     def __init__(
         self, state: Any, player: Hashable, actions: tuple, priors: tuple, leaf_value: float | None
@@ -214,11 +228,20 @@ class GuidedTree(Tree):
             leaf_value: the evaluator's value of the root (kept, not used), or None.
         """
         super().__init__(state, player, actions)
-        self.children[0] = (UNVISITED,) * len(actions)
+        self.action_indices: list[int] = [-1]
         self.priors: list[tuple[float, ...]] = [priors]
+        self.scaled_priors: list[float] = [0.0]
         self.leaf_values: list[float | None] = [leaf_value]
-        self.expansion_orders: list[list[int] | None] = [None]
+        self.expansion_orders: list[Sequence[int] | None] = [None]
         self.proven_values: list[float | None] = [None]
 
     def _proven_value(self, index: int) -> float | None:
         return self.proven_values[index]
+
+    def children_by_action(self, index: int) -> tuple[int, ...]:
+        """Returns node ``index``'s child per action (model's order), ``UNVISITED`` if untried."""
+        by_action = [UNVISITED] * len(self.actions[index])
+        action_indices = self.action_indices
+        for child in self.children[index]:
+            by_action[action_indices[child]] = child
+        return tuple(by_action)

@@ -35,6 +35,7 @@ from mcts_agent.envs.connect_four import EMPTY_BOARD as C4_START
 from mcts_agent.envs.connect_four import ConnectFourModel, heuristic_evaluator, parse_board
 from mcts_agent.envs.tic_tac_toe import EMPTY_BOARD, TicTacToeModel
 from mcts_agent.envs.tic_tac_toe import parse_board as ttt_board
+from mcts_agent.selection import SCORE_ALL
 
 
 def constant(value=None, priors=None):
@@ -345,6 +346,41 @@ def test_puct_trees_match_the_reference_on_tic_tac_toe():
         planner.search(EMPTY_BOARD)
         reference = ReferencePUCT(plain, **config).search(EMPTY_BOARD)
         assert_same_tree(nested(planner.tree), nested_reference(reference))
+        # The stored children stay in the model's order (ties go to the first action),
+        # also where the priors made PUCT try a later action first (the first child made
+        # is not the first stored).
+        tree = planner.tree
+        orders = [[tree.action_indices[c] for c in kids] for kids in tree.children]
+        assert all(order == sorted(set(order)) for order in orders)
+        out_of_order = [kids for kids in tree.children if kids and min(kids) != kids[0]]
+        assert bool(out_of_order) == (evaluator is not None)
+
+
+@pytest.mark.parametrize("exploration", [0.0, 2.0])
+def test_puct_scores_every_action_where_its_fast_path_could_round_differently(exploration):
+    # Priors 1 apart in the 16th digit: q + c * P * sqrt(N) can round alike for both, so
+    # the node scores every action (as with c = 0, where every untried action ties).
+    model = TicTacToeModel()
+    plain = SimpleNamespace(actions=model.actions, step=model.step, player=model.player)
+
+    def near_ties(state, actions):
+        return Evaluation(0.1, [1.0 + (1e-15 if a % 2 else 0.0) for a in actions])
+
+    config = {
+        "iterations": 500,
+        "exploration": exploration,
+        "gamma": 1.0,
+        "seed": 3,
+        "rollout_limit": 0,
+        "evaluator": near_ties,
+        "selection": "puct",
+        "unvisited_value": 0.5,
+    }
+    planner = MCTS(plain, **config)
+    planner.search(EMPTY_BOARD)
+    assert planner.tree.expansion_orders[0] == SCORE_ALL
+    reference = ReferencePUCT(plain, **config).search(EMPTY_BOARD)
+    assert_same_tree(nested(planner.tree), nested_reference(reference))
 
 
 # ------------------------------------------------------------ the general loop is the plain loop

@@ -183,3 +183,34 @@ def test_the_agent_finds_the_position_after_the_replies_in_a_game_loop(game, nat
     assert len(reused) >= 3
     assert reused[0] == 0
     assert all(r > 0 for r in reused[1:]), reused
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_a_reused_root_with_fresh_noise_never_tries_an_action_twice(seed):
+    # PUCT tries a node's untried actions in the order of its priors; fresh noise changes the
+    # reused root's priors, and the actions it had tried must stay out of the new order.
+    from mcts_agent.envs.connect_four import heuristic_evaluator
+
+    model = ConnectFourModel()
+    planner = MCTS(
+        model,
+        300,
+        exploration=2.0,
+        seed=seed,
+        selection="puct",
+        evaluator=heuristic_evaluator,
+        root_noise=(0.3, 0.5),
+        reuse_tree=True,
+    )
+    planner.search(C4_START)
+    state = after(model, C4_START, 3, 2)
+    planner.search(state)
+    tree = planner.tree
+    assert planner.summary().reused_visits > 0
+    for index, node in enumerate(tree):
+        tried = [a for a, child in zip(node.actions, node.children, strict=True) if child != -1]
+        made = [tree.action_indices[child] for child in tree.children[index]]
+        assert len(made) == len(set(made)) == len(tried)  # no action made twice
+        if not node.terminated:
+            below = sum(tree[child].visits for child in tree.children[index])
+            assert node.visits == below + 1  # every node (the reused root too) made by one

@@ -1,15 +1,14 @@
 """MCTS-Solver (docs/search.md, "Solver"): hand-worked proofs, the final-move rule, and oracles."""
 
 import math
-import random
 
 import pytest
+from positions import connect_four_wins_within, tic_tac_toe_positions
 from scripted_games import ScriptedGame
 
 from mcts_agent import MCTS, AlphaBetaMinimax, ExhaustiveMinimax
-from mcts_agent.envs.connect_four import EMPTY_BOARD as C4_START
 from mcts_agent.envs.connect_four import ConnectFourModel
-from mcts_agent.envs.tic_tac_toe import EMPTY_BOARD, TicTacToeModel, format_board
+from mcts_agent.envs.tic_tac_toe import TicTacToeModel, format_board
 
 C = 2 * math.sqrt(2)
 BOUNDS = (-1.0, 1.0)
@@ -215,25 +214,10 @@ def test_bad_solver_settings_are_rejected(kwargs, error, message):
         MCTS(TicTacToeModel(), 10, **kwargs)
 
 
-def tic_tac_toe_positions():
-    """Every reachable non-terminal tic-tac-toe position with at least two marks."""
-    model = TicTacToeModel()
-    seen, frontier = {EMPTY_BOARD}, [EMPTY_BOARD]
-    while frontier:
-        state = frontier.pop()
-        for action in model.actions(state):
-            result = model.step(state, action)
-            nxt = result.next_state
-            if not result.terminated and nxt not in seen:
-                seen.add(nxt)
-                frontier.append(nxt)
-    return sorted(s for s in seen if sum(ch != "." for ch in format_board(s)) >= 2)
-
-
 def test_every_tic_tac_toe_position_with_two_marks_is_proven_and_played_right():
     model = TicTacToeModel()
     oracle = ExhaustiveMinimax(model)
-    positions = tic_tac_toe_positions()
+    positions = tic_tac_toe_positions(min_marks=2)
     assert len(positions) == 4510
     wrong = []
     for i, state in enumerate(positions):
@@ -247,27 +231,6 @@ def test_every_tic_tac_toe_position_with_two_marks_is_proven_and_played_right():
         ):
             wrong.append((format_board(state), summary.proven_value, summary.action))
     assert wrong == []
-
-
-def connect_four_wins_within(plies, count, seed):
-    """Positions reached by random play where the player to move wins within ``plies`` plies."""
-    model = ConnectFourModel()
-    rng = random.Random(seed)
-    shallow = AlphaBetaMinimax(model, depth=plies)
-    found = []
-    while len(found) < count:
-        state = C4_START
-        for _ in range(rng.randint(6, 24)):
-            actions = model.actions(state)
-            result = model.step(state, rng.choice(actions))
-            if result.terminated:
-                break
-            state = result.next_state
-        else:
-            immediate = any(model.step(state, a).terminated for a in model.actions(state))
-            if not immediate and shallow.value(state) == 1.0:
-                found.append(state)
-    return found
 
 
 def test_connect_four_forced_wins_in_five_are_proven_and_played():

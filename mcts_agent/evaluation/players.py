@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from mcts_agent.minimax import Evaluation, ExhaustiveMinimax, check_alpha_beta_settings
+from mcts_agent.minimax import ExhaustiveMinimax, PositionEvaluator, check_alpha_beta_settings
 from mcts_agent.model import Model
 from mcts_agent.policies import MinimaxPolicy, PerfectPolicy, Policy, RandomPolicy
 from mcts_agent.search import MCTS
@@ -113,7 +113,7 @@ class MinimaxPlayer:
     """
 
     depth: int | None = 4
-    evaluation: Evaluation | None = None
+    evaluation: PositionEvaluator | None = None
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "depth", check_alpha_beta_settings(self.depth, self.evaluation))
