@@ -25,6 +25,7 @@ the board; ``play`` lets a person play against the planner in the terminal.
 from __future__ import annotations
 
 import argparse
+import functools
 import itertools
 import json
 import math
@@ -444,6 +445,11 @@ def build_parser() -> argparse.ArgumentParser:
         "--workers", type=int_at_least(1), default=None, help="local processes (default: cores)"
     )
     plan.add_argument("--json", metavar="FILE", help="write every episode to FILE as JSON")
+    plan.add_argument(
+        "--jsonl",
+        metavar="FILE",
+        help="write each episode to FILE as it finishes, one JSON object per line",
+    )
     plan.add_argument(
         "--plot", metavar="FILE", help="draw the mean return against iterations (PNG...)"
     )
@@ -918,23 +924,27 @@ def _plan(args: argparse.Namespace, parser: argparse.ArgumentParser, out: TextIO
         parser.error(
             f"argument --options: {error}" if "option" in str(error) else f"argument --env: {error}"
         )
-    if args.json is not None:
-        _check_output_file(parser, "--json", args.json)
+    for option, path in (("--json", args.json), ("--jsonl", args.jsonl), ("--plot", args.plot)):
+        if path is not None:
+            _check_output_file(parser, option, path)
     if args.plot is not None:
-        _check_output_file(parser, "--plot", args.plot)
         _check_plot_file(parser, args.plot)
     from tqdm.auto import tqdm
 
+    log = GameLog(args.jsonl) if args.jsonl is not None else None
+    total = args.episodes * (len(settings) + 1)
+
+    def on_episode(options: dict | None, record: planning.EpisodeRecord) -> None:
+        if log is not None:
+            label = planning.PlanResult(args.env, options, ()).label
+            log.write_line({"env": args.env, "policy": label, **record.to_dict()})
+        bar.update(1)
+
     start = time.perf_counter()
     results = []
-    with tqdm(
-        total=args.episodes * (len(settings) + 1),
-        unit="episode",
-        disable=not _progress(args),
-        desc="episodes",
-    ) as bar:
-        for options in [None, *settings]:
-            try:
+    try:
+        with tqdm(total=total, unit="episode", disable=not _progress(args), desc="episodes") as bar:
+            for options in [None, *settings]:
                 results.append(
                     planning.plan_episodes(
                         args.env,
@@ -942,18 +952,28 @@ def _plan(args: argparse.Namespace, parser: argparse.ArgumentParser, out: TextIO
                         args.episodes,
                         seed=args.seed,
                         workers=args.workers,
-                        on_episode=lambda record: bar.update(1),
+                        on_episode=functools.partial(on_episode, options),
                     )
                 )
-            except (TypeError, ValueError) as error:  # refused while planning (chance met)
-                print(f"mcts-agent: error: {args.env}: {error}", file=sys.stderr)
-                return 1
+    except KeyboardInterrupt:
+        kept = "" if log is None else f"; {log.kept} of {total} episodes kept in {log.path}"
+        print(f"mcts-agent: interrupted{kept}", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    except (TypeError, ValueError, OSError) as error:  # refused while planning (chance met)
+        kept = "" if log is None else f"; {log.kept} of {total} episodes kept in {log.path}"
+        print(f"mcts-agent: error: {args.env}: {error}{kept}", file=sys.stderr)
+        return 1
+    finally:
+        if log is not None:
+            log.close()
     print(planning.table(results), file=out)
     print(f"{time.perf_counter() - start:.1f} s", file=out)
     for path, write in ((args.json, planning.save_json), (args.plot, planning.plot)):
         if path is not None:
             write(results, path)
             print(f"wrote {path}", file=out)
+    if log is not None:
+        print(f"wrote {log.path} (each episode as it finished)", file=out)
     return 0
 
 

@@ -74,6 +74,8 @@ def test_the_plan_command_prints_both_policies_and_writes_json_and_png(tmp_path,
         str(tmp_path / "p.json"),
         "--plot",
         str(tmp_path / "p.png"),
+        "--jsonl",
+        str(tmp_path / "p.jsonl"),
     ]
     assert main(argv) == 0
     lines = capsys.readouterr().out.splitlines()
@@ -87,6 +89,10 @@ def test_the_plan_command_prints_both_policies_and_writes_json_and_png(tmp_path,
     assert [d["options"] and d["options"]["iterations"] for d in data] == [None, 40, 60]
     assert all(len(d["episodes_played"]) == 2 for d in data)
     assert (tmp_path / "p.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    log = [json.loads(line) for line in (tmp_path / "p.jsonl").read_text().splitlines()]
+    assert sorted((e["policy"], e["index"]) for e in log) == sorted(
+        (d["policy"], e["index"]) for d in data for e in d["episodes_played"]
+    )
 
 
 @pytest.mark.parametrize(

@@ -20,9 +20,10 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import time
 from collections.abc import Callable, Sequence
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass
 from typing import Any
 
@@ -31,6 +32,7 @@ from scipy import stats
 
 from mcts_agent._validation import require_int
 from mcts_agent.evaluation.results import new_figure, save_figure, write_atomically
+from mcts_agent.evaluation.runner import _stop_pool
 from mcts_agent.evaluation.specs import format_options, parse_spec
 
 __all__ = [
@@ -185,9 +187,9 @@ def check_plannable(env: str, options: dict[str, Any] | None) -> None:
         live.close()
 
 
-def _play_many(job: tuple[str, dict[str, Any] | None, int, Sequence[int]]) -> list[EpisodeRecord]:
-    env, options, seed, indices = job
-    return [play_episode(env, options, seed, i) for i in indices]
+def _ignore_interrupts() -> None:
+    # Ctrl-C reaches every process of the terminal's group: the parent stops the workers.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 @dataclass(frozen=True)
@@ -333,8 +335,9 @@ def plan_episodes(
             ``gamma``...), or None for the random policy.
         episodes: int >= 1.
         seed: master seed.
-        workers: processes (1: this process; None: one per core).
-        on_episode: called with each episode as its worker reports it.
+        workers: processes (1: this process; None: one per core); Ctrl-C or
+            an error terminates them at once.
+        on_episode: called with each episode as it finishes (in this process).
 
     Returns:
         The :class:`PlanResult`.
@@ -346,7 +349,6 @@ def plan_episodes(
     require_int("episodes", episodes, 1)
     check_plannable(env, options)
     workers = min(workers or os.cpu_count() or 1, episodes)
-    chunks = [list(range(k, episodes, workers)) for k in range(workers)]
     records: list[EpisodeRecord] = []
     if workers == 1:
         for index in range(episodes):
@@ -354,10 +356,13 @@ def plan_episodes(
             if on_episode is not None:
                 on_episode(records[-1])
     else:
-        with ProcessPoolExecutor(workers) as pool:
-            for chunk in pool.map(_play_many, [(env, options, seed, c) for c in chunks]):
-                for record in chunk:
-                    records.append(record)
-                    if on_episode is not None:
-                        on_episode(record)
+        pool = ProcessPoolExecutor(workers, initializer=_ignore_interrupts)
+        try:  # one task per episode: each is reported as it finishes
+            futures = [pool.submit(play_episode, env, options, seed, i) for i in range(episodes)]
+            for future in as_completed(futures):
+                records.append(future.result())
+                if on_episode is not None:
+                    on_episode(records[-1])
+        finally:  # stopped early (Ctrl-C, an error): the running episodes are not waited for
+            _stop_pool(pool)
     return PlanResult(env, options, tuple(sorted(records, key=lambda r: r.index)))

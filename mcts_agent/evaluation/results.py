@@ -233,17 +233,26 @@ class GameLog:
         Raises:
             OSError: if the file cannot be created or written (e.g. a full disk).
         """
+        self.write_line(
+            {
+                **_spec_dict(spec),
+                "seat": spec.game.seat_names[record.agent_seat],
+                **record.to_dict(),
+            }
+        )
+
+    def write_line(self, line: dict[str, Any]) -> None:
+        """Appends ``line`` (a JSON-ready dict: one game or episode) as :meth:`write` does.
+
+        Raises:
+            OSError: if the file cannot be created or written (e.g. a full disk).
+        """
         if self._file is None:
             if self.path is None:
                 descriptor, self.path = tempfile.mkstemp(prefix="mcts-agent-", suffix=".jsonl")
                 self._file = open(descriptor, "wb", buffering=0)
             else:
                 self._file = open(self.path, "wb", buffering=0)
-        line = {
-            **_spec_dict(spec),
-            "seat": spec.game.seat_names[record.agent_seat],
-            **record.to_dict(),
-        }
         encoded = (json.dumps(line) + "\n").encode()
         size, kept = self._size, self.kept
         try:
