@@ -25,6 +25,7 @@ the board; ``play`` lets a person play against the planner in the terminal.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import functools
 import itertools
 import json
@@ -62,6 +63,7 @@ from mcts_agent.evaluation import (
     make_player,
     parse_spec,
     parse_sweep,
+    ray_session,
     sprt_match,
     sweep,
     tournament,
@@ -443,6 +445,17 @@ def build_parser() -> argparse.ArgumentParser:
     plan.add_argument("--seed", type=int_at_least(0), default=0, help="master seed (default: 0)")
     plan.add_argument(
         "--workers", type=int_at_least(1), default=None, help="local processes (default: cores)"
+    )
+    plan.add_argument(
+        "--backend",
+        choices=BACKENDS,
+        default="process",
+        help="local processes, or a Ray cluster, one task per episode (default: process)",
+    )
+    plan.add_argument(
+        "--address",
+        default=None,
+        help="Ray cluster address with --backend ray (default: a new local Ray instance)",
     )
     plan.add_argument("--json", metavar="FILE", help="write every episode to FILE as JSON")
     plan.add_argument(
@@ -924,6 +937,7 @@ def _plan(args: argparse.Namespace, parser: argparse.ArgumentParser, out: TextIO
         parser.error(
             f"argument --options: {error}" if "option" in str(error) else f"argument --env: {error}"
         )
+    _check_backend(parser, args)
     for option, path in (("--json", args.json), ("--jsonl", args.jsonl), ("--plot", args.plot)):
         if path is not None:
             _check_output_file(parser, option, path)
@@ -943,7 +957,12 @@ def _plan(args: argparse.Namespace, parser: argparse.ArgumentParser, out: TextIO
     start = time.perf_counter()
     results = []
     try:
-        with tqdm(total=total, unit="episode", disable=not _progress(args), desc="episodes") as bar:
+        # One Ray session for every policy's episodes (each plan_episodes would start its own).
+        session = ray_session(args.address) if args.backend == "ray" else contextlib.nullcontext()
+        with (
+            session,
+            tqdm(total=total, unit="episode", disable=not _progress(args), desc="episodes") as bar,
+        ):
             for options in [None, *settings]:
                 results.append(
                     planning.plan_episodes(
@@ -952,6 +971,8 @@ def _plan(args: argparse.Namespace, parser: argparse.ArgumentParser, out: TextIO
                         args.episodes,
                         seed=args.seed,
                         workers=args.workers,
+                        backend=args.backend,
+                        address=args.address,
                         on_episode=functools.partial(on_episode, options),
                     )
                 )
@@ -959,7 +980,7 @@ def _plan(args: argparse.Namespace, parser: argparse.ArgumentParser, out: TextIO
         kept = "" if log is None else f"; {log.kept} of {total} episodes kept in {log.path}"
         print(f"mcts-agent: interrupted{kept}", file=sys.stderr)
         return EXIT_INTERRUPTED
-    except (TypeError, ValueError, OSError) as error:  # refused while planning (chance met)
+    except (TypeError, ValueError, OSError, ConnectionError) as error:  # e.g. chance met
         kept = "" if log is None else f"; {log.kept} of {total} episodes kept in {log.path}"
         print(f"mcts-agent: error: {args.env}: {error}{kept}", file=sys.stderr)
         return 1

@@ -72,6 +72,7 @@ from mcts_agent.evaluation.runner import (
     check_ray_address,
     game_seeds,
     play_match,
+    ray_session,
     run_matches,
     sweep,
 )
@@ -117,6 +118,7 @@ __all__ = [
     "parse_spec",
     "parse_sweep",
     "play_match",
+    "ray_session",
     "round_robin",
     "run_matches",
     "score_interval",

@@ -22,7 +22,7 @@ import json
 import os
 import signal
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass
 from typing import Any
@@ -32,7 +32,13 @@ from scipy import stats
 
 from mcts_agent._validation import require_int
 from mcts_agent.evaluation.results import new_figure, save_figure, write_atomically
-from mcts_agent.evaluation.runner import _stop_pool
+from mcts_agent.evaluation.runner import (
+    BACKENDS,
+    Backend,
+    _stop_pool,
+    check_ray_address,
+    ray_session,
+)
 from mcts_agent.evaluation.specs import format_options, parse_spec
 
 __all__ = [
@@ -187,6 +193,42 @@ def check_plannable(env: str, options: dict[str, Any] | None) -> None:
         live.close()
 
 
+def _episodes(
+    env: str,
+    options: dict[str, Any] | None,
+    seed: int,
+    episodes: int,
+    workers: int | None,
+    backend: str,
+    address: str | None,
+) -> Iterator[EpisodeRecord]:
+    """Yields the episodes as they finish; closing it stops the workers (or Ray tasks) at once."""
+    if backend == "ray":
+        with ray_session(address) as ray:
+            play = ray.remote(num_cpus=1)(play_episode)
+            pending = [play.remote(env, options, seed, i) for i in range(episodes)]
+            try:
+                while pending:
+                    (done,), pending = ray.wait(pending, num_returns=1)
+                    yield ray.get(done)
+            finally:  # stopped early: do not leave episodes running on the cluster
+                for ref in pending:
+                    ray.cancel(ref, force=True)
+        return
+    workers = min(workers or os.cpu_count() or 1, episodes)
+    if workers == 1:
+        for index in range(episodes):
+            yield play_episode(env, options, seed, index)
+        return
+    pool = ProcessPoolExecutor(workers, initializer=_ignore_interrupts)
+    try:  # one task per episode: each is reported as it finishes
+        futures = [pool.submit(play_episode, env, options, seed, i) for i in range(episodes)]
+        for future in as_completed(futures):
+            yield future.result()
+    finally:  # stopped early (Ctrl-C, an error): the running episodes are not waited for
+        _stop_pool(pool)
+
+
 def _ignore_interrupts() -> None:
     # Ctrl-C reaches every process of the terminal's group: the parent stops the workers.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
@@ -325,6 +367,8 @@ def plan_episodes(
     *,
     seed: int = 0,
     workers: int | None = 1,
+    backend: Backend = "process",
+    address: str | None = None,
     on_episode: Callable[[EpisodeRecord], None] | None = None,
 ) -> PlanResult:
     """Plays ``episodes`` episodes of ``env`` with MCTS (``options``) or random moves (None).
@@ -337,32 +381,30 @@ def plan_episodes(
         seed: master seed.
         workers: processes (1: this process; None: one per core); Ctrl-C or
             an error terminates them at once.
+        backend: ``"process"`` or ``"ray"`` (one Ray task per episode).
+        address: Ray's address, or None (see
+            :func:`~mcts_agent.evaluation.check_ray_address`).
         on_episode: called with each episode as it finishes (in this process).
 
     Returns:
         The :class:`PlanResult`.
 
     Raises:
-        ValueError, TypeError: if the env or the options are refused (the
-            options are checked by making an ``MCTSAgent`` before any episode).
+        ValueError, TypeError: if the env, the options or the backend are
+            refused (the options are checked by making an ``MCTSAgent``
+            before any episode).
+        ImportError, ConnectionError: as :func:`~mcts_agent.evaluation.run_matches`.
     """
     require_int("episodes", episodes, 1)
     check_plannable(env, options)
-    workers = min(workers or os.cpu_count() or 1, episodes)
+    if backend not in BACKENDS:
+        raise ValueError(f"backend must be one of {', '.join(BACKENDS)}; got {backend!r}")
+    if address is not None and backend != "ray":
+        raise ValueError(f"address is for backend='ray' only; got backend={backend!r}")
+    check_ray_address(address)
     records: list[EpisodeRecord] = []
-    if workers == 1:
-        for index in range(episodes):
-            records.append(play_episode(env, options, seed, index))
-            if on_episode is not None:
-                on_episode(records[-1])
-    else:
-        pool = ProcessPoolExecutor(workers, initializer=_ignore_interrupts)
-        try:  # one task per episode: each is reported as it finishes
-            futures = [pool.submit(play_episode, env, options, seed, i) for i in range(episodes)]
-            for future in as_completed(futures):
-                records.append(future.result())
-                if on_episode is not None:
-                    on_episode(records[-1])
-        finally:  # stopped early (Ctrl-C, an error): the running episodes are not waited for
-            _stop_pool(pool)
+    for record in _episodes(env, options, seed, episodes, workers, backend, address):
+        records.append(record)
+        if on_episode is not None:
+            on_episode(record)
     return PlanResult(env, options, tuple(sorted(records, key=lambda r: r.index)))

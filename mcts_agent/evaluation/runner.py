@@ -22,6 +22,7 @@ those of an undisturbed run.
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import math
 import multiprocessing.connection
@@ -55,6 +56,7 @@ __all__ = [
     "check_ray_address",
     "game_seeds",
     "play_match",
+    "ray_session",
     "run_matches",
     "sweep",
 ]
@@ -395,16 +397,18 @@ def check_ray_address(address: str | None, timeout: float = RAY_CONNECT_TIMEOUT)
         ) from error
 
 
-def _run_on_ray(
-    specs: list[MatchSpec],
-    items: list[tuple[int, int]],
-    workers: int | None,
-    address: str | None,
-) -> Iterator[tuple[int, GameRecord]]:
-    """Ray's counterpart of :func:`_run_on_processes` (Ray replays a dead worker's tasks)."""
+@contextlib.contextmanager
+def ray_session(address: str | None) -> Iterator[Any]:
+    """Connects to Ray (or starts a local Ray) for the block, unless Ray is running already.
+
+    Yields the ``ray`` module; a Ray started here is shut down when the block ends.
+
+    Raises:
+        ImportError: if Ray is not installed.
+        ConnectionError: if no Ray cluster answers at ``address``.
+    """
     try:
         import ray
-        from ray.exceptions import NodeDiedError, OutOfMemoryError, WorkerCrashedError
     except ImportError as error:
         raise ImportError(
             "backend='ray' needs Ray: pip install 'mcts-agent[ray]' (or ray)"
@@ -422,36 +426,51 @@ def _run_on_ray(
                 f"'ray start --head', or give no address to start a local Ray"
             ) from error
         started = True
-    pending: dict[Any, list[tuple[int, int]]] = {}
     try:
-        cpus = int(ray.cluster_resources().get("CPU", 1))
-        play = ray.remote(num_cpus=1)(_play_chunk)
-        specs_ref = ray.put(specs)
-        queue = _chunks(items, workers or cpus)
-        while True:  # at most `cpus` chunks in flight, in game order (see _run_on_processes)
-            while queue and len(pending) < cpus:
-                chunk = queue.pop(0)
-                pending[play.remote(specs_ref, chunk, REPORT_EVERY)] = chunk
-            if not pending:
-                break
-            (done,), _ = ray.wait(list(pending), num_returns=1)
-            chunk = pending.pop(done)
-            try:
-                pairs = ray.get(done)
-            except (WorkerCrashedError, NodeDiedError, OutOfMemoryError) as error:
-                unplayed = len(chunk) + sum(map(len, pending.values())) + sum(map(len, queue))
-                raise WorkerDiedError(
-                    f"a Ray worker died and Ray's retries ran out ({type(error).__name__}); "
-                    f"{unplayed} games were not played"
-                ) from error
-            yield from pairs
-            if len(pairs) < len(chunk):
-                _next_chunks(queue, [chunk[len(pairs) :]])
+        yield ray
     finally:
-        for ref in pending:  # stopped early: do not leave games running on the cluster
-            ray.cancel(ref, force=True)
         if started:
             ray.shutdown()
+
+
+def _run_on_ray(
+    specs: list[MatchSpec],
+    items: list[tuple[int, int]],
+    workers: int | None,
+    address: str | None,
+) -> Iterator[tuple[int, GameRecord]]:
+    """Ray's counterpart of :func:`_run_on_processes` (Ray replays a dead worker's tasks)."""
+    with ray_session(address) as ray:
+        from ray.exceptions import NodeDiedError, OutOfMemoryError, WorkerCrashedError
+
+        pending: dict[Any, list[tuple[int, int]]] = {}
+        try:
+            cpus = int(ray.cluster_resources().get("CPU", 1))
+            play = ray.remote(num_cpus=1)(_play_chunk)
+            specs_ref = ray.put(specs)
+            queue = _chunks(items, workers or cpus)
+            while True:  # at most `cpus` chunks in flight, in game order (see _run_on_processes)
+                while queue and len(pending) < cpus:
+                    chunk = queue.pop(0)
+                    pending[play.remote(specs_ref, chunk, REPORT_EVERY)] = chunk
+                if not pending:
+                    break
+                (done,), _ = ray.wait(list(pending), num_returns=1)
+                chunk = pending.pop(done)
+                try:
+                    pairs = ray.get(done)
+                except (WorkerCrashedError, NodeDiedError, OutOfMemoryError) as error:
+                    unplayed = len(chunk) + sum(map(len, pending.values())) + sum(map(len, queue))
+                    raise WorkerDiedError(
+                        f"a Ray worker died and Ray's retries ran out ({type(error).__name__}); "
+                        f"{unplayed} games were not played"
+                    ) from error
+                yield from pairs
+                if len(pairs) < len(chunk):
+                    _next_chunks(queue, [chunk[len(pairs) :]])
+        finally:
+            for ref in pending:  # stopped early: do not leave games running on the cluster
+                ray.cancel(ref, force=True)
 
 
 def play_match(
