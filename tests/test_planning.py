@@ -47,8 +47,8 @@ def test_episodes_are_seeded_by_their_index_whatever_the_workers():
 
 
 def test_refusals_come_before_any_episode():
-    with pytest.raises(ValueError, match="not deterministic"):
-        plan_episodes("FrozenLake-v1", MCTS_OPTIONS, 1)
+    with pytest.raises(ValueError, match="hides information, which is not chance"):
+        plan_episodes("Blackjack-v1", MCTS_OPTIONS, 1)
     with pytest.raises(TypeError, match="unknown MCTS option 'gama'"):
         plan_episodes(LAKE, {"iterations": 5, "gama": 1}, 1)
     with pytest.raises(ValueError, match="env 'FrozenLake-v1:slippery=False'"):
@@ -98,7 +98,7 @@ def test_the_plan_command_prints_both_policies_and_writes_json_and_png(tmp_path,
 @pytest.mark.parametrize(
     "argv, message",
     [
-        (["--env", "FrozenLake-v1"], "argument --env: FrozenLakeEnv is not deterministic"),
+        (["--env", "Blackjack-v1"], "argument --env: BlackjackEnv hides information"),
         (["--env", LAKE, "--options", "gama=1"], "argument --options: unknown MCTS option 'gama'"),
         (["--env", LAKE, "--options", "iterations=3"], "give iterations with its own option"),
         (["--env", "Nope-v0"], "argument --env: env 'Nope-v0'"),
