@@ -18,7 +18,7 @@ import time
 from collections.abc import Callable, Hashable, Sequence
 from typing import Any, Generic, NamedTuple
 
-from mcts_agent import budgets, general_loop, reuse, solver
+from mcts_agent import budgets, export, general_loop, reuse, solver
 from mcts_agent._validation import (
     checked_actions,
     checked_player,
@@ -437,19 +437,57 @@ class MCTS(Generic[StateT]):
         tree = self.tree
         if self.solve:
             return tree.actions[ROOT][solver.best_child_index(tree, self.value_bounds)]
-        children = tree[ROOT].children  # one per action, in the model's order
-        visits = tree.visits
-        values = tree.values
-        best_index = -1
-        best_key: tuple[int, float] = (-1, -math.inf)
-        for i, child in enumerate(children):
-            if child == UNVISITED:
-                continue
-            key = (visits[child], values[child])
-            if key > best_key:
-                best_key = key
-                best_index = i
-        return tree.actions[ROOT][best_index]
+        return tree.actions[ROOT][tree.robust_child(ROOT)]
+
+    def principal_variation(self, max_length: int | None = None) -> list:
+        """Returns the line the search expects: the move played, then the robust child's, and so on.
+
+        The first action is :meth:`best_action`'s; each next one the robust
+        child's (most visits, then value, then first) of the node reached. The
+        line stops at a terminal node, a node with no child tried, or after the
+        action into a chance node (:func:`mcts_agent.export.principal_path`).
+
+        Args:
+            max_length: int >= 0, most moves, or None for no limit.
+
+        Raises:
+            RuntimeError: if no search has run yet.
+            TypeError, ValueError: if ``max_length`` is not None or an int >= 0.
+        """
+        return export.principal_variation(self, max_length)
+
+    def to_dot(self, max_depth: int | None = 3, min_visits: int = 1) -> str:
+        """Returns the tree as Graphviz DOT text (:func:`mcts_agent.export.to_dot`).
+
+        Boxes are decision nodes (N, Q, proven V, player to move), ellipses
+        chance nodes; edges show the action and its prior; the principal
+        variation is blue. ``dot -Tsvg tree.dot -o tree.svg`` draws it.
+
+        Args:
+            max_depth: int >= 0, the deepest nodes drawn (root at 0), or None for all.
+            min_visits: int >= 0, children with fewer visits are left out.
+
+        Raises:
+            RuntimeError: if no search has run yet.
+            TypeError, ValueError: if an argument is not an int >= 0.
+        """
+        return export.to_dot(self, max_depth, min_visits)
+
+    def to_dict(self, max_depth: int | None = None, min_visits: int = 0) -> dict:
+        """Returns the tree as a JSON-serialisable dict (fields: :func:`mcts_agent.export.to_dict`).
+
+        :func:`mcts_agent.export.from_dict` reads it back (after ``json.load``)
+        as comparable :class:`~mcts_agent.export.SavedNode` records.
+
+        Args:
+            max_depth: int >= 0, the deepest nodes kept (root at 0), or None for all.
+            min_visits: int >= 0, children with fewer visits are left out.
+
+        Raises:
+            RuntimeError: if no search has run yet.
+            TypeError, ValueError: if an argument is not an int >= 0.
+        """
+        return export.to_dict(self, max_depth, min_visits)
 
     def summary(self) -> SearchSummary:
         """Returns the root's per-action visits and values, and the search's figures.
