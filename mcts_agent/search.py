@@ -12,6 +12,7 @@ value is from the point of view of the player who moved into it).
 
 from __future__ import annotations
 
+import logging
 import math
 import random
 import time
@@ -35,7 +36,16 @@ from mcts_agent.evaluator import Evaluator, uniform_priors
 from mcts_agent.model import Model, StateT
 from mcts_agent.tree import ROOT, TERMINAL, UNVISITED, GuidedTree, Node, Tree
 
-__all__ = ["MCTS", "RolloutPolicy", "SearchSummary"]
+__all__ = ["LOG_LINE_MOVES", "LOG_TOP_ACTIONS", "MCTS", "RolloutPolicy", "SearchSummary"]
+
+_logger = logging.getLogger(__name__)
+"""``mcts_agent.search``, under ``logging.getLogger("mcts_agent")``: one DEBUG record per search."""
+
+LOG_TOP_ACTIONS = 5
+"""The root actions (most visited first) a search's DEBUG record lists."""
+
+LOG_LINE_MOVES = 10
+"""The most moves of the principal variation a search's DEBUG record lists."""
 
 _NOT_STEPPED = object()
 """What the generic rollout holds as the state last stepped, before its first step."""
@@ -419,6 +429,8 @@ class MCTS(Generic[StateT]):
             raise
         self._tree = tree
         self._record = _SearchRecord(done, clock() - start, stop_reason, reused_visits)
+        if _logger.isEnabledFor(logging.DEBUG):
+            _log_search(self)
         return tree[ROOT]
 
     def best_action(self) -> Any:
@@ -800,6 +812,60 @@ class MCTS(Generic[StateT]):
                 raise
 
         return None, rollout
+
+
+# ------------------------------------------------------------------ logging
+
+
+def _log_search(planner: MCTS) -> None:
+    """Logs the DEBUG record of the planner's last search (``docs/search.md``, "Logging").
+
+    One line: iterations, seconds, iterations per second, nodes, the stop
+    reason, the reused visits, the player to move, the proven value, the
+    :data:`LOG_TOP_ACTIONS` most visited root actions with N, Q (for the
+    player to move) and, in the general loop's trees, P; and the principal
+    variation (its first :data:`LOG_LINE_MOVES` moves). The record carries the
+    :class:`SearchSummary` as ``record.summary`` and the whole principal
+    variation as ``record.principal_variation``.
+    """
+    summary = planner.summary()
+    line = planner.principal_variation()
+    rate = summary.iterations / summary.elapsed if summary.elapsed > 0 else math.inf
+    guided = isinstance(planner.tree, GuidedTree)
+    order = sorted(range(len(summary.actions)), key=lambda i: -summary.visit_counts[i])
+    top = []
+    for i in order[:LOG_TOP_ACTIONS]:
+        n = summary.visit_counts[i]
+        entry = (
+            f"{summary.actions[i]!r} N={n} Q={summary.values[i]:+.3f}"
+            if n
+            else (f"{summary.actions[i]!r} N=0")
+        )
+        if guided:
+            entry += f" P={summary.priors[i]:.3f}"
+        if summary.proven[i] is not None:
+            entry += f" V={summary.proven[i]:+g}"
+        top.append(entry)
+    shown = " ".join(repr(a) for a in line[:LOG_LINE_MOVES])
+    if len(line) > LOG_LINE_MOVES:
+        shown += f" ... ({len(line) - LOG_LINE_MOVES} more)"
+    reused = f", {summary.reused_visits} visits reused" if summary.reused_visits else ""
+    proven = "" if summary.proven_value is None else f", proven value {summary.proven_value:+g}"
+    _logger.debug(
+        "search: %d iterations in %.4f s (%.0f it/s), %d nodes, stopped on %s%s; "
+        "player %r to move%s; top actions: %s; principal variation: %s",
+        summary.iterations,
+        summary.elapsed,
+        rate,
+        summary.nodes,
+        summary.stop_reason,
+        reused,
+        summary.player,
+        proven,
+        ", ".join(top),
+        shown,
+        extra={"summary": summary, "principal_variation": line},
+    )
 
 
 # ------------------------------------------------- non-finite values (slow path)
