@@ -82,8 +82,10 @@ class SearchSummary(NamedTuple):
             the call of ``search`` to its end, re-rooting included).
         nodes: int, the nodes the tree holds.
         stop_reason: why the search stopped: ``"iterations"``,
-            ``"time_limit"``, ``"max_nodes"`` or ``"solved"``
-            (:data:`mcts_agent.budgets.STOP_REASONS`).
+            ``"time_limit"``, ``"max_nodes"``, ``"solved"`` or
+            ``"on_iteration"`` (:data:`mcts_agent.budgets.STOP_REASONS`);
+            ``"running"`` while it runs (read from an ``on_iteration``
+            callback).
         reused_visits: int, the visits of the subtree kept from the previous
             search (``reuse_tree=True``), 0 for a new tree.
         proven_value: float or None: the root's proven value from the point of
@@ -207,6 +209,22 @@ class MCTS(Generic[StateT]):
         clock: ``() -> float`` seconds, the clock ``time_limit`` and
             ``elapsed`` read (:func:`time.perf_counter`; inject another to
             test budgets without timing).
+        on_iteration: ``(planner, iteration) -> bool | None``, or None: called
+            after every iteration of every search with this planner and the
+            iterations the search has run (1, 2, ...), for progress bars,
+            traces (:class:`mcts_agent.trace.RootTrace`) and custom stopping.
+            Returning True stops the search (``stop_reason
+            "on_iteration"``; ``"solved"`` if that iteration proved the root);
+            False or None go on; anything else is a TypeError. Inside it,
+            ``tree``, ``summary()`` (``stop_reason`` :data:`mcts_agent.budgets.RUNNING`),
+            ``best_action()`` and ``principal_variation()`` describe the
+            search so far; if it raises, the search fails (the previous tree
+            kept). With a callback the loop runs one iteration at a time
+            (``mcts_agent.budgets``); with None nothing of it runs. Beware
+            callbacks whose last call returns True by accident:
+            ``lambda planner, i: bar.update()`` stops at tqdm's first redraw
+            (``update`` returns True then); write ``bar.update()`` in a
+            ``def`` that returns None.
 
     Raises:
         TypeError: if ``model`` lacks a method or an argument has the wrong
@@ -230,6 +248,7 @@ class MCTS(Generic[StateT]):
         solve: bool = False,
         value_bounds: tuple[float, float] | None = None,
         clock: Callable[[], float] = time.perf_counter,
+        on_iteration: Callable[[MCTS, int], bool | None] | None = None,
         exploration: float = math.sqrt(2),
         gamma: float = 1.0,
         rollout_limit: int = 1000,
@@ -253,6 +272,12 @@ class MCTS(Generic[StateT]):
         if not callable(clock):
             raise TypeError(f"clock must be a callable () -> seconds, got {clock!r}")
         self.clock = clock
+        if on_iteration is not None and not callable(on_iteration):
+            raise TypeError(
+                f"on_iteration must be a callable (planner, iteration) -> bool | None, or "
+                f"None; got {on_iteration!r}"
+            )
+        self.on_iteration = on_iteration
         if not isinstance(reuse_tree, bool):
             raise TypeError(f"reuse_tree must be a bool, got {reuse_tree!r}")
         self.reuse_tree = reuse_tree
@@ -386,6 +411,7 @@ class MCTS(Generic[StateT]):
                 "cannot search from a state with no legal actions (the game is over); "
                 f"got state {describe(state)}"
             )
+        previous = self._tree, self._record
         try:
             tree = None
             if self.reuse_tree and self._tree is not None:
@@ -416,10 +442,25 @@ class MCTS(Generic[StateT]):
                 def solved() -> bool:
                     return False
 
-            done, stop_reason = budgets.run(loop, grown.__len__, solved, budget, clock, start)
+            callback = self.on_iteration
+            if callback is None:
+                step = None
+            else:  # the search so far is the planner's to read inside the callback
+                self._tree = grown
+
+                def step(done: int) -> Any:
+                    self._record = _SearchRecord(
+                        done, clock() - start, budgets.RUNNING, reused_visits
+                    )
+                    return callback(self, done)
+
+            done, stop_reason = budgets.run(
+                loop, grown.__len__, solved, budget, clock, start, on_iteration=step
+            )
             if not math.isfinite(sum(tree.value_sums)):  # a W is NaN or infinite (or only the sum)
                 _check_value_sums(tree)
         except Exception as error:
+            self._tree, self._record = previous  # as it was (an on_iteration callback saw more)
             if hasattr(error, "add_note"):  # Python >= 3.11
                 error.add_note(
                     "(raised during MCTS.search, which calls the model's actions, step and "
