@@ -64,11 +64,8 @@ def _value_limit(values: list[float]) -> float:
     return 1.0 if largest <= 1.0 else largest
 
 
-def _title(summary: SearchSummary, label: Callable[[Any], str]) -> str:
-    title = (
-        f"player {summary.player} to move: {summary.iterations:,} iterations, "
-        f"played {label(summary.action)}"
-    )
+def _title(summary: SearchSummary, label: Callable[[Any], str], player: str) -> str:
+    title = f"{player} to move: {summary.iterations:,} iterations, played {label(summary.action)}"
     if summary.proven_value is not None:
         title += f" (proven {summary.proven_value:+g})"
     return title
@@ -79,6 +76,7 @@ def plot_root(
     layout: BoardLayout | None = None,
     *,
     labels: Callable[[Any], str] = str,
+    player: str | None = None,
     title: str | None = None,
 ) -> Any:
     """Draws each root action's visits and value (for the player to move) after a search.
@@ -96,6 +94,8 @@ def plot_root(
         layout: where each action is on the board, or None for bars.
         labels: ``action -> str`` for the bars and the title (e.g. a chess
             move's UCI text); ``str`` by default.
+        player: the name of the player to move (``"X"``, ``"white"``);
+            default ``player <summary.player>``.
         title: the figure's title; default: the player to move, iterations,
             the move played and the proven value.
 
@@ -107,10 +107,11 @@ def plot_root(
         ValueError: if ``layout`` has no cell for one of the root's actions.
     """
     total = sum(summary.visit_counts) or 1
-    title = _title(summary, labels) if title is None else title
+    player = f"player {summary.player}" if player is None else player
+    title = _title(summary, labels, player) if title is None else title
     limit = _value_limit(list(summary.values))
     if layout is None:
-        return _bars(summary, labels, title, limit)
+        return _bars(summary, labels, title, limit, player)
     missing = [a for a in summary.actions if a not in layout.cells]
     if missing:
         raise ValueError(
@@ -131,7 +132,7 @@ def plot_root(
     most = max(summary.visit_counts) / total or 1.0
     maps = (
         ("share of visits", share, "Blues", 0.0, most),
-        (f"value Q for player {summary.player}", value, "RdBu", -limit, limit),
+        (f"value Q for {player}", value, "RdBu", -limit, limit),
     )
     for ax, (name, grid, colours, low, high) in zip(axes, maps, strict=True):
         ax.set_title(name)
@@ -185,7 +186,9 @@ def _outline(cells: tuple[tuple[int, int], ...]) -> Any:
     )
 
 
-def _bars(summary: SearchSummary, labels: Callable[[Any], str], title: str, limit: float) -> Any:
+def _bars(
+    summary: SearchSummary, labels: Callable[[Any], str], title: str, limit: float, player: str
+) -> Any:
     order = sorted(range(len(summary.actions)), key=lambda i: -summary.visit_counts[i])
     shown = order[:BAR_ACTIONS]
     names = [labels(summary.actions[i]) for i in shown]
@@ -203,7 +206,7 @@ def _bars(summary: SearchSummary, labels: Callable[[Any], str], title: str, limi
     bottom.bar(positions, values, color=["#b03020" if p else "#e8a090" for p in played])
     bottom.axhline(0.0, color="#888888", linewidth=0.8)
     bottom.set_ylim(-limit * 1.05, limit * 1.05)
-    bottom.set_ylabel(f"value Q for player {summary.player}")
+    bottom.set_ylabel(f"value Q for {player}")
     bottom.set_xticks(list(positions), names, rotation=60 if len(shown) > 8 else 0)
     bottom.set_xlabel("action")
     hidden = len(order) - len(shown)
