@@ -717,7 +717,10 @@ def format_root_statistics(state: int, summary: SearchSummary) -> str:
 
 
 def format_root_table(summary: SearchSummary, label: Callable[[Any], str] = str) -> str:
-    """Returns the root's moves as a table, most visited first (:data:`ROOT_TABLE_MOVES` at most).
+    """Returns the root's moves as a table: the move played, then the most visited.
+
+    At most :data:`ROOT_TABLE_MOVES` rows (the move played is the first, also
+    when the solver chose it over more visited ones).
 
     Columns: the move (``label(action)``), its visits, share of the visits,
     value for the player to move (``-`` if never tried) and, with the solver,
@@ -728,7 +731,10 @@ def format_root_table(summary: SearchSummary, label: Callable[[Any], str] = str)
         label: ``action -> str``, the move's name.
     """
     total = sum(summary.visit_counts) or 1
-    order = sorted(range(len(summary.actions)), key=lambda i: -summary.visit_counts[i])
+    played = summary.actions.index(summary.action)
+    order = sorted(
+        range(len(summary.actions)), key=lambda i: (i != played, -summary.visit_counts[i])
+    )
     proven = any(v is not None for v in summary.proven)
     rows = [["move", "visits", "share", "value"] + (["proven"] if proven else [])]
     for i in order[:ROOT_TABLE_MOVES]:
