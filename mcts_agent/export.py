@@ -30,6 +30,7 @@ reader of a saved tree:
 
 from __future__ import annotations
 
+import textwrap
 from collections import deque
 from typing import TYPE_CHECKING, Any, NamedTuple
 
@@ -60,8 +61,11 @@ FORMAT = "mcts_agent.tree"
 VERSION = 1
 """The ``"version"`` entry of :func:`to_dict`'s dict (raised when its fields change)."""
 
-LABEL_LENGTH = 32
-"""Most characters of an action (or an outcome's key) in a DOT label; longer ones end in ``...``."""
+LABEL_WIDTH = 24
+"""Characters per line of an action (or an outcome's key) in a DOT label (it wraps)."""
+
+LABEL_LINES = 3
+"""Most lines of an action in a DOT label; a longer one ends in ``...``."""
 
 
 class Repr(NamedTuple):
@@ -224,9 +228,12 @@ def _prior(tree: Tree, parent: int, index: int) -> float | None:
 # ------------------------------------------------------------ DOT
 
 
-def _label_text(value: Any) -> str:
+def _label_lines(value: Any) -> list[str]:
+    """``str(value)`` wrapped to :data:`LABEL_WIDTH`, at most :data:`LABEL_LINES` lines."""
     text = str(value)
-    return text if len(text) <= LABEL_LENGTH else text[: LABEL_LENGTH - 3] + "..."
+    if len(text) <= LABEL_WIDTH:
+        return [text]
+    return textwrap.wrap(text, LABEL_WIDTH, max_lines=LABEL_LINES, placeholder=" ...")
 
 
 def _quoted(lines: list[str]) -> str:
@@ -242,7 +249,8 @@ def to_dot(planner: MCTS, max_depth: int | None = 3, min_visits: int = 1) -> str
     (see the module docstring): the root shows ``root``, the player to move
     and N; every other node N, Q (``+.3f``), V where proven, and the player to
     move (``terminal r=<reward>`` at a terminal node); edges show the action
-    (cut to :data:`LABEL_LENGTH` characters) and P where the tree has priors.
+    (wrapped at :data:`LABEL_WIDTH` characters, :data:`LABEL_LINES` lines at
+    most) and P where the tree has priors.
 
     Args:
         planner: a planner that has searched.
@@ -293,7 +301,7 @@ def to_dot(planner: MCTS, max_depth: int | None = 3, min_visits: int = 1) -> str
         if parent_position is None:
             continue
         parent = kept[parent_position][0]
-        edge_label = [_label_text(tree.actions[parent][index])]
+        edge_label = _label_lines(tree.actions[parent][index])
         prior = _prior(tree, parent, index)
         if prior is not None:
             edge_label.append(f"P={prior:.3f}")

@@ -294,3 +294,15 @@ def test_bad_export_limits_are_refused():
         planner.to_dot(max_depth=-1)
     with pytest.raises(TypeError, match="min_visits"):
         planner.to_dict(min_visits=None)
+
+
+def test_long_actions_wrap_in_dot_labels():
+    short, long = "a move named at length", "word " * 30
+    game = ScriptedGame({"": (1, {short: ("A", 1.0, True), long: ("B", 0.0, True)})})
+    planner = searched(game, "", 10)
+    (graph,) = pydot.graph_from_dot_data(planner.to_dot())
+    labels = sorted(e.get("label").strip('"').split("\\n") for e in graph.get_edges())
+    assert labels == [
+        [short],
+        ["word word word word word", "word word word word word", "word word word word ..."],
+    ]
