@@ -26,6 +26,7 @@ import re
 from collections.abc import Callable, Hashable, Sequence
 from typing import Any
 
+from mcts_agent.evaluation.games import Game, PettingZooGame
 from mcts_agent.plots import BoardLayout
 
 __all__ = ["Board", "EnvBoard", "ModelBoard", "board_for"]
@@ -223,49 +224,38 @@ class EnvBoard(Board):
     """A position of a PettingZoo AEC env, planned through ``PettingZooModel`` (module docstring).
 
     Args:
-        env_id: the env's id in PettingZoo's registry (``"classic/chess-v6"``).
-        env_options: keywords of ``pettingzoo.make``.
+        game: the game (:func:`mcts_agent.evaluation.make_game`'s, without a
+            model of ours): its env is made with ``game.make_env()``.
         seed: the seed of ``reset``.
 
     Raises:
-        ValueError, TypeError, ImportError: as ``pettingzoo.make`` and
-            ``PettingZooModel`` refuse the env (an unknown id, hidden
-            information, non-``Discrete`` actions...).
+        ValueError, TypeError, ImportError: as ``make_env`` and
+            ``PettingZooModel`` refuse the env (an option it does not take,
+            hidden information, non-``Discrete`` actions...).
     """
 
-    def __init__(self, env_id: str, env_options: dict | None = None, seed: int = 0) -> None:
-        import pettingzoo
-
+    def __init__(self, game: PettingZooGame, seed: int = 0) -> None:
         from mcts_agent.adapters.pettingzoo import PettingZooModel
 
-        self.name = env_id
-        self._options = dict(env_options or {})
+        self.name = game.name
+        self._game = game
         self._seed = seed
-        from pettingzoo.env_registry.exceptions import PettingZooRegistryError
-
-        try:
-            self.env = pettingzoo.make("aec", env_id, **self._options)
-        except PettingZooRegistryError as error:
-            found = str(error).split(". Available environments")[0]  # not the whole registry
-            raise ValueError(
-                f"unknown game {env_id!r}: neither one of our models (tictactoe, "
-                f"connect_four) nor a PettingZoo env ({found})"
-            ) from error
+        self.env = game.make_env()
         self.env.reset(seed=seed)
         if len(self.env.possible_agents) != 2:
             raise ValueError(
-                f"search and play take two-player games; {env_id} has "
+                f"search and play take two-player games; {game.name} has "
                 f"{len(self.env.possible_agents)} agents {list(self.env.possible_agents)}"
             )
         self.model = PettingZooModel(self.env)
         self.state = self.model.state_of(self.env)
         self._history: list[Any] = []
-        game = type(self.env.unwrapped).__module__
-        self._namer = _NAMERS.get(game, _number_name)
-        self._renderer = _RENDERERS.get(game, _generic_render)
+        kind = type(self.env.unwrapped).__module__
+        self._namer = _NAMERS.get(kind, _number_name)
+        self._renderer = _RENDERERS.get(kind, _generic_render)
         agents = tuple(self.env.possible_agents)
-        self.seat_names = ("white", "black") if game.endswith(".chess") else agents
-        self.move_help = _MOVE_HELP.get(game, "an action number")
+        self.seat_names = ("white", "black") if kind.endswith(".chess") else agents
+        self.move_help = _MOVE_HELP.get(kind, "an action number")
 
     @property
     def players(self) -> tuple:
@@ -290,9 +280,7 @@ class EnvBoard(Board):
 
     def line_labels(self, line: Sequence[Any]) -> list[str]:
         """Names the moves of ``line`` in a scratch env replaying the game from its reset."""
-        import pettingzoo
-
-        scratch = pettingzoo.make("aec", self.name, **self._options)
+        scratch = self._game.make_env()
         scratch.reset(seed=self._seed)
         for action in self._history:
             scratch.step(action)
@@ -354,30 +342,29 @@ _MOVE_HELP = {
 # ------------------------------------------------------------ by name
 
 
-def board_for(name: str) -> ModelBoard | EnvBoard:
-    """Returns the starting position of the game ``name``.
+def board_for(game: Game) -> ModelBoard | EnvBoard:
+    """Returns the starting position of ``game`` (:func:`mcts_agent.evaluation.make_game`'s).
 
-    ``tictactoe`` and ``connect_four``, and PettingZoo's
-    ``classic/tictactoe-v3`` and ``classic/connect_four-v3``, are played on
-    our models (:func:`mcts_agent.evaluation.make_game`); any other id on
-    PettingZoo's registry through :class:`EnvBoard`.
+    Games on our models (``tictactoe``, ``connect_four``, and PettingZoo's
+    ``classic/tictactoe-v3`` and ``classic/connect_four-v3``, which the
+    registry plans on them) are :class:`ModelBoard`; any other PettingZoo env
+    an :class:`EnvBoard`.
 
     Raises:
-        ValueError, TypeError, ImportError: if no such game can be made or planned.
+        ValueError, TypeError, ImportError: if the env cannot be made or
+            planned (see :class:`EnvBoard`), or the game's model is none of ours.
     """
     from mcts_agent.envs import connect_four, tic_tac_toe
-    from mcts_agent.evaluation import make_game
 
-    try:
-        game = make_game(name)
-    except ValueError:
-        return EnvBoard(name)
     if isinstance(game.model, tic_tac_toe.TicTacToeModel):
-        rules, help_ = tic_tac_toe, "a cell number 0-8, row by row"
-        start = tic_tac_toe.EMPTY_BOARD
+        rules, start, help_ = tic_tac_toe, tic_tac_toe.EMPTY_BOARD, "a cell number 0-8, row by row"
     elif isinstance(game.model, connect_four.ConnectFourModel):
-        rules, help_ = connect_four, "a column number 0-6"
-        start = connect_four.EMPTY_BOARD
-    else:  # pragma: no cover - make_game knows only these two models
-        raise ValueError(f"no board for the model {type(game.model).__name__} of {name}")
-    return ModelBoard(name, game.model, start, rules, help_)
+        rules, start, help_ = connect_four, connect_four.EMPTY_BOARD, "a column number 0-6"
+    elif isinstance(game, PettingZooGame) and game.model is None:
+        return EnvBoard(game)
+    else:
+        raise ValueError(
+            f"search and play show games on our tic-tac-toe and connect four models and "
+            f"PettingZoo envs; {game.name} is played on {type(game.model).__name__}"
+        )
+    return ModelBoard(game.name, game.model, start, rules, help_)

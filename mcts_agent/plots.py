@@ -47,14 +47,15 @@ class BoardLayout(NamedTuple):
     marks: Mapping[tuple[int, int], str]
 
 
-def _figure(**options: Any) -> Any:
-    try:
-        from matplotlib.figure import Figure
-    except ImportError as error:
-        raise ImportError(
-            "plotting needs matplotlib: pip install 'mcts-agent[plot]' (or matplotlib)"
-        ) from error
-    return Figure(layout="constrained", **options)
+def _new_figure(**options: Any) -> Any:
+    """The arena's figure maker (:func:`mcts_agent.evaluation.results.new_figure`), imported late.
+
+    Late, so that :class:`BoardLayout` (which the game modules import) does
+    not pull in the arena.
+    """
+    from mcts_agent.evaluation.results import new_figure as make
+
+    return make(**options)
 
 
 def _value_limit(values: list[float]) -> float:
@@ -127,7 +128,7 @@ def plot_root(
         for cell in layout.cells[action]:
             share[cell] = n / total
             value[cell] = q if n else np.nan
-    figure = _figure(figsize=(4.2 + 1.05 * columns, 0.9 + 0.62 * rows))
+    figure = _new_figure(figsize=(4.2 + 1.05 * columns, 0.9 + 0.62 * rows))
     axes = figure.subplots(1, 2)
     most = max(summary.visit_counts) / total or 1.0
     maps = (
@@ -193,7 +194,7 @@ def _bars(
     shown = order[:BAR_ACTIONS]
     names = [labels(summary.actions[i]) for i in shown]
     played = [summary.actions[i] == summary.action for i in shown]
-    figure = _figure(figsize=(max(6.0, 0.45 * len(shown) + 2.0), 5.0))
+    figure = _new_figure(figsize=(max(6.0, 0.45 * len(shown) + 2.0), 5.0))
     top, bottom = figure.subplots(2, 1, sharex=True)
     positions = range(len(shown))
     top.bar(
@@ -251,7 +252,7 @@ def plot_convergence(
     played = trace.actions.index(trace.action) if trace.action in trace.actions else None
     if played is not None and played not in shown:
         shown[-1] = played
-    figure = _figure(figsize=(8.0, 6.0))
+    figure = _new_figure(figsize=(8.0, 6.0))
     top, bottom = figure.subplots(2, 1, sharex=True)
     totals = [sum(counts) or 1 for counts in trace.visit_counts]
     palette = [
