@@ -1272,12 +1272,12 @@ def _search(args: argparse.Namespace, parser: argparse.ArgumentParser, out: Text
             from mcts_agent.plots import plot_root
 
             figure = plot_root(summary, board.layout(), labels=board.label, player=side)
-            save_figure(args.plot, figure)
+            save_figure(figure, args.plot)
         if args.trace is not None:
             from mcts_agent.plots import plot_convergence
 
             trace.finish(planner)
-            save_figure(args.trace, plot_convergence(trace, labels=board.label))
+            save_figure(plot_convergence(trace, labels=board.label), args.trace)
     except OSError as error:
         print(f"mcts-agent: error: {error}", file=sys.stderr)
         return 1

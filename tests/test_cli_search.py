@@ -132,3 +132,24 @@ def test_play_from_a_position_as_the_second_player(capsys):
     output = capsys.readouterr().out
     assert output.startswith("You play O, MCTS plays X (50 iterations per move).")
     assert " 0 | 1 | 2\n---+---+---\n 3 | X | 5" in output  # O to move after X's 4
+
+
+@pytest.mark.parametrize(
+    "game, message",
+    [
+        ("classic/go-v5:board_size=5", "failed the clone check on go_v5"),
+        ("classic/rps-v2", "hidden information"),
+        ("classic/nothing-v0", "unknown game 'classic/nothing-v0'"),
+    ],
+)
+def test_games_the_adapter_cannot_plan_are_argument_errors(game, message, capsys):
+    with pytest.raises(SystemExit) as done:
+        main(["search", "--game", game, "--iterations", "10"])
+    assert done.value.code == 2
+    assert message in capsys.readouterr().err
+
+
+def test_pettingzoo_tictactoe_is_searched_on_our_model(capsys):
+    argv = ["search", "--game", "classic/tictactoe-v3", "--position", "XX.OO...."]
+    assert main(argv + ["--iterations", "500"]) == 0
+    assert capsys.readouterr().out.splitlines()[-1] == "move played: 2"
