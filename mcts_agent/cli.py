@@ -209,7 +209,7 @@ def _add_search_options(parser: argparse.ArgumentParser, iterations: int) -> Non
         "--rollout-limit",
         type=int_at_least(0),
         default=1000,
-        help="most moves per rollout; 0 for none (chess: try 20) (default: 1000)",
+        help="most moves per rollout; 0 for none (chess: try 10) (default: 1000)",
     )
     parser.add_argument(
         "--seed", type=int_at_least(0), default=0, help="seed of the rollouts (default: 0)"
@@ -528,7 +528,8 @@ def build_parser() -> argparse.ArgumentParser:
         "--game",
         default="tictactoe",
         metavar="GAME",
-        help=f"{games}, or another PettingZoo AEC id (default: tictactoe)",
+        help=f"{games}, or another PettingZoo AEC id, options after a colon as for "
+        "evaluate (default: tictactoe)",
     )
     search.add_argument(
         "--position",
@@ -571,7 +572,8 @@ def build_parser() -> argparse.ArgumentParser:
         "--game",
         default="tictactoe",
         metavar="GAME",
-        help=f"{games}, or another PettingZoo AEC id (default: tictactoe)",
+        help=f"{games}, or another PettingZoo AEC id, options after a colon as for "
+        "evaluate (default: tictactoe)",
     )
     play.add_argument(
         "--position",
