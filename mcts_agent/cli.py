@@ -690,8 +690,23 @@ def _check_plot_file(parser: argparse.ArgumentParser, path: str, option: str = "
         )
 
 
-def _check_distinct(parser: argparse.ArgumentParser, outputs: list[tuple[str, str, str]]) -> None:
-    """Exits with an argument error if two ``(option, path, name)`` outputs are one file."""
+def _outputs(args: argparse.Namespace, options: Sequence[str]) -> list[tuple[str, str, str]]:
+    """``(option, path, how messages name it)`` of each of ``options`` (``--json``...) given."""
+    paths = ((option, getattr(args, option.removeprefix("--"))) for option in options)
+    return [(option, path, repr(path)) for option, path in paths if path is not None]
+
+
+def _check_files(
+    parser: argparse.ArgumentParser,
+    outputs: list[tuple[str, str, str]],
+    plots: Sequence[str] = ("--plot",),
+) -> None:
+    """Checks every output file (``plots``: also their image format), and that no two are one."""
+    for option, path, name in outputs:
+        _check_output_file(parser, option, path, name)
+    for option, path, _ in outputs:
+        if option in plots:
+            _check_plot_file(parser, path, option)
     seen: dict[str, str] = {}
     for option, path, name in outputs:
         target = os.path.realpath(path)
@@ -705,24 +720,11 @@ def _check_distinct(parser: argparse.ArgumentParser, outputs: list[tuple[str, st
 
 def _check_outputs(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
     """Checks every output file, and that no two outputs are the same file."""
-    outputs = [  # (option, path, how messages name it)
-        (option, path, repr(path))
-        for option, path in (
-            ("--json", args.json),
-            ("--csv", args.csv),
-            ("--plot", args.plot),
-            ("--jsonl", args.jsonl),
-        )
-        if path is not None
-    ]
+    outputs = _outputs(args, ("--json", "--csv", "--plot", "--jsonl"))
     if args.jsonl is None and args.json is not None:
         log = games_log_path(args.json, None)
         outputs.append(("--json", log, f"its game log {log!r} (see --jsonl)"))
-    for option, path, name in outputs:
-        _check_output_file(parser, option, path, name)
-    if args.plot is not None:
-        _check_plot_file(parser, args.plot)
-    _check_distinct(parser, outputs)
+    _check_files(parser, outputs)
 
 
 def _check_backend(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
@@ -1229,22 +1231,8 @@ def _board(parser: argparse.ArgumentParser, args: argparse.Namespace) -> Board:
 
 def _check_search_outputs(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
     """Checks ``search``'s output files before the search (see :func:`_check_output_file`)."""
-    outputs = [
-        (option, path, repr(path))
-        for option, path in (
-            ("--dot", args.dot),
-            ("--json", args.json),
-            ("--plot", args.plot),
-            ("--trace", args.trace),
-        )
-        if path is not None
-    ]
-    for option, path, name in outputs:
-        _check_output_file(parser, option, path, name)
-    for option, path in (("--plot", args.plot), ("--trace", args.trace)):
-        if path is not None:
-            _check_plot_file(parser, path, option)
-    _check_distinct(parser, outputs)
+    outputs = _outputs(args, ("--dot", "--json", "--plot", "--trace"))
+    _check_files(parser, outputs, plots=("--plot", "--trace"))
 
 
 def _write_text(path: str, text: str) -> None:
