@@ -306,3 +306,21 @@ def test_long_actions_wrap_in_dot_labels():
         [short],
         ["word word word word word", "word word word word word", "word word word word ..."],
     ]
+
+
+def test_chance_nodes_are_saved_drawn_as_ellipses_and_end_the_principal_variation():
+    # Runs once chance nodes (issue 18, mcts_agent.envs.pig) are on the branch.
+    pig = pytest.importorskip("mcts_agent.envs.pig")
+    model = pig.PigModel(goal=10)
+    planner = searched(model, model.initial_state(), 500)
+    saved, direct = round_trip(planner)
+    assert saved == direct
+    chance = [n for n in saved if n.chance]
+    assert chance and all(
+        n.prior is None for n in saved if n.parent in {saved.index(c) for c in chance}
+    )
+    line = planner.principal_variation()
+    assert len(line) == 1 and saved[saved[0].children[0]].chance  # the move, then the draw
+    (graph,) = pydot.graph_from_dot_data(planner.to_dot(max_depth=2))
+    shapes = {n.get_name(): n.get("shape") for n in graph.get_nodes()}
+    assert {shapes[f"n{n.index}"] for n in chance if n.depth <= 2} == {"ellipse"}
