@@ -61,6 +61,7 @@ from collections.abc import Sequence
 
 from mcts_agent.evaluator import Evaluation
 from mcts_agent.model import StepResult
+from mcts_agent.plots import BoardLayout
 
 __all__ = [
     "COLUMNS",
@@ -208,6 +209,22 @@ def format_board(state: tuple[int, int]) -> str:
     """Returns the 42-character text of ``state``, top row first (``X``, ``O``, ``.``)."""
     x, o = state
     return "".join("X" if x & bit else "O" if o & bit else "." for bit in _CELL_BIT)
+
+
+def board_layout(state: tuple[int, int]) -> BoardLayout:
+    """Returns the board of ``state`` for :func:`mcts_agent.plots.plot_root`'s heat maps.
+
+    A column's action colours the column's free cells, its figures written in
+    the cell a disc would land in (the lowest free one); discs show X or O.
+    """
+    text = format_board(state)
+    cells = {}
+    for column in range(COLUMNS):
+        free = [row for row in range(ROWS) if text[row * COLUMNS + column] == "."]
+        if free:
+            cells[column] = tuple((row, column) for row in reversed(free))
+    marks = {divmod(i, COLUMNS): m for i, m in enumerate(text) if m != "."}
+    return BoardLayout(shape=(ROWS, COLUMNS), cells=cells, marks=marks)
 
 
 def render_board(state: tuple[int, int]) -> str:

@@ -26,6 +26,7 @@ import random
 
 from mcts_agent.minimax import ExhaustiveMinimax
 from mcts_agent.model import StepResult
+from mcts_agent.plots import BoardLayout
 from mcts_agent.policies import PerfectPolicy, RandomPolicy
 
 __all__ = [
@@ -134,6 +135,19 @@ def format_board(state: int) -> str:
     """Returns the 9-character text of ``state``, row by row (``"XX.OO...."``)."""
     x, o = _marks(state)
     return "".join("X" if x >> i & 1 else "O" if o >> i & 1 else "." for i in range(9))
+
+
+def board_layout(state: int) -> BoardLayout:
+    """Returns the board of ``state`` for :func:`mcts_agent.plots.plot_root`'s heat maps.
+
+    Each free cell is its own action's cell (row-major 0..8); marked cells show X or O.
+    """
+    marks = format_board(state)
+    return BoardLayout(
+        shape=(3, 3),
+        cells={cell: ((cell // 3, cell % 3),) for cell in range(9) if marks[cell] == "."},
+        marks={(cell // 3, cell % 3): m for cell, m in enumerate(marks) if m != "."},
+    )
 
 
 def render_board(state: int) -> str:

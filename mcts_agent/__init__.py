@@ -11,6 +11,7 @@ pyproject.toml, read with :func:`importlib.metadata.version`), or ``"unknown"``
 when the package is imported from a source tree that was never installed.
 """
 
+import logging
 from importlib.metadata import PackageNotFoundError, version
 
 from mcts_agent.agent import MCTSAgent
@@ -20,6 +21,10 @@ from mcts_agent.model import Model, RolloutModel, StepResult, StochasticModel
 from mcts_agent.policies import MinimaxPolicy, PerfectPolicy, Policy, RandomPolicy
 from mcts_agent.search import MCTS, RolloutPolicy, SearchSummary
 from mcts_agent.tree import ROOT, UNVISITED, Node, Tree
+
+# A library's loggers get no handler but this one (the logging HOWTO): records reach the
+# application's handlers only where it configures logging.getLogger("mcts_agent").
+logging.getLogger(__name__).addHandler(logging.NullHandler())
 
 try:
     __version__ = version("mcts-agent")

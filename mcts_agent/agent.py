@@ -142,7 +142,9 @@ class MCTSAgent:
             ``rollout_policy``, ``evaluator``, ``selection``,
             ``unvisited_value``, ``max_depth``, ``root_noise``,
             ``time_limit``, ``max_nodes``, ``reuse_tree``, ``solve``,
-            ``value_bounds``, ``clock``. With ``reuse_tree=True`` each
+            ``value_bounds``, ``clock``, ``on_iteration`` (called with the
+            planner of the move, its tree in the model's numbering). With
+            ``reuse_tree=True`` each
             planner keeps its tree from move to move, and a move's search
             looks up the position it is asked about in it (after the agent's
             own move and the opponents' replies, which it need not be told):

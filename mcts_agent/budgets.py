@@ -20,6 +20,11 @@ most ``nodes_per_iteration`` nodes), so:
   passed the deadline;
 * a node cap is never passed (except by the one iteration every search runs).
 
+With an ``on_iteration`` callback (``MCTS(on_iteration=...)``) the loop runs
+one iteration per chunk and the callback is called after each one, so it
+sees every iteration and can stop the search (stop reason
+``"on_iteration"``); without one (None, the default) nothing of this runs.
+
 Trees do not depend on the chunking: a loop continues the same tree and the
 same generator from one chunk to the next, so a search that ran k iterations
 under a time limit built the same tree as one of ``iterations=k``.
@@ -37,13 +42,22 @@ from typing import Any, NamedTuple
 
 from mcts_agent._validation import require_float, require_int
 
-__all__ = ["CHUNK_SECONDS", "STOP_REASONS", "Budget", "run"]
+__all__ = ["CHUNK_SECONDS", "RUNNING", "STOP_REASONS", "Budget", "run"]
 
 CHUNK_SECONDS = 0.001
 """Seconds one chunk of a timed search aims to last (the clock is read between chunks)."""
 
-STOP_REASONS = ("iterations", "time_limit", "max_nodes", "solved")
-"""Why a search stopped, as ``SearchSummary.stop_reason`` reports it."""
+STOP_REASONS = ("iterations", "time_limit", "max_nodes", "solved", "on_iteration")
+"""Why a search stopped, as ``SearchSummary.stop_reason`` reports it.
+
+``"iterations"``: the iteration budget was spent; ``"time_limit"``: the time
+limit passed; ``"max_nodes"``: the tree held ``max_nodes`` nodes;
+``"solved"``: the solver proved the root; ``"on_iteration"``: the
+``on_iteration`` callback returned True.
+"""
+
+RUNNING = "running"
+"""``SearchSummary.stop_reason`` while a search runs (as ``on_iteration`` callbacks read it)."""
 
 
 class Budget(NamedTuple):
@@ -94,6 +108,7 @@ def run(
     clock: Callable[[], float],
     start: float,
     nodes_per_iteration: int = 1,
+    on_iteration: Callable[[int], Any] | None = None,
 ) -> tuple[int, str]:
     """Runs ``loop`` in chunks until the budget is spent; returns ``(iterations, stop_reason)``.
 
@@ -107,13 +122,25 @@ def run(
         start: the clock's reading when the search started (the time limit
             counts from there).
         nodes_per_iteration: most nodes one iteration adds.
+        on_iteration: ``on_iteration(done) -> True | False | None``, called
+            after every iteration with the iterations run so far (1, 2, ...);
+            True stops the search (unless the root was just solved: then
+            ``"solved"``). None: the chunks above.
 
     Returns:
         The iterations run (>= 1) and why the search stopped, one of
         :data:`STOP_REASONS`.
+
+    Raises:
+        TypeError: if ``on_iteration`` returns something else than True,
+            False or None.
     """
     iterations, time_limit, max_nodes = budget
     deadline = math.inf if time_limit is None else start + time_limit
+    if on_iteration is not None:
+        return _run_each(
+            loop, size, solved, budget, clock, deadline, nodes_per_iteration, on_iteration
+        )
     done = 0
     loop_time = 0.0  # seconds spent in chunks so far: the measured rate is done / loop_time
     while True:
@@ -143,5 +170,40 @@ def run(
         done += ran
         if ran < n or solved():
             return done, "solved"
+        if iterations is not None and done >= iterations:
+            return done, "iterations"
+
+
+def _run_each(
+    loop: Callable[[int], int],
+    size: Callable[[], int],
+    solved: Callable[[], bool],
+    budget: Budget,
+    clock: Callable[[], float],
+    deadline: float,
+    nodes_per_iteration: int,
+    on_iteration: Callable[[int], Any],
+) -> tuple[int, str]:
+    """:func:`run` with a callback: one iteration per chunk, the callback after each."""
+    iterations, time_limit, max_nodes = budget
+    done = 0
+    while True:
+        if done:
+            if max_nodes is not None and max_nodes - size() < nodes_per_iteration:
+                return done, "max_nodes"
+            if time_limit is not None and clock() >= deadline:
+                return done, "time_limit"
+        ran = loop(1)
+        done += ran
+        stop = on_iteration(done)
+        if stop is not True and stop is not False and stop is not None:
+            raise TypeError(
+                f"on_iteration must return True (stop the search), False or None (go on); "
+                f"got {stop!r} after iteration {done}"
+            )
+        if ran < 1 or solved():
+            return done, "solved"
+        if stop:
+            return done, "on_iteration"
         if iterations is not None and done >= iterations:
             return done, "iterations"

@@ -7,7 +7,8 @@
         [--jsonl F]
     mcts-agent tournament --game connect_four --agents mcts:iterations=30
         mcts:iterations=600 random --games 20 [--sprt 0,100] [--json F] [--plot F.png]
-    mcts-agent search --game tictactoe --board "XX.OO...." --iterations 5000
+    mcts-agent search --game tictactoe --position "XX.OO...." --iterations 5000
+        [--time-limit S] [--dot F] [--json F] [--plot F.png] [--trace F.png]
     mcts-agent play --game tictactoe --iterations 2000 --human X
 
 ``evaluate`` runs :func:`mcts_agent.evaluation.sweep` and prints the agent's
@@ -18,8 +19,13 @@ are specs (:mod:`mcts_agent.evaluation.specs`), checked before any game. Each
 game is written to a JSON Lines file as it finishes
 (:class:`~mcts_agent.evaluation.GameLog`), so Ctrl-C (exit status 130), a dead
 worker or a full disk keep every finished game; the final files are written
-atomically. ``search`` shows the root's statistics of one search laid out on
-the board; ``play`` lets a person play against the planner in the terminal.
+atomically. ``search`` shows the root's statistics of one search (laid out on
+the board for tic-tac-toe), the principal variation and the move played, and
+can write the tree (DOT, JSON) and plots; ``play`` lets a person play against
+the planner in the terminal. Both take every game ``make_game`` knows by id
+(our models ``tictactoe``, ``connect_four``; PettingZoo's two-player games the
+adapter plans, such as ``classic/chess-v6``), shown through
+:mod:`mcts_agent.boards`.
 """
 
 from __future__ import annotations
@@ -41,6 +47,7 @@ from collections.abc import Callable, Sequence
 from typing import Any, TextIO
 
 from mcts_agent import __version__
+from mcts_agent.boards import Board, ModelBoard, board_for
 from mcts_agent.evaluation import (
     AGENT_KINDS,
     BACKENDS,
@@ -69,7 +76,9 @@ from mcts_agent.evaluation import (
     tournament,
     write_atomically,
 )
+from mcts_agent.evaluation.results import save_figure
 from mcts_agent.search import MCTS, SearchSummary
+from mcts_agent.trace import RootTrace
 
 __all__ = [
     "EXIT_INTERRUPTED",
@@ -78,6 +87,7 @@ __all__ = [
     "build_parser",
     "default_opponents",
     "format_root_statistics",
+    "format_root_table",
     "games_log_path",
     "main",
     "parse_exploration",
@@ -92,8 +102,17 @@ MAX_GAMES = 100_000
 EXIT_INTERRUPTED = 130
 """Exit status after Ctrl-C (128 + SIGINT, as shells report it)."""
 
-BOARD_GAMES = ("tictactoe",)
-"""The games ``search`` and ``play`` accept."""
+BOARD_GAMES = (
+    "tictactoe",
+    "connect_four",
+    "classic/tictactoe-v3",
+    "classic/connect_four-v3",
+    "classic/chess-v6",
+)
+"""The games ``search`` and ``play`` name in their help (they take any PettingZoo AEC id)."""
+
+ROOT_TABLE_MOVES = 15
+"""The most moves (most visited first) ``search`` lists in its table of the root's moves."""
 
 _SQRT = re.compile(
     r"^\s*(?:(?P<k>\d+(?:\.\d*)?|\.\d+)\s*\*?\s*)?sqrt\s*\(?\s*(?P<x>\d+(?:\.\d*)?|\.\d+)\s*\)?\s*$"
@@ -185,6 +204,12 @@ def _add_search_options(parser: argparse.ArgumentParser, iterations: int) -> Non
         type=parse_exploration,
         default=DEFAULT_EXPLORATION,
         help="c of UCB1: a number or e.g. 2*sqrt(2) (default: 2*sqrt(2))",
+    )
+    parser.add_argument(
+        "--rollout-limit",
+        type=int_at_least(0),
+        default=1000,
+        help="most moves per rollout; 0 for none (chess: try 10) (default: 1000)",
     )
     parser.add_argument(
         "--seed", type=int_at_least(0), default=0, help="seed of the rollouts (default: 0)"
@@ -489,38 +514,76 @@ def build_parser() -> argparse.ArgumentParser:
         "--no-progress", action="store_true", help="no progress bar (shown on a terminal)"
     )
 
+    games = ", ".join(BOARD_GAMES)
     search = commands.add_parser(
         "search",
-        help="search one position and show the root's statistics on the board",
+        help="search one position and show why it plays its move",
         description="Runs one search and shows each move's visits and value (for the "
-        "player to move) laid out on the board, and the move played.",
+        "player to move), laid out on the board for tic-tac-toe, the principal variation "
+        "(the line the search expects) and the move played; optionally writes the tree "
+        "(--dot, --json) and plots (--plot, --trace). Every output file is checked before "
+        "the search and written atomically.",
     )
     search.add_argument(
-        "--game", choices=BOARD_GAMES, default="tictactoe", help="the game (default: tictactoe)"
+        "--game",
+        default="tictactoe",
+        metavar="GAME",
+        help=f"{games}, or another PettingZoo AEC id, options after a colon as for "
+        "evaluate (default: tictactoe)",
     )
     search.add_argument(
+        "--position",
         "--board",
-        default=".........",
-        help="9 cells row by row, X, O or '.', e.g. 'XX.OO....' (default: empty)",
+        dest="position",
+        default=None,
+        help="tictactoe, connect_four: a board, row by row, X, O or '.' (9 or 42 cells, "
+        "e.g. 'XX.OO....'), or the moves from the start ('4 0 8'); PettingZoo games: the "
+        "moves from reset(seed=0), by name (chess: e2e4) or number (default: the start)",
     )
     _add_search_options(search, iterations=5000)
+    search.add_argument(
+        "--dot", metavar="FILE", help="write the tree (3 plies deep) as Graphviz DOT text"
+    )
+    search.add_argument(
+        "--json", metavar="FILE", help="write the whole tree as JSON (mcts_agent.export.to_dict)"
+    )
+    search.add_argument(
+        "--plot",
+        metavar="FILE",
+        help="draw the root's visits and values, over the board where the game has one "
+        "(PNG, SVG, PDF...)",
+    )
+    search.add_argument(
+        "--trace",
+        metavar="FILE",
+        help="draw each root move's visits and value against the iterations (PNG...)",
+    )
     search.set_defaults(subparser=search)
 
     play = commands.add_parser(
         "play",
         help="play against MCTS in the terminal",
-        description="Plays one game against MCTS in the terminal: enter a cell number 0-8 "
-        "(row by row) for your move, or q to quit; after each of its moves MCTS says how many "
-        "visits the move got and its value.",
+        description="Plays one game against MCTS in the terminal: enter your move (a cell "
+        "number for tic-tac-toe, a column for connect four, a UCI move such as e2e4 for "
+        "chess, or the env's action number), or q to quit; after each of its moves MCTS "
+        "says how many visits the move got and its value.",
     )
     play.add_argument(
-        "--game", choices=BOARD_GAMES, default="tictactoe", help="the game (default: tictactoe)"
+        "--game",
+        default="tictactoe",
+        metavar="GAME",
+        help=f"{games}, or another PettingZoo AEC id, options after a colon as for "
+        "evaluate (default: tictactoe)",
+    )
+    play.add_argument(
+        "--position",
+        default=None,
+        help="the position to start from, as search's --position (default: the start)",
     )
     play.add_argument(
         "--human",
-        choices=("X", "O"),
-        default="X",
-        help="your side; X moves first (default: X)",
+        default=None,
+        help="your side: X or O, white or black, or first or second (default: the first)",
     )
     _add_search_options(play, iterations=2000)
     play.set_defaults(subparser=play)
@@ -612,40 +675,38 @@ def _check_output_file(
     os.unlink(probe)
 
 
-def _check_plot_file(parser: argparse.ArgumentParser, path: str) -> None:
+def _check_plot_file(parser: argparse.ArgumentParser, path: str, option: str = "--plot") -> None:
     """Exits with an argument error unless matplotlib can draw to ``path`` (by its extension)."""
     try:
         from matplotlib.figure import Figure
     except ImportError:
-        parser.error("argument --plot: needs matplotlib (pip install 'mcts-agent[plot]')")
+        parser.error(f"argument {option}: needs matplotlib (pip install 'mcts-agent[plot]')")
     formats = Figure().canvas.get_supported_filetypes()
     extension = os.path.splitext(path)[1].lower().removeprefix(".")
     if extension not in formats:
         parser.error(
-            f"argument --plot: matplotlib cannot write {path!r}; end the file name in one of "
+            f"argument {option}: matplotlib cannot write {path!r}; end the file name in one of "
             f"{', '.join('.' + name for name in sorted(formats))}"
         )
 
 
-def _check_outputs(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
-    """Checks every output file, and that no two outputs are the same file."""
-    outputs = [  # (option, path, how messages name it)
-        (option, path, repr(path))
-        for option, path in (
-            ("--json", args.json),
-            ("--csv", args.csv),
-            ("--plot", args.plot),
-            ("--jsonl", args.jsonl),
-        )
-        if path is not None
-    ]
-    if args.jsonl is None and args.json is not None:
-        log = games_log_path(args.json, None)
-        outputs.append(("--json", log, f"its game log {log!r} (see --jsonl)"))
+def _outputs(args: argparse.Namespace, options: Sequence[str]) -> list[tuple[str, str, str]]:
+    """``(option, path, how messages name it)`` of each of ``options`` (``--json``...) given."""
+    paths = ((option, getattr(args, option.removeprefix("--"))) for option in options)
+    return [(option, path, repr(path)) for option, path in paths if path is not None]
+
+
+def _check_files(
+    parser: argparse.ArgumentParser,
+    outputs: list[tuple[str, str, str]],
+    plots: Sequence[str] = ("--plot",),
+) -> None:
+    """Checks every output file (``plots``: also their image format), and that no two are one."""
     for option, path, name in outputs:
         _check_output_file(parser, option, path, name)
-    if args.plot is not None:
-        _check_plot_file(parser, args.plot)
+    for option, path, _ in outputs:
+        if option in plots:
+            _check_plot_file(parser, path, option)
     seen: dict[str, str] = {}
     for option, path, name in outputs:
         target = os.path.realpath(path)
@@ -655,6 +716,15 @@ def _check_outputs(parser: argparse.ArgumentParser, args: argparse.Namespace) ->
                 "give each output its own file"
             )
         seen[target] = f"{option} {name}"
+
+
+def _check_outputs(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
+    """Checks every output file, and that no two outputs are the same file."""
+    outputs = _outputs(args, ("--json", "--csv", "--plot", "--jsonl"))
+    if args.jsonl is None and args.json is not None:
+        log = games_log_path(args.json, None)
+        outputs.append(("--json", log, f"its game log {log!r} (see --jsonl)"))
+    _check_files(parser, outputs)
 
 
 def _check_backend(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
@@ -1032,13 +1102,19 @@ def _json_writer(data: dict) -> Callable[[str], None]:
 # ------------------------------------------------------------ search, play
 
 
-def _planner(args: argparse.Namespace, model: Any) -> MCTS:
-    """The planner of ``search`` and ``play``: their budget, solver and reuse options."""
+def _planner(args: argparse.Namespace, model: Any, on_iteration: Any = None) -> MCTS:
+    """The planner of ``search`` and ``play``: their budget, solver, reuse and rollout options."""
     iterations = args.iterations
     if iterations is None and args.time_limit is None:
         iterations = args.default_iterations
     return MCTS(
-        model, iterations, exploration=args.exploration, seed=args.seed, **_anytime_options(args)
+        model,
+        iterations,
+        exploration=args.exploration,
+        rollout_limit=args.rollout_limit,
+        seed=args.seed,
+        on_iteration=on_iteration,
+        **_anytime_options(args),
     )
 
 
@@ -1097,88 +1173,192 @@ def format_root_statistics(state: int, summary: SearchSummary) -> str:
     return f"\n{rule}\n".join(rows)
 
 
-def _search(args: argparse.Namespace, parser: argparse.ArgumentParser, out: TextIO) -> int:
-    from mcts_agent.envs.tic_tac_toe import TicTacToeModel, parse_board, render_board
+def format_root_table(summary: SearchSummary, label: Callable[[Any], str] = str) -> str:
+    """Returns the root's moves as a table: the move played, then the most visited.
 
+    At most :data:`ROOT_TABLE_MOVES` rows (the move played is the first, also
+    when the solver chose it over more visited ones).
+
+    Columns: the move (``label(action)``), its visits, share of the visits,
+    value for the player to move (``-`` if never tried) and, with the solver,
+    its proven value.
+
+    Args:
+        summary: ``planner.summary()`` after the search.
+        label: ``action -> str``, the move's name.
+    """
+    total = sum(summary.visit_counts) or 1
+    played = summary.actions.index(summary.action)
+    order = sorted(
+        range(len(summary.actions)), key=lambda i: (i != played, -summary.visit_counts[i])
+    )
+    proven = any(v is not None for v in summary.proven)
+    rows = [["move", "visits", "share", "value"] + (["proven"] if proven else [])]
+    for i in order[:ROOT_TABLE_MOVES]:
+        n = summary.visit_counts[i]
+        row = [label(summary.actions[i]), str(n), f"{n / total:.1%}"]
+        row.append(f"{summary.values[i]:+.3f}" if n else "-")
+        if proven:
+            row.append("-" if summary.proven[i] is None else f"{summary.proven[i]:+g}")
+        rows.append(row)
+    widths = [max(len(row[k]) for row in rows) for k in range(len(rows[0]))]
+    lines = [
+        "  ".join(
+            cell.ljust(w) if k == 0 else cell.rjust(w)
+            for k, (cell, w) in enumerate(zip(row, widths, strict=True))
+        ).rstrip()
+        for row in rows
+    ]
+    if len(order) > ROOT_TABLE_MOVES:
+        lines.append(f"... {len(order) - ROOT_TABLE_MOVES} less visited moves")
+    return "\n".join(lines)
+
+
+def _board(parser: argparse.ArgumentParser, args: argparse.Namespace) -> Board:
+    """The game's starting position, with ``--position`` played; exits on an argument error."""
+    game = _game(parser, args.game)
     try:
-        state = parse_board(args.board)
-    except ValueError as error:
-        parser.error(f"argument --board: {error}")
-    model = TicTacToeModel()
-    if not model.actions(state):
-        parser.error(f"argument --board: {args.board!r} is a finished game; nothing to search")
-    side = "X" if model.player(state) == 1 else "O"
-    planner = _planner(args, model)
-    move = planner(state)
-    print(render_board(state), file=out)
+        board = board_for(game)
+    except (ValueError, TypeError, ImportError) as error:
+        parser.error(f"argument --game: {error}")
+    if args.position is not None:
+        try:
+            board.set_position(args.position)
+        except ValueError as error:
+            parser.error(f"argument --position: {error}")
+    return board
+
+
+def _check_search_outputs(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
+    """Checks ``search``'s output files before the search (see :func:`_check_output_file`)."""
+    outputs = _outputs(args, ("--dot", "--json", "--plot", "--trace"))
+    _check_files(parser, outputs, plots=("--plot", "--trace"))
+
+
+def _write_text(path: str, text: str) -> None:
+    with write_atomically(path) as f:
+        f.write(text)
+
+
+def tree_json(data: dict) -> str:
+    """``to_dict``'s dict as JSON text with one node per line (readable and diffable)."""
+    head = json.dumps({k: v for k, v in data.items() if k != "nodes"})
+    nodes = ",\n".join(json.dumps(node) for node in data["nodes"])
+    return head[:-1] + ', "nodes": [\n' + nodes + "\n]}\n"
+
+
+def _search(args: argparse.Namespace, parser: argparse.ArgumentParser, out: TextIO) -> int:
+    board = _board(parser, args)
+    if not board.legal:
+        parser.error(
+            f"argument --position: {args.position!r} is a finished game; nothing to search"
+        )
+    _check_search_outputs(parser, args)
+    trace = RootTrace() if args.trace is not None else None
+    planner = _planner(args, board.model, on_iteration=trace)
+    side = board.seat(board.player())
+    move = planner(board.state)
+    summary = planner.summary()
+    print(board.render(), file=out)
     print(
         f"{side} to move; {_budget(planner)}, c = {args.exploration:.3g}, seed {args.seed}",
         file=out,
     )
     print(f"visits and value for {side} of each move:", file=out)
-    summary = planner.summary()
-    print(format_root_statistics(state, summary), file=out)
+    if isinstance(board, ModelBoard) and board.layout().shape == (3, 3):
+        print(format_root_statistics(board.state, summary), file=out)
+    else:
+        print(format_root_table(summary, board.label), file=out)
+    line = board.line_labels(planner.principal_variation())
+    print(f"principal variation: {' '.join(line)}", file=out)
     print(_search_line(summary), file=out)
-    print(f"move played: {move}", file=out)
+    print(f"move played: {board.label(move)}", file=out)
+    try:
+        if args.dot is not None:
+            _write_text(args.dot, planner.to_dot())
+        if args.json is not None:
+            _write_text(args.json, tree_json(planner.to_dict()))
+        if args.plot is not None:
+            from mcts_agent.plots import plot_root
+
+            figure = plot_root(summary, board.layout(), labels=board.label, player=side)
+            save_figure(figure, args.plot)
+        if args.trace is not None:
+            from mcts_agent.plots import plot_convergence
+
+            trace.finish(planner)
+            save_figure(plot_convergence(trace, labels=board.label), args.trace)
+    except OSError as error:
+        print(f"mcts-agent: error: {error}", file=sys.stderr)
+        return 1
+    for path in (args.dot, args.json, args.plot, args.trace):
+        if path is not None:
+            print(f"wrote {path}", file=out)
     return 0
 
 
-def _numbered_board(state: int) -> str:
-    from mcts_agent.envs.tic_tac_toe import format_board
+def _human_seat(parser: argparse.ArgumentParser, board: Board, text: str | None) -> int:
+    """The seat (0 or 1) ``--human`` names; exits with an argument error for another name."""
+    if text is None:
+        return 0
+    names = [name.lower() for name in board.seat_names]
+    for seat, words in enumerate(zip(names, ("first", "second"), strict=True)):
+        if text.lower() in words:
+            return seat
+    choices = ", ".join(repr(name) for name in board.seat_names)
+    parser.error(
+        f"argument --human: {text!r} is not a side of {board.name} (choose from {choices}, "
+        "'first', 'second')"
+    )
 
-    marks = format_board(state)
-    cells = [str(i) if mark == "." else mark for i, mark in enumerate(marks)]
-    return "\n---+---+---\n".join(" " + " | ".join(cells[r * 3 : r * 3 + 3]) for r in range(3))
 
-
-def _play(args: argparse.Namespace, stdin: TextIO, out: TextIO) -> int:
-    from mcts_agent.envs.tic_tac_toe import EMPTY_BOARD, TicTacToeModel
-
-    model = TicTacToeModel()
-    human = 1 if args.human == "X" else 2
-    planner = _planner(args, model)
-    machine = "O" if human == 1 else "X"
+def _play(
+    args: argparse.Namespace, parser: argparse.ArgumentParser, stdin: TextIO, out: TextIO
+) -> int:
+    board = _board(parser, args)
+    if not board.legal:
+        parser.error(f"argument --position: {args.position!r} is a finished game; nothing to play")
+    seat = _human_seat(parser, board, args.human)
+    human = board.players[seat]
+    you, machine = board.seat_names[seat], board.seat_names[1 - seat]
+    planner = _planner(args, board.model)
     print(
-        f"You play {args.human}, MCTS plays {machine} ({_budget(planner)} per move). "
-        "Enter a cell number 0-8 (row by row), or q to quit.",
+        f"You play {you}, MCTS plays {machine} ({_budget(planner)} per move). "
+        f"Enter {board.move_help}, or q to quit.",
         file=out,
     )
-    state = EMPTY_BOARD
-    winner = None
-    while model.actions(state):
-        legal = model.actions(state)
-        mover = model.player(state)
-        if mover == human:
-            print(_numbered_board(state), file=out)
+    while board.legal:
+        if board.player() == human:
+            print(board.render_to_move(), file=out)
             while True:
                 print("your move: ", end="", file=out, flush=True)
                 line = stdin.readline()
                 if not line or line.strip().lower() in ("q", "quit"):
                     print("\ngame abandoned", file=out)
                     return 0
-                text = line.strip()
-                if text.isdigit() and int(text) in legal:
-                    action = int(text)
+                try:
+                    action = board.parse_move(line)
                     break
-                print(f"{text!r} is not a free cell; choose one of {list(legal)}", file=out)
+                except ValueError as error:
+                    print(error, file=out)
         else:
-            action = planner(state)
+            action = planner(board.state)
             summary = planner.summary()
             index = summary.actions.index(action)
             print(
-                f"MCTS plays {action} ({summary.visit_counts[index]} of "
+                f"MCTS plays {board.label(action)} ({summary.visit_counts[index]} of "
                 f"{sum(summary.visit_counts)} visits, value {summary.values[index]:+.2f}; "
                 f"{_search_line(summary)})",
                 file=out,
             )
-        state, reward, _ = model.step(state, action)
-        if reward > 0:
-            winner = mover
-    print(_numbered_board(state), file=out)
-    if winner is None:
+        board.play(action)
+    print(board.render_to_move(), file=out)
+    returns = board.returns()
+    mine, theirs = returns.get(human, 0.0), returns.get(board.players[1 - seat], 0.0)
+    if mine == theirs:
         print("draw", file=out)
     else:
-        print("you win" if winner == human else f"MCTS ({machine}) wins", file=out)
+        print("you win" if mine > theirs else f"MCTS ({machine}) wins", file=out)
     return 0
 
 
@@ -1208,7 +1388,7 @@ def main(argv: Sequence[str] | None = None, *, stdin: TextIO | None = None) -> i
             return _plan(args, args.subparser, out)
         if args.command == "search":
             return _search(args, args.subparser, out)
-        return _play(args, stdin if stdin is not None else sys.stdin, out)
+        return _play(args, args.subparser, stdin if stdin is not None else sys.stdin, out)
     except KeyboardInterrupt:
         print("\nmcts-agent: interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED

@@ -12,13 +12,14 @@ value is from the point of view of the player who moved into it).
 
 from __future__ import annotations
 
+import logging
 import math
 import random
 import time
 from collections.abc import Callable, Hashable, Sequence
 from typing import Any, Generic, NamedTuple
 
-from mcts_agent import budgets, chance, general_loop, reuse, solver
+from mcts_agent import budgets, chance, export, general_loop, reuse, solver
 from mcts_agent._validation import (
     checked_actions,
     checked_player,
@@ -35,7 +36,16 @@ from mcts_agent.evaluator import Evaluator, uniform_priors
 from mcts_agent.model import Model, StateT
 from mcts_agent.tree import ROOT, TERMINAL, UNVISITED, GuidedTree, Node, Tree
 
-__all__ = ["MCTS", "RolloutPolicy", "SearchSummary"]
+__all__ = ["LOG_LINE_MOVES", "LOG_TOP_ACTIONS", "MCTS", "RolloutPolicy", "SearchSummary"]
+
+_logger = logging.getLogger(__name__)
+"""``mcts_agent.search``, under ``logging.getLogger("mcts_agent")``: one DEBUG record per search."""
+
+LOG_TOP_ACTIONS = 5
+"""The root actions (most visited first) a search's DEBUG record lists."""
+
+LOG_LINE_MOVES = 10
+"""The most moves of the principal variation a search's DEBUG record lists."""
 
 _NOT_STEPPED = object()
 """What the generic rollout holds as the state last stepped, before its first step."""
@@ -72,8 +82,10 @@ class SearchSummary(NamedTuple):
             the call of ``search`` to its end, re-rooting included).
         nodes: int, the nodes the tree holds.
         stop_reason: why the search stopped: ``"iterations"``,
-            ``"time_limit"``, ``"max_nodes"`` or ``"solved"``
-            (:data:`mcts_agent.budgets.STOP_REASONS`).
+            ``"time_limit"``, ``"max_nodes"``, ``"solved"`` or
+            ``"on_iteration"`` (:data:`mcts_agent.budgets.STOP_REASONS`);
+            ``"running"`` while it runs (read from an ``on_iteration``
+            callback).
         reused_visits: int, the visits of the subtree kept from the previous
             search (``reuse_tree=True``), 0 for a new tree.
         proven_value: float or None: the root's proven value from the point of
@@ -205,6 +217,22 @@ class MCTS(Generic[StateT]):
         clock: ``() -> float`` seconds, the clock ``time_limit`` and
             ``elapsed`` read (:func:`time.perf_counter`; inject another to
             test budgets without timing).
+        on_iteration: ``(planner, iteration) -> bool | None``, or None: called
+            after every iteration of every search with this planner and the
+            iterations the search has run (1, 2, ...), for progress bars,
+            traces (:class:`mcts_agent.trace.RootTrace`) and custom stopping.
+            Returning True stops the search (``stop_reason
+            "on_iteration"``; ``"solved"`` if that iteration proved the root);
+            False or None go on; anything else is a TypeError. Inside it,
+            ``tree``, ``summary()`` (``stop_reason`` :data:`mcts_agent.budgets.RUNNING`),
+            ``best_action()`` and ``principal_variation()`` describe the
+            search so far; if it raises, the search fails (the previous tree
+            kept). With a callback the loop runs one iteration at a time
+            (``mcts_agent.budgets``); with None nothing of it runs. Beware
+            callbacks whose last call returns True by accident:
+            ``lambda planner, i: bar.update()`` stops at tqdm's first redraw
+            (``update`` returns True then); write ``bar.update()`` in a
+            ``def`` that returns None.
 
     Raises:
         TypeError: if ``model`` lacks a method or an argument has the wrong
@@ -228,6 +256,7 @@ class MCTS(Generic[StateT]):
         solve: bool = False,
         value_bounds: tuple[float, float] | None = None,
         clock: Callable[[], float] = time.perf_counter,
+        on_iteration: Callable[[MCTS, int], bool | None] | None = None,
         exploration: float = math.sqrt(2),
         gamma: float = 1.0,
         rollout_limit: int = 1000,
@@ -254,6 +283,12 @@ class MCTS(Generic[StateT]):
         if not callable(clock):
             raise TypeError(f"clock must be a callable () -> seconds, got {clock!r}")
         self.clock = clock
+        if on_iteration is not None and not callable(on_iteration):
+            raise TypeError(
+                f"on_iteration must be a callable (planner, iteration) -> bool | None, or "
+                f"None; got {on_iteration!r}"
+            )
+        self.on_iteration = on_iteration
         if not isinstance(reuse_tree, bool):
             raise TypeError(f"reuse_tree must be a bool, got {reuse_tree!r}")
         self.reuse_tree = reuse_tree
@@ -394,6 +429,7 @@ class MCTS(Generic[StateT]):
                 "cannot search from a state with no legal actions (the game is over); "
                 f"got state {describe(state)}"
             )
+        previous = self._tree, self._record
         try:
             tree = None
             if self.reuse_tree and self._tree is not None:
@@ -424,10 +460,25 @@ class MCTS(Generic[StateT]):
                 def solved() -> bool:
                     return False
 
-            done, stop_reason = budgets.run(loop, grown.__len__, solved, budget, clock, start)
+            callback = self.on_iteration
+            if callback is None:
+                step = None
+            else:  # the search so far is the planner's to read inside the callback
+                self._tree = grown
+
+                def step(done: int) -> Any:
+                    self._record = _SearchRecord(
+                        done, clock() - start, budgets.RUNNING, reused_visits
+                    )
+                    return callback(self, done)
+
+            done, stop_reason = budgets.run(
+                loop, grown.__len__, solved, budget, clock, start, on_iteration=step
+            )
             if not math.isfinite(sum(tree.value_sums)):  # a W is NaN or infinite (or only the sum)
                 _check_value_sums(tree)
         except Exception as error:
+            self._tree, self._record = previous  # as it was (an on_iteration callback saw more)
             if hasattr(error, "add_note"):  # Python >= 3.11
                 error.add_note(
                     "(raised during MCTS.search, which calls the model's actions, step and "
@@ -437,6 +488,8 @@ class MCTS(Generic[StateT]):
             raise
         self._tree = tree
         self._record = _SearchRecord(done, clock() - start, stop_reason, reused_visits)
+        if _logger.isEnabledFor(logging.DEBUG):
+            _log_search(self)
         return tree[ROOT]
 
     def best_action(self) -> Any:
@@ -455,19 +508,57 @@ class MCTS(Generic[StateT]):
         tree = self.tree
         if self.solve:
             return tree.actions[ROOT][solver.best_child_index(tree, self.value_bounds)]
-        children = tree[ROOT].children  # one per action, in the model's order
-        visits = tree.visits
-        values = tree.values
-        best_index = -1
-        best_key: tuple[int, float] = (-1, -math.inf)
-        for i, child in enumerate(children):
-            if child == UNVISITED:
-                continue
-            key = (visits[child], values[child])
-            if key > best_key:
-                best_key = key
-                best_index = i
-        return tree.actions[ROOT][best_index]
+        return tree.actions[ROOT][tree.robust_child(ROOT)]
+
+    def principal_variation(self, max_length: int | None = None) -> list:
+        """Returns the line the search expects: the move played, then the robust child's, and so on.
+
+        The first action is :meth:`best_action`'s; each next one the robust
+        child's (most visits, then value, then first) of the node reached. The
+        line stops at a terminal node, a node with no child tried, or after the
+        action into a chance node (:func:`mcts_agent.export.principal_path`).
+
+        Args:
+            max_length: int >= 0, most moves, or None for no limit.
+
+        Raises:
+            RuntimeError: if no search has run yet.
+            TypeError, ValueError: if ``max_length`` is not None or an int >= 0.
+        """
+        return export.principal_variation(self, max_length)
+
+    def to_dot(self, max_depth: int | None = 3, min_visits: int = 1) -> str:
+        """Returns the tree as Graphviz DOT text (:func:`mcts_agent.export.to_dot`).
+
+        Boxes are decision nodes (N, Q, proven V, player to move), ellipses
+        chance nodes; edges show the action and its prior; the principal
+        variation is blue. ``dot -Tsvg tree.dot -o tree.svg`` draws it.
+
+        Args:
+            max_depth: int >= 0, the deepest nodes drawn (root at 0), or None for all.
+            min_visits: int >= 0, children with fewer visits are left out.
+
+        Raises:
+            RuntimeError: if no search has run yet.
+            TypeError, ValueError: if an argument is not an int >= 0.
+        """
+        return export.to_dot(self, max_depth, min_visits)
+
+    def to_dict(self, max_depth: int | None = None, min_visits: int = 0) -> dict:
+        """Returns the tree as a JSON-serialisable dict (fields: :func:`mcts_agent.export.to_dict`).
+
+        :func:`mcts_agent.export.from_dict` reads it back (after ``json.load``)
+        as comparable :class:`~mcts_agent.export.SavedNode` records.
+
+        Args:
+            max_depth: int >= 0, the deepest nodes kept (root at 0), or None for all.
+            min_visits: int >= 0, children with fewer visits are left out.
+
+        Raises:
+            RuntimeError: if no search has run yet.
+            TypeError, ValueError: if an argument is not an int >= 0.
+        """
+        return export.to_dict(self, max_depth, min_visits)
 
     def summary(self) -> SearchSummary:
         """Returns the root's per-action visits and values, and the search's figures.
@@ -781,6 +872,60 @@ class MCTS(Generic[StateT]):
                 raise
 
         return None, rollout
+
+
+# ------------------------------------------------------------------ logging
+
+
+def _log_search(planner: MCTS) -> None:
+    """Logs the DEBUG record of the planner's last search (``docs/search.md``, "Logging").
+
+    One line: iterations, seconds, iterations per second, nodes, the stop
+    reason, the reused visits, the player to move, the proven value, the
+    :data:`LOG_TOP_ACTIONS` most visited root actions with N, Q (for the
+    player to move) and, in the general loop's trees, P; and the principal
+    variation (its first :data:`LOG_LINE_MOVES` moves). The record carries the
+    :class:`SearchSummary` as ``record.summary`` and the whole principal
+    variation as ``record.principal_variation``.
+    """
+    summary = planner.summary()
+    line = planner.principal_variation()
+    rate = summary.iterations / summary.elapsed if summary.elapsed > 0 else math.inf
+    guided = isinstance(planner.tree, GuidedTree)
+    order = sorted(range(len(summary.actions)), key=lambda i: -summary.visit_counts[i])
+    top = []
+    for i in order[:LOG_TOP_ACTIONS]:
+        n = summary.visit_counts[i]
+        entry = (
+            f"{summary.actions[i]!r} N={n} Q={summary.values[i]:+.3f}"
+            if n
+            else (f"{summary.actions[i]!r} N=0")
+        )
+        if guided:
+            entry += f" P={summary.priors[i]:.3f}"
+        if summary.proven[i] is not None:
+            entry += f" V={summary.proven[i]:+g}"
+        top.append(entry)
+    shown = " ".join(repr(a) for a in line[:LOG_LINE_MOVES])
+    if len(line) > LOG_LINE_MOVES:
+        shown += f" ... ({len(line) - LOG_LINE_MOVES} more)"
+    reused = f", {summary.reused_visits} visits reused" if summary.reused_visits else ""
+    proven = "" if summary.proven_value is None else f", proven value {summary.proven_value:+g}"
+    _logger.debug(
+        "search: %d iterations in %.4f s (%.0f it/s), %d nodes, stopped on %s%s; "
+        "player %r to move%s; top actions: %s; principal variation: %s",
+        summary.iterations,
+        summary.elapsed,
+        rate,
+        summary.nodes,
+        summary.stop_reason,
+        reused,
+        summary.player,
+        proven,
+        ", ".join(top),
+        shown,
+        extra={"summary": summary, "principal_variation": line},
+    )
 
 
 # ------------------------------------------------- non-finite values (slow path)

@@ -15,6 +15,7 @@ keeps the W it had as a child, unused).
 
 from __future__ import annotations
 
+import math
 from collections.abc import Hashable, Iterator, Sequence
 from typing import Any, NamedTuple, overload
 
@@ -183,6 +184,26 @@ class Tree(Sequence[Node]):
         """Returns node ``index``'s child per action (model's order), ``UNVISITED`` if untried."""
         children = self.children[index]
         return children + (UNVISITED,) * (len(self.actions[index]) - len(children))
+
+    def robust_child(self, index: int) -> int:
+        """Returns the index in ``actions[index]`` of node ``index``'s robust child, -1 if none.
+
+        The robust child (Browne et al., 2012, §5.4) is the tried child of most
+        visits, then of highest value (from the point of view of the player
+        choosing at node ``index``), then the first in the model's order.
+        """
+        visits = self.visits
+        values = self.values
+        best_index = -1
+        best_key: tuple[int, float] = (-1, -math.inf)
+        for i, child in enumerate(self.children_by_action(index)):
+            if child == UNVISITED:
+                continue
+            key = (visits[child], values[child])
+            if key > best_key:
+                best_key = key
+                best_index = i
+        return best_index
 
     def __iter__(self) -> Iterator[Node]:
         return (self[i] for i in range(len(self)))

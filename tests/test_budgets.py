@@ -191,3 +191,105 @@ def test_the_summary_reports_the_search():
     assert summary.reused_visits == 0
     assert summary.elapsed > 0.0
     assert summary.proven_value is None and summary.proven == (None,) * 9
+
+
+# ----------------------------------------------------------------- on_iteration
+
+LOOPS = pytest.mark.parametrize("options", [{}, {"max_depth": 50}], ids=["plain", "general"])
+
+
+class Recorder:
+    """An on_iteration callback: records what the planner shows; stops at ``stop_at``."""
+
+    def __init__(self, stop_at=None, answer=None):
+        self.stop_at, self.answer, self.seen = stop_at, answer, []
+
+    def __call__(self, planner, iteration):
+        summary = planner.summary()
+        self.seen.append(
+            (iteration, planner.tree.visits[0], summary.iterations, summary.stop_reason)
+        )
+        planner.principal_variation()  # the live tree can be read in full
+        return True if iteration == self.stop_at else self.answer
+
+
+@LOOPS
+@pytest.mark.parametrize("answer", [None, False])
+def test_on_iteration_sees_every_iteration_and_leaves_the_tree_alone(options, answer):
+    recorder = Recorder(answer=answer)
+    planner = MCTS(TicTacToeModel(), 300, exploration=C, seed=2, on_iteration=recorder, **options)
+    planner.search(EMPTY_BOARD)
+    plain = MCTS(TicTacToeModel(), 300, exploration=C, seed=2, **options)
+    plain.search(EMPTY_BOARD)
+    assert nested(planner.tree) == nested(plain.tree)
+    # Called after each iteration, with the live tree and the search so far.
+    assert recorder.seen == [(i, i, i, "running") for i in range(1, 301)]
+    assert planner.summary().stop_reason == "iterations"
+
+
+@LOOPS
+def test_on_iteration_returning_true_stops_the_search_there(options):
+    planner = MCTS(
+        ConnectFourModel(), 1000, exploration=C, seed=4, on_iteration=Recorder(37), **options
+    )
+    planner.search(C4_START)
+    summary = planner.summary()
+    assert (summary.iterations, summary.stop_reason) == (37, "on_iteration")
+    counted = MCTS(ConnectFourModel(), 37, exploration=C, seed=4, **options)
+    counted.search(C4_START)
+    assert nested(planner.tree) == nested(counted.tree)
+
+
+def test_on_iteration_with_a_time_limit_and_a_node_cap():
+    recorder = Recorder()
+    planner, clock = timed_planner(0.01, on_iteration=recorder)
+    planner.search(EMPTY_BOARD)
+    summary = planner.summary()
+    assert summary.stop_reason == "time_limit" and clock.now >= 0.01
+    assert [seen[0] for seen in recorder.seen] == list(range(1, summary.iterations + 1))
+    capped = MCTS(TicTacToeModel(), 10_000, max_nodes=100, seed=1, on_iteration=Recorder())
+    capped.search(EMPTY_BOARD)
+    assert (capped.summary().stop_reason, len(capped.tree)) == ("max_nodes", 100)
+
+
+def test_a_solved_root_wins_over_a_stop_on_the_same_iteration():
+    from scripted_games import ScriptedGame
+
+    game = ScriptedGame({"": (1, {"a": ("A", 1.0, True)})})
+    planner = MCTS(game, 10, solve=True, on_iteration=Recorder(1))
+    planner.search("")
+    assert (planner.summary().iterations, planner.summary().stop_reason) == (1, "solved")
+
+
+def test_a_bad_answer_or_an_error_in_on_iteration_fails_the_search_keeping_the_last_tree():
+    planner = MCTS(TicTacToeModel(), 50, seed=0, on_iteration=Recorder())
+    planner.search(EMPTY_BOARD)
+    tree, summary = planner.tree, planner.summary()
+    planner.on_iteration = Recorder(answer=1)
+    with pytest.raises(TypeError, match=r"must return True .*, False or None .*; got 1 after"):
+        planner.search(EMPTY_BOARD)
+
+    def fail(planner, iteration):
+        if iteration == 5:
+            raise KeyError("from the callback")
+
+    planner.on_iteration = fail
+    with pytest.raises(KeyError, match="from the callback"):
+        planner.search(EMPTY_BOARD)
+    assert planner.tree is tree and planner.summary() == summary
+    with pytest.raises(TypeError, match="on_iteration must be a callable"):
+        MCTS(TicTacToeModel(), 50, on_iteration=3)
+
+
+def test_the_agent_passes_on_iteration_to_its_planners():
+    import pettingzoo
+
+    from mcts_agent import MCTSAgent
+
+    recorder = Recorder(stop_at=20)
+    env = pettingzoo.make("aec", "classic/tictactoe-v3")
+    env.reset(seed=0)
+    agent = MCTSAgent(iterations=500, seed=0, on_iteration=recorder)
+    agent.act(env)
+    assert agent.last_summary.iterations == 20
+    assert agent.last_summary.stop_reason == "on_iteration"

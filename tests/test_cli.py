@@ -174,8 +174,8 @@ def test_play_reads_moves_from_stdin_and_reports_the_result(capsys):
     inputs = "4\n4\nhello\n" + "".join(f"{c}\n" for c in range(9)) * 3
     assert main(["play", "--iterations", "300", "--seed", "3"], stdin=io.StringIO(inputs)) == 0
     output = capsys.readouterr().out
-    assert "'4' is not a free cell" in output
-    assert "'hello' is not a free cell" in output
+    assert "'4' is not a legal move; enter a cell number 0-8, row by row: 0, 1, 2, 3, 5," in output
+    assert "'hello' is not a legal move" in output
     # Replay: X plays 4, then the lowest free cell; O plays what MCTS said.
     machine_moves = [int(m) for m in re.findall(r"MCTS plays (\d)", output)]
     model = TicTacToeModel()
@@ -284,8 +284,14 @@ def test_parse_exploration():
         (["search", "--board", "XXX"], "board must have 9 cells"),
         (["search", "--board", "XXXOO...."], "is a finished game"),
         (["search", "--board", "OO......."], "is not reachable in play"),
-        (["search", "--game", "chess"], "(choose from 'tictactoe')"),
-        (["play", "--human", "Z"], "(choose from 'X', 'O')"),
+        (["search", "--game", "chess"], "unknown game 'chess': neither one of our models"),
+        (["play", "--human", "Z"], "(choose from 'X', 'O', 'first', 'second')"),
+        (["play", "--game", "classic/chess-v6", "--human", "X"], "choose from 'white', 'black'"),
+        (["search", "--position", "4 4"], "move 2 of '4 4': '4' is not a legal move"),
+        (["search", "--game", "connect_four", "--position", "7"], "'7' is not a legal move"),
+        (["search", "--game", "classic/chess-v6", "--position", "e2e5"], "'e2e5' is not a legal"),
+        (["search", "--position", "0 3 1 4 2 5"], "the game is over before move 6"),
+        (["play", "--position", "XXXOO...."], "is a finished game; nothing to play"),
         ([], "the following arguments are required: COMMAND"),
     ],
 )

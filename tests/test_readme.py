@@ -33,5 +33,11 @@ def test_python_snippet_runs(snippet, tmp_path, monkeypatch, capsys):
     monkeypatch.chdir(tmp_path)  # a snippet may write files
     namespace = {"__name__": "__readme__"}
     exec(compile(snippet, "README.md", "exec"), namespace)
+    if "plot_root" in snippet:  # the files the snippet says it writes
+        assert sorted(p.name for p in tmp_path.iterdir()) == [
+            "convergence.png",
+            "root.png",
+            "tree.dot",
+        ]
     if 'parse_board("XX.OO....")' in snippet:
         assert namespace["action"] == 2  # what the quick start says it plays

@@ -1,0 +1,370 @@
+"""A game as a person sees it at the command line: its board as text, moves typed and named.
+
+``mcts-agent search`` and ``play`` work on a *board*: one position of a game,
+with the model the planner searches, the board as text, the moves' names
+(for the root's statistics, the principal variation and the plots), the
+reading of a typed move and of ``--position``, and a :class:`BoardLayout`
+for the heat maps where the game has one. Two kinds:
+
+* :class:`ModelBoard`: our models (tic-tac-toe, connect four; also what
+  ``classic/tictactoe-v3`` and ``classic/connect_four-v3`` are planned on):
+  the state is the model's, moves are cells 0-8 (row by row) or columns
+  0-6, ``--position`` a board (``"XX.OO...."``, 42 cells top row first) or
+  the moves from the start (``"4 0 8"``).
+* :class:`EnvBoard`: any other PettingZoo AEC env the adapter plans
+  (``classic/chess-v6``; go is refused by the adapter's clone check), planned
+  through :class:`~mcts_agent.adapters.PettingZooModel`: the live env is
+  stepped for real; moves are the env's actions, or their names where the
+  game has them (chess: UCI, ``e2e4``); ``--position`` the moves from
+  ``reset(seed=0)``, names or numbers. The board is the game's own text
+  (chess: python-chess's, with ranks and files).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Hashable, Sequence
+from typing import Any
+
+from mcts_agent.evaluation.games import Game, PettingZooGame
+from mcts_agent.plots import BoardLayout
+
+__all__ = ["Board", "EnvBoard", "ModelBoard", "board_for"]
+
+_MOVES = re.compile(r"^[\s,\d]*$")
+
+
+class Board:
+    """One position of a game for ``search`` and ``play`` (see the module docstring).
+
+    Attributes:
+        name: the game's name.
+        model: the model the planner searches.
+        state: the model state of the current position.
+        seat_names: names of the first and the second player (``X``/``O``,
+            ``white``/``black``, or the env's agent ids).
+        move_help: how to type a move, for prompts and errors.
+    """
+
+    name: str
+    model: Any
+    state: Any
+    seat_names: tuple[str, str]
+    move_help: str
+
+    # ------------------------------------------------------------ what a subclass gives
+
+    def render(self) -> str:
+        """The current position as text."""
+        raise NotImplementedError
+
+    def label(self, action: Any) -> str:
+        """The name of ``action`` (a model action legal in the current position)."""
+        raise NotImplementedError
+
+    def line_labels(self, line: Sequence[Any]) -> list[str]:
+        """The names of the moves of ``line``, played one after the other from here."""
+        raise NotImplementedError
+
+    def play(self, action: Any) -> None:
+        """Plays the legal model ``action`` in the current position."""
+        raise NotImplementedError
+
+    def returns(self) -> dict[Hashable, float]:
+        """Each player's total reward so far, by the model's player."""
+        raise NotImplementedError
+
+    def layout(self) -> BoardLayout | None:
+        """Where the moves are on the board, for heat maps; None (bars) by default."""
+        return None
+
+    def render_to_move(self) -> str:
+        """The position as shown to a person about to move (with move numbers where useful)."""
+        return self.render()
+
+    # ------------------------------------------------------------ shared
+
+    @property
+    def legal(self) -> tuple:
+        """The legal model actions of the current position (empty once the game is over)."""
+        return tuple(self.model.actions(self.state))
+
+    def player(self) -> Hashable:
+        """The model's player to move (the game must not be over)."""
+        return self.model.player(self.state)
+
+    def seat(self, player: Hashable) -> str:
+        """The seat name of the model's ``player``."""
+        return self.seat_names[self.players.index(player)]
+
+    @property
+    def players(self) -> tuple:
+        """The model's players, first to move first."""
+        raise NotImplementedError
+
+    def parse_move(self, text: str) -> Any:
+        """Returns the legal model action ``text`` names (its name, or its number).
+
+        Raises:
+            ValueError: if ``text`` names no legal move; the message lists them.
+        """
+        text = text.strip()
+        legal = self.legal
+        for action in legal:
+            if self.label(action).lower() == text.lower():
+                return action
+        if text.lstrip("-").isdigit():
+            for action in legal:
+                if _number(action) == int(text):
+                    return action
+        names = [self.label(a) for a in legal]
+        shown = ", ".join(names[:40]) + (
+            f", ... ({len(names) - 40} more)" if len(names) > 40 else ""
+        )
+        raise ValueError(f"{text!r} is not a legal move; enter {self.move_help}: {shown}")
+
+    def play_line(self, text: str) -> None:
+        """Plays the moves of ``text`` (names or numbers, separated by spaces or commas).
+
+        Raises:
+            ValueError: if a move is not legal where it is played (the message
+                says which), or the game ends before the last one.
+        """
+        for k, word in enumerate(text.replace(",", " ").split()):
+            if not self.legal:
+                raise ValueError(f"the game is over before move {k + 1} ({word!r}) of {text!r}")
+            try:
+                action = self.parse_move(word)
+            except ValueError as error:
+                raise ValueError(f"move {k + 1} of {text!r}: {error}") from None
+            self.play(action)
+
+
+def _number(action: Any) -> int | None:
+    try:
+        return int(action)
+    except (TypeError, ValueError):
+        return None
+
+
+class ModelBoard(Board):
+    """A position of one of our models: tic-tac-toe or connect four (see the module docstring).
+
+    Args:
+        name: the game's name.
+        model: a ``TicTacToeModel`` or a ``ConnectFourModel``.
+        state: the starting state.
+        rules: the model's module (``mcts_agent.envs.tic_tac_toe`` or
+            ``connect_four``: its ``parse_board``, ``render_board``,
+            ``board_layout``).
+        move_help: how to type a move.
+    """
+
+    seat_names = ("X", "O")
+
+    def __init__(self, name: str, model: Any, state: Any, rules: Any, move_help: str) -> None:
+        self.name, self.model, self.state = name, model, state
+        self._rules, self.move_help = rules, move_help
+        self._returns: dict[Hashable, float] = {1: 0.0, 2: 0.0}
+
+    @property
+    def players(self) -> tuple:
+        """Players 1 (X, first) and 2 (O)."""
+        return (1, 2)
+
+    def set_position(self, text: str) -> None:
+        """Sets the position from ``text``: a board (``X``, ``O``, ``.``) or moves from the start.
+
+        Raises:
+            ValueError: if ``text`` is neither a board of the game nor legal moves.
+        """
+        if _MOVES.match(text):
+            self.play_line(text)
+        else:
+            self.state = self._rules.parse_board(text)
+
+    def render(self) -> str:
+        """The board as the model's module draws it (``render_board``)."""
+        return self._rules.render_board(self.state)
+
+    def render_to_move(self) -> str:
+        """Tic-tac-toe: free cells numbered; connect four: column numbers under the board."""
+        text = self.render()
+        if self._rules.__name__.endswith("tic_tac_toe"):
+            marks = self._rules.format_board(self.state)
+            cells = [str(i) if mark == "." else mark for i, mark in enumerate(marks)]
+            rows = (" " + " | ".join(cells[r * 3 : r * 3 + 3]) for r in range(3))
+            return "\n---+---+---\n".join(rows)
+        return text + "\n" + "".join(str(column) for column in range(7))
+
+    def label(self, action: Any) -> str:
+        """The cell or column number."""
+        return str(action)
+
+    def line_labels(self, line: Sequence[Any]) -> list[str]:
+        """The cell or column numbers."""
+        return [str(action) for action in line]
+
+    def play(self, action: Any) -> None:
+        """Steps the model (the reward goes to the player who moved)."""
+        mover = self.player()
+        self.state, reward, _ = self.model.step(self.state, action)
+        self._returns[mover] += float(reward)
+
+    def returns(self) -> dict[Hashable, float]:
+        """Players 1 and 2's rewards so far."""
+        return dict(self._returns)
+
+    def layout(self) -> BoardLayout:
+        """The module's ``board_layout`` of the current position."""
+        return self._rules.board_layout(self.state)
+
+
+class EnvBoard(Board):
+    """A position of a PettingZoo AEC env, planned through ``PettingZooModel`` (module docstring).
+
+    Args:
+        game: the game (:func:`mcts_agent.evaluation.make_game`'s, without a
+            model of ours): its env is made with ``game.make_env()``.
+        seed: the seed of ``reset``.
+
+    Raises:
+        ValueError, TypeError, ImportError: as ``make_env`` and
+            ``PettingZooModel`` refuse the env (an option it does not take,
+            hidden information, non-``Discrete`` actions...).
+    """
+
+    def __init__(self, game: PettingZooGame, seed: int = 0) -> None:
+        from mcts_agent.adapters.pettingzoo import PettingZooModel
+
+        self.name = game.name
+        self._game = game
+        self._seed = seed
+        self.env = game.make_env()
+        self.env.reset(seed=seed)
+        if len(self.env.possible_agents) != 2:
+            raise ValueError(
+                f"search and play take two-player games; {game.name} has "
+                f"{len(self.env.possible_agents)} agents {list(self.env.possible_agents)}"
+            )
+        self.model = PettingZooModel(self.env)
+        self.state = self.model.state_of(self.env)
+        self._history: list[Any] = []
+        kind = type(self.env.unwrapped).__module__
+        self._namer = _NAMERS.get(kind, _number_name)
+        self._renderer = _RENDERERS.get(kind, _generic_render)
+        agents = tuple(self.env.possible_agents)
+        self.seat_names = ("white", "black") if kind.endswith(".chess") else agents
+        self.move_help = _MOVE_HELP.get(kind, "an action number")
+
+    @property
+    def players(self) -> tuple:
+        """The env's ``possible_agents``."""
+        return tuple(self.env.possible_agents)
+
+    def set_position(self, text: str) -> None:
+        """Plays the moves of ``text`` from ``reset(seed)`` (names or action numbers).
+
+        Raises:
+            ValueError: if a move is not legal where it is played.
+        """
+        self.play_line(text)
+
+    def render(self) -> str:
+        """The game's own text of the board."""
+        return self._renderer(self.env)
+
+    def label(self, action: Any) -> str:
+        """The move's name in the game's notation, else its number."""
+        return self._namer(self.env, action)
+
+    def line_labels(self, line: Sequence[Any]) -> list[str]:
+        """Names the moves of ``line`` in a scratch env replaying the game from its reset."""
+        scratch = self._game.make_env()
+        scratch.reset(seed=self._seed)
+        for action in self._history:
+            scratch.step(action)
+        names = []
+        for action in line:
+            names.append(self._namer(scratch, action))
+            scratch.step(action)
+        scratch.close()
+        return names
+
+    def play(self, action: Any) -> None:
+        """Steps the live env with the model's action (the env's own) and reads its state."""
+        action = self.model.to_env_action(action)
+        self.env.step(action)
+        self._history.append(action)
+        self.state = self.model.state_of(self.env)
+
+    def returns(self) -> dict[Hashable, float]:
+        """The env's cumulative rewards."""
+        return {agent: float(r) for agent, r in self.env.unwrapped._cumulative_rewards.items()}
+
+
+# ------------------------------------------------------------ games' notations
+
+
+def _number_name(env: Any, action: Any) -> str:
+    return str(action)
+
+
+def _chess_name(env: Any, action: Any) -> str:
+    from pettingzoo.classic.chess import chess_utils
+
+    player = env.possible_agents.index(env.agent_selection)
+    return chess_utils.action_to_move(env.unwrapped.board, int(action), player).uci()
+
+
+def _chess_render(env: Any) -> str:
+    rows = str(env.unwrapped.board).splitlines()  # python-chess's board, rank 8 first
+    return "\n".join(f"{8 - r} {row}" for r, row in enumerate(rows)) + "\n  a b c d e f g h"
+
+
+def _generic_render(env: Any) -> str:
+    if env.render_mode == "ansi":
+        return str(env.render())
+    return f"({env.unwrapped.metadata.get('name', 'this game')} has no text board)"
+
+
+_NAMERS: dict[str, Callable[[Any, Any], str]] = {
+    "pettingzoo.classic.chess.chess": _chess_name,
+}
+_RENDERERS: dict[str, Callable[[Any], str]] = {
+    "pettingzoo.classic.chess.chess": _chess_render,
+}
+_MOVE_HELP = {
+    "pettingzoo.classic.chess.chess": "a move in UCI (e2e4, e7e8q) or an action number",
+}
+
+
+# ------------------------------------------------------------ by name
+
+
+def board_for(game: Game) -> ModelBoard | EnvBoard:
+    """Returns the starting position of ``game`` (:func:`mcts_agent.evaluation.make_game`'s).
+
+    Games on our models (``tictactoe``, ``connect_four``, and PettingZoo's
+    ``classic/tictactoe-v3`` and ``classic/connect_four-v3``, which the
+    registry plans on them) are :class:`ModelBoard`; any other PettingZoo env
+    an :class:`EnvBoard`.
+
+    Raises:
+        ValueError, TypeError, ImportError: if the env cannot be made or
+            planned (see :class:`EnvBoard`), or the game's model is none of ours.
+    """
+    from mcts_agent.envs import connect_four, tic_tac_toe
+
+    if isinstance(game.model, tic_tac_toe.TicTacToeModel):
+        rules, start, help_ = tic_tac_toe, tic_tac_toe.EMPTY_BOARD, "a cell number 0-8, row by row"
+    elif isinstance(game.model, connect_four.ConnectFourModel):
+        rules, start, help_ = connect_four, connect_four.EMPTY_BOARD, "a column number 0-6"
+    elif isinstance(game, PettingZooGame) and game.model is None:
+        return EnvBoard(game)
+    else:
+        raise ValueError(
+            f"search and play show games on our tic-tac-toe and connect four models and "
+            f"PettingZoo envs; {game.name} is played on {type(game.model).__name__}"
+        )
+    return ModelBoard(game.name, game.model, start, rules, help_)

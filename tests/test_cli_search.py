@@ -1,0 +1,155 @@
+"""mcts-agent search and play for every game: the files search writes, its refusals, play."""
+
+import io
+import json
+import re
+
+import pydot
+import pytest
+
+from mcts_agent.cli import main
+from mcts_agent.envs import connect_four
+from mcts_agent.export import from_dict
+
+PNG = b"\x89PNG\r\n\x1a\n"
+
+
+def test_search_writes_every_file_it_promises(tmp_path, capsys):
+    files = {name: tmp_path / f"out.{ext}" for name, ext in (
+        ("dot", "dot"), ("json", "json"), ("plot", "png"), ("trace", "svg")
+    )}  # fmt: skip
+    argv = ["search", "--position", "XX.OO....", "--iterations", "400", "--seed", "1"]
+    for name, path in files.items():
+        argv += [f"--{name}", str(path)]
+    assert main(argv) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[-4:] == [f"wrote {files[name]}" for name in ("dot", "json", "plot", "trace")]
+    assert "principal variation: 2" in lines and "move played: 2" in lines
+    (graph,) = pydot.graph_from_dot_data(files["dot"].read_text())
+    assert graph.get_node("n0")[0].get("label") == '"root\\nto move: 1\\nN=400"'
+    saved = from_dict(json.loads(files["json"].read_text()))
+    assert saved[0].visits == 400 and sum(saved[c].visits for c in saved[0].children) == 400
+    assert files["plot"].read_bytes()[:8] == PNG
+    assert files["trace"].read_text().lstrip().startswith("<?xml")
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(p.name for p in files.values())
+
+
+@pytest.mark.parametrize(
+    "options, message",
+    [
+        (["--dot", "{tmp}/missing/t.dot"], "argument --dot: the directory '{tmp}/missing' of"),
+        (["--json", "{tmp}"], "argument --json: '{tmp}' is a directory; give a file name"),
+        (["--plot", "{tmp}/root.txt"], "argument --plot: matplotlib cannot write '{tmp}/root.txt'"),
+        (["--trace", "{tmp}/t.tree"], "argument --trace: matplotlib cannot write '{tmp}/t.tree'"),
+        (["--trace", "/proc/t.png"], "--trace: cannot create files in the directory '/proc'"),
+        (
+            ["--plot", "{tmp}/a.png", "--trace", "{tmp}/a.png"],
+            "argument --trace: '{tmp}/a.png' is the same file as --plot",
+        ),
+        (["--dot", ""], "argument --dot: expected a file name, got ''"),
+    ],
+)
+def test_bad_output_paths_are_refused_before_the_search(options, message, tmp_path, capsys):
+    argv = ["search", "--iterations", "100"] + [o.format(tmp=tmp_path) for o in options]
+    with pytest.raises(SystemExit) as done:
+        main(argv)
+    assert done.value.code == 2
+    captured = capsys.readouterr()
+    assert message.format(tmp=tmp_path) in captured.err
+    assert captured.out == ""  # nothing searched, nothing printed
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_search_on_connect_four_lists_the_moves_and_a_legal_line(tmp_path, capsys):
+    plot = tmp_path / "c4.png"
+    argv = ["search", "--game", "connect_four", "--position", "3 3 2", "--iterations", "2000"]
+    assert main(argv + ["--plot", str(plot)]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[:6] == [".......", ".......", ".......", ".......", "...O...", "..XX..."]
+    assert lines[6] == "O to move; 2000 iterations, c = 2.83, seed 0"
+    table = lines[8 : 8 + 8]
+    assert table[0].split() == ["move", "visits", "share", "value"]
+    rows = [row.split() for row in table[1:]]
+    assert sorted(int(r[0]) for r in rows) == list(range(7))
+    assert sum(int(r[1]) for r in rows) == 2000
+    assert [int(r[1]) for r in rows] == sorted((int(r[1]) for r in rows), reverse=True)
+    assert lines[16].startswith("principal variation: ")
+    line = [int(m) for m in lines[16].removeprefix("principal variation: ").split()]
+    assert line[0] == int(rows[0][0]) == int(lines[-2].removeprefix("move played: "))
+    model, state = (
+        connect_four.ConnectFourModel(),
+        connect_four.parse_board("." * 28 + "...O..." + "..XX..."),
+    )
+    for move in line:  # the line is legal from the position searched
+        assert move in model.actions(state)
+        state = model.step(state, move).next_state
+    assert plot.read_bytes()[:8] == PNG
+
+
+def test_pettingzoo_chess_finds_the_mate_and_names_moves_in_uci(capsys):
+    # Scholar's mate: after 1. e4 e5 2. Qh5 Nc6 3. Bc4 Nf6, Qxf7 mates.
+    opening = "e2e4 e7e5 d1h5 b8c6 f1c4 g8f6"
+    argv = ["search", "--game", "classic/chess-v6", "--position", opening, "--solve"]
+    assert main(argv + ["--iterations", "200", "--rollout-limit", "2"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0] == "8 r . b q k b . r" and lines[8] == "  a b c d e f g h"
+    assert lines[9].startswith("white to move; 200 iterations")
+    assert lines[11].split()[:2] == ["move", "visits"]
+    # The move played first (proven a win), though every move has one visit.
+    assert lines[12].split() == ["h5f7", "1", "2.6%", "+1.000", "+1"]
+    assert lines[13].split()[-1] == "-" and lines[27] == "... 28 less visited moves"
+    assert "principal variation: h5f7" in lines
+    assert re.search(r"stopped on solved; proven value \+1$", lines[-2])
+    assert lines[-1] == "move played: h5f7"
+
+
+def test_play_chess_as_black_typing_uci_moves(capsys):
+    inputs = io.StringIO("e7e4\ne7e5\nq\n")
+    argv = ["play", "--game", "classic/chess-v6", "--human", "black", "--iterations", "3"]
+    assert main(argv + ["--rollout-limit", "1"], stdin=inputs) == 0
+    output = capsys.readouterr().out
+    assert output.startswith("You play black, MCTS plays white (3 iterations per move). ")
+    assert len(re.findall(r"MCTS plays [a-h][1-8][a-h][1-8] \(\d+ of 3 visits", output)) == 2
+    assert "'e7e4' is not a legal move; enter a move in UCI (e2e4, e7e8q)" in output
+    assert output.rstrip().endswith("game abandoned")
+
+
+def test_play_connect_four_to_the_end(capsys):
+    # The person drops every disc in the lowest-numbered column with room.
+    inputs = io.StringIO("".join(f"{c}\n" for c in range(7) for _ in range(6)))
+    assert main(["play", "--game", "connect_four", "--iterations", "200"], stdin=inputs) == 0
+    output = capsys.readouterr().out.rstrip().splitlines()
+    assert output[0].startswith("You play X, MCTS plays O (200 iterations per move). Enter a ")
+    assert output[-1] in ("draw", "you win", "MCTS (O) wins")
+    assert output[-1] == "MCTS (O) wins"  # so naive a player loses to 200 iterations
+    assert output[-2] == "0123456"
+
+
+def test_play_from_a_position_as_the_second_player(capsys):
+    inputs = io.StringIO("q\n")
+    argv = ["play", "--position", "4", "--human", "second", "--iterations", "50"]
+    assert main(argv, stdin=inputs) == 0
+    output = capsys.readouterr().out
+    assert output.startswith("You play O, MCTS plays X (50 iterations per move).")
+    assert " 0 | 1 | 2\n---+---+---\n 3 | X | 5" in output  # O to move after X's 4
+
+
+@pytest.mark.parametrize(
+    "game, message",
+    [
+        ("classic/go-v5:board_size=5", "failed the clone check on go_v5"),
+        ("classic/rps-v2", "hidden information"),
+        ("classic/nothing-v0", "unknown game 'classic/nothing-v0'"),
+    ],
+)
+def test_games_the_adapter_cannot_plan_are_argument_errors(game, message, capsys):
+    with pytest.raises(SystemExit) as done:
+        main(["search", "--game", game, "--iterations", "10"])
+    assert done.value.code == 2
+    assert message in capsys.readouterr().err
+
+
+def test_pettingzoo_tictactoe_is_searched_on_our_model(capsys):
+    argv = ["search", "--game", "classic/tictactoe-v3", "--position", "XX.OO...."]
+    assert main(argv + ["--iterations", "500"]) == 0
+    assert capsys.readouterr().out.splitlines()[-1] == "move played: 2"
