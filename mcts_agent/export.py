@@ -183,8 +183,8 @@ def principal_variation(planner: MCTS, max_length: int | None = None) -> list:
 
 
 def _is_chance(tree: Tree, node: int) -> bool:
-    """True for a chance node (``Node.chance``; False in trees that have none)."""
-    return bool(getattr(tree[node], "chance", False))
+    """True for a chance node (``Node.chance``)."""
+    return tree[node].chance
 
 
 def _walk(
@@ -288,7 +288,7 @@ def to_dot(planner: MCTS, max_depth: int | None = 3, min_visits: int = 1) -> str
             label = [f"N={view.visits}", f"Q={view.value:+.3f}"]
         if view.proven_value is not None:
             label.append(f"V={view.proven_value:+g}")
-        if getattr(view, "chance", False):
+        if view.chance:
             label.insert(0, "chance")
             attributes.append("shape=ellipse")
         elif view.terminated:
@@ -395,7 +395,7 @@ def to_dict(planner: MCTS, max_depth: int | None = None, min_visits: int = 0) ->
                 "value": view.value,
                 "reward": float(view.reward),
                 "terminal": view.terminated,
-                "chance": bool(getattr(view, "chance", False)),
+                "chance": view.chance,
                 "prior": None if parent is None else _prior(tree, parent, index),
                 "proven_value": view.proven_value,
                 "num_actions": len(view.actions),
