@@ -122,7 +122,8 @@ class MCTSAgent:
     under the same name and checked there (one place):
 
     Args:
-        iterations: int >= 1, iterations per move.
+        iterations: int >= 1, iterations per move, or None (then give
+            ``time_limit``, seconds per move).
         seed: int seed of the agent's generator (each planner is seeded from
             it), or None for fresh entropy.
         native_models: True to plan PettingZoo tic-tac-toe and connect four
@@ -139,7 +140,13 @@ class MCTSAgent:
         **search_options: the other keywords of ``MCTS`` with its meaning
             and defaults: ``exploration``, ``gamma``, ``rollout_limit``,
             ``rollout_policy``, ``evaluator``, ``selection``,
-            ``unvisited_value``, ``max_depth``, ``root_noise``.
+            ``unvisited_value``, ``max_depth``, ``root_noise``,
+            ``time_limit``, ``max_nodes``, ``reuse_tree``, ``solve``,
+            ``value_bounds``, ``clock``. With ``reuse_tree=True`` each
+            planner keeps its tree from move to move, and a move's search
+            looks up the position it is asked about in it (after the agent's
+            own move and the opponents' replies, which it need not be told):
+            ``last_summary.reused_visits`` says how much was kept.
             ``rollout_policy`` and ``evaluator`` are called with the
             planned-on model's states and actions (see the module docstring:
             for PettingZoo tic-tac-toe by default
@@ -172,7 +179,7 @@ class MCTSAgent:
 
     def __init__(
         self,
-        iterations: int,
+        iterations: int | None = None,
         *,
         seed: int | None = None,
         native_models: bool = True,
@@ -250,7 +257,7 @@ class MCTSAgent:
         if all(type(a) is int for a in env_actions):  # listed by number, whatever the model's order
             order = sorted(order, key=env_actions.__getitem__)
         self.last_planner = planner
-        self.last_summary = SearchSummary(
+        self.last_summary = summary._replace(
             actions=tuple(env_actions[i] for i in order),
             visit_counts=tuple(summary.visit_counts[i] for i in order),
             values=tuple(summary.values[i] for i in order),
@@ -258,6 +265,7 @@ class MCTSAgent:
             player=binding.to_env_player(summary.player),
             priors=tuple(summary.priors[i] for i in order),
             visit_distribution=tuple(summary.visit_distribution[i] for i in order),
+            proven=tuple(summary.proven[i] for i in order),
         )
         return self.last_summary.action
 

@@ -1,25 +1,34 @@
-"""The ``mcts-agent`` command line: evaluate, search, play.
+"""The ``mcts-agent`` command line: evaluate, tournament, search, play.
 
 ::
 
     mcts-agent evaluate --game classic/tictactoe-v3 --opponent random perfect
         --iterations 10 100 1000 --games 100 --seed 0 [--json F] [--csv F] [--plot F.png]
         [--jsonl F]
+    mcts-agent tournament --game connect_four --agents mcts:iterations=30
+        mcts:iterations=600 random --games 20 [--sprt 0,100] [--json F] [--plot F.png]
     mcts-agent search --game tictactoe --board "XX.OO...." --iterations 5000
     mcts-agent play --game tictactoe --iterations 2000 --human X
 
 ``evaluate`` runs :func:`mcts_agent.evaluation.sweep` and prints the agent's
-wins / draws / losses per opponent, setting and seat. Each game is written to a
-JSON Lines file as it finishes (:class:`~mcts_agent.evaluation.GameLog`), so
-Ctrl-C (exit status 130), a dead worker or a full disk keep every finished
-game; the final files are written atomically. ``search`` shows the
-root's statistics of one search laid out on the board; ``play`` lets a person
-play against the planner in the terminal.
+wins / draws / losses per opponent, setting and seat; ``tournament`` runs
+:func:`mcts_agent.evaluation.tournament` (a round robin and Elo ratings) or,
+with ``--sprt``, :func:`mcts_agent.evaluation.sprt_match`. Games and agents
+are specs (:mod:`mcts_agent.evaluation.specs`), checked before any game. Each
+game is written to a JSON Lines file as it finishes
+(:class:`~mcts_agent.evaluation.GameLog`), so Ctrl-C (exit status 130), a dead
+worker or a full disk keep every finished game; the final files are written
+atomically. ``search`` shows the root's statistics of one search laid out on
+the board; ``play`` lets a person play against the planner in the terminal.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
+import functools
+import itertools
+import json
 import math
 import os
 import re
@@ -29,23 +38,36 @@ import tempfile
 import time
 import warnings
 from collections.abc import Callable, Sequence
-from typing import TextIO
+from typing import Any, TextIO
 
 from mcts_agent import __version__
 from mcts_agent.evaluation import (
+    AGENT_KINDS,
     BACKENDS,
     DEFAULT_EXPLORATION,
     GAME_NAMES,
+    SPRT,
+    Game,
     GameLog,
-    MinimaxPlayer,
-    PerfectPlayer,
+    MCTSPlayer,
+    ModelGame,
     PettingZooGame,
-    RandomPlayer,
+    Player,
+    SPRTResult,
+    SweepResult,
+    TournamentResult,
     WorkerDiedError,
     WorkerDiedWarning,
     check_ray_address,
     make_game,
+    make_player,
+    parse_spec,
+    parse_sweep,
+    ray_session,
+    sprt_match,
     sweep,
+    tournament,
+    write_atomically,
 )
 from mcts_agent.search import MCTS, SearchSummary
 
@@ -61,8 +83,8 @@ __all__ = [
     "parse_exploration",
 ]
 
-OPPONENTS = ("random", "perfect", "minimax")
-"""The opponents ``evaluate --opponent`` accepts."""
+OPPONENTS = AGENT_KINDS
+"""The kinds of agent ``--opponent`` and ``--agents`` accept (specs such as ``minimax:depth=2``)."""
 
 MAX_GAMES = 100_000
 """The most games per seat and match ``evaluate --games`` accepts (every game is held in memory)."""
@@ -152,8 +174,26 @@ def _add_search_options(parser: argparse.ArgumentParser, iterations: int) -> Non
     parser.add_argument(
         "--iterations",
         type=int_at_least(1),
-        default=iterations,
-        help=f"iterations per move (default: {iterations})",
+        help=f"iterations per move (default: {iterations}); with --time-limit, only if given",
+    )
+    parser.set_defaults(default_iterations=iterations)
+    parser.add_argument(
+        "--time-limit",
+        type=number_in(1e-9),
+        metavar="SECONDS",
+        help="seconds per move; with --iterations, whichever comes first",
+    )
+    parser.add_argument(
+        "--solve",
+        action="store_true",
+        help="MCTS-Solver: prove wins, losses and draws (value bounds -1, 1); stops once "
+        "the root is proven",
+    )
+    parser.add_argument(
+        "--reuse-tree",
+        action="store_true",
+        help="keep the subtree of the position reached from one search to the next "
+        "(play: from move to move; search runs one search, so nothing to reuse)",
     )
     parser.add_argument(
         "--exploration",
@@ -166,10 +206,62 @@ def _add_search_options(parser: argparse.ArgumentParser, iterations: int) -> Non
     )
 
 
+def _sweep_option(text: str) -> tuple[str, list[Any]]:
+    try:
+        return parse_sweep(text)
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
+
+
+def _add_game_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--game",
+        default="tictactoe",
+        metavar="GAME",
+        help=f"{', '.join(GAME_NAMES)}, or any PettingZoo AEC env id with its options, "
+        "e.g. classic/chess-v6 or classic/go-v5:board_size=9 (default: tictactoe)",
+    )
+
+
+def _add_run_options(parser: argparse.ArgumentParser, plot_help: str) -> None:
+    """The options of every command that plays games: backends, output files, progress."""
+    parser.add_argument(
+        "--workers", type=int_at_least(1), default=None, help="local processes (default: cores)"
+    )
+    parser.add_argument(
+        "--backend",
+        choices=BACKENDS,
+        default="process",
+        help="local processes, or a Ray cluster (pip install 'mcts-agent[ray]') (default: process)",
+    )
+    parser.add_argument(
+        "--address",
+        default=None,
+        help="Ray cluster address with --backend ray: host:port, ray://host:port or auto "
+        "(default: a new local Ray instance)",
+    )
+    parser.add_argument(
+        "--json", metavar="FILE", help="write the tables' rows and every game to FILE as JSON"
+    )
+    parser.add_argument("--csv", metavar="FILE", help="write the table's rows to FILE as CSV")
+    parser.add_argument("--plot", metavar="FILE", help=plot_help)
+    parser.add_argument(
+        "--jsonl",
+        metavar="FILE",
+        help="write each game to FILE as it finishes, one JSON object per line (default: "
+        "the --json file with .jsonl for .json; without --json, a temporary file, removed "
+        "if the run completes)",
+    )
+    parser.add_argument(
+        "--no-progress", action="store_true", help="no progress bar (shown on a terminal)"
+    )
+
+
 def build_parser() -> argparse.ArgumentParser:
-    """Returns the ``mcts-agent`` argument parser (subcommands evaluate, search, play)."""
+    """Returns the ``mcts-agent`` argument parser (evaluate, tournament, search, play)."""
     parser = argparse.ArgumentParser(
-        prog="mcts-agent", description="UCT Monte Carlo Tree Search: evaluate, search, play."
+        prog="mcts-agent",
+        description="UCT Monte Carlo Tree Search: evaluate, tournament, search, play.",
     )
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
@@ -185,19 +277,16 @@ def build_parser() -> argparse.ArgumentParser:
         "atomically (an existing file is replaced whole or left as it was).",
     )
     evaluate.set_defaults(subparser=evaluate)
-    evaluate.add_argument(
-        "--game",
-        choices=GAME_NAMES,
-        default="tictactoe",
-        help="our models or PettingZoo envs (default: tictactoe)",
-    )
+    _add_game_option(evaluate)
     evaluate.add_argument(
         "--opponent",
         nargs="+",
-        choices=OPPONENTS,
+        metavar="SPEC",
         default=None,
-        help="opponents; perfect only for tic-tac-toe (default: random perfect for "
-        "tic-tac-toe, random minimax for connect four)",
+        help="opponents: agent specs (random, perfect, minimax, minimax:depth=2, "
+        "mcts:iterations=50...); perfect only for tic-tac-toe; minimax alone searches "
+        "--minimax-depth plies (default: random perfect for tic-tac-toe, random minimax "
+        "otherwise)",
     )
     evaluate.add_argument(
         "--iterations",
@@ -223,6 +312,15 @@ def build_parser() -> argparse.ArgumentParser:
         help="c values of UCB1, e.g. sqrt(2) 2*sqrt(2) (default: 2*sqrt(2))",
     )
     evaluate.add_argument(
+        "--option",
+        action="append",
+        type=_sweep_option,
+        default=None,
+        metavar="NAME=V1,V2,...",
+        help="sweep any other MCTS option too, one match per value (repeatable), e.g. "
+        "--option gamma=0.9,1.0 --option selection=uct,puct",
+    )
+    evaluate.add_argument(
         "--rollout-limit",
         type=int_at_least(0),
         default=1000,
@@ -234,36 +332,141 @@ def build_parser() -> argparse.ArgumentParser:
         default=4,
         help="plies searched by the minimax opponent (default: 4)",
     )
-    evaluate.add_argument(
+    _add_run_options(evaluate, "draw win and loss rates against iterations (PNG...)")
+
+    tournament_parser = commands.add_parser(
+        "tournament",
+        help="play a round robin of agents and rate them (Elo)",
+        description="Plays every pair of --agents --games games, seats alternating, and "
+        "prints each pair's wins / draws / losses (of the first agent) with a 95%% interval "
+        "of its score, and the agents' Elo ratings: a Bradley-Terry maximum-likelihood fit "
+        "(draws half a point, --prior-draws virtual draws per pair) anchored on --anchor, "
+        "with 95%% profile-likelihood intervals. With --sprt and two agents, plays until the "
+        "sequential probability ratio test decides (at most --games games). Each game is "
+        "written to a JSON Lines file as it finishes (see --jsonl).",
+    )
+    tournament_parser.set_defaults(subparser=tournament_parser)
+    _add_game_option(tournament_parser)
+    tournament_parser.add_argument(
+        "--agents",
+        nargs="+",
+        metavar="SPEC",
+        required=True,
+        help="agent specs: random, perfect, minimax:depth=4, mcts:iterations=400,"
+        "exploration=2.83,selection=puct,... (every MCTS option by name)",
+    )
+    tournament_parser.add_argument(
+        "--games",
+        type=int_at_least(2, MAX_GAMES),
+        default=None,
+        help="games per pair, even (half in each seat); with --sprt the most games "
+        "(default: 20; with --sprt 2000)",
+    )
+    tournament_parser.add_argument(
+        "--seed", type=int_at_least(0), default=0, help="master seed (default: 0)"
+    )
+    tournament_parser.add_argument(
+        "--anchor",
+        default=None,
+        help="the agent rated 0 (default: random if it plays, else the first agent)",
+    )
+    tournament_parser.add_argument(
+        "--prior-draws",
+        type=number_in(0.0),
+        default=2.0,
+        help="virtual draws added to each pair in the fit, as BayesElo's prior; 0 for "
+        "the plain maximum-likelihood fit (default: 2)",
+    )
+    tournament_parser.add_argument(
+        "--sprt",
+        type=parse_sprt,
+        metavar="ELO0,ELO1",
+        default=None,
+        help="two agents: stop as soon as the GSPRT of H0 elo=ELO0 against H1 elo=ELO1 "
+        "(the first agent's advantage) decides",
+    )
+    tournament_parser.add_argument(
+        "--alpha",
+        type=number_in(0.0, 1.0),
+        default=0.05,
+        help="--sprt: chance of accepting H1 when H0 holds (default: 0.05)",
+    )
+    tournament_parser.add_argument(
+        "--beta",
+        type=number_in(0.0, 1.0),
+        default=0.05,
+        help="--sprt: chance of accepting H0 when H1 holds (default: 0.05)",
+    )
+    _add_run_options(tournament_parser, "draw the ratings with their intervals (PNG...)")
+
+    plan = commands.add_parser(
+        "plan",
+        help="plan in a Gymnasium env: MCTS against a random policy",
+        description="Plays --episodes episodes of a deterministic Gymnasium env with the MCTS "
+        "agent at each --iterations (and --time-limit), and with a random policy (legal moves "
+        "only where the env reports info['action_mask']); prints the mean return with a 95%% "
+        "Student-t interval, the success rate where the env has a goal, the mean length and "
+        "the seconds per move. Episode i is seeded from --seed and i.",
+    )
+    plan.set_defaults(subparser=plan)
+    plan.add_argument(
+        "--env",
+        required=True,
+        metavar="ID",
+        help="a Gymnasium id with its options, e.g. FrozenLake-v1:is_slippery=False, "
+        "CliffWalking-v1, Taxi-v4, mcts_agent/GridMaze-v0",
+    )
+    plan.add_argument(
+        "--episodes",
+        type=int_at_least(1, MAX_GAMES),
+        default=20,
+        help="episodes per policy (default: 20)",
+    )
+    plan.add_argument(
+        "--iterations",
+        nargs="+",
+        type=int_at_least(1),
+        default=None,
+        help="MCTS iterations per move, one row each (default: 200, or none with --time-limit)",
+    )
+    plan.add_argument(
+        "--time-limit",
+        type=number_in(0.0),
+        default=None,
+        help="seconds per move (with --iterations: whichever ends first)",
+    )
+    plan.add_argument(
+        "--options",
+        default="",
+        metavar="NAME=VALUE,...",
+        help="other MCTSAgent options, e.g. gamma=0.95,exploration=0.7,rollout_limit=100 "
+        "(default: none: c = 2*sqrt(2))",
+    )
+    plan.add_argument("--seed", type=int_at_least(0), default=0, help="master seed (default: 0)")
+    plan.add_argument(
         "--workers", type=int_at_least(1), default=None, help="local processes (default: cores)"
     )
-    evaluate.add_argument(
+    plan.add_argument(
         "--backend",
         choices=BACKENDS,
         default="process",
-        help="local processes, or a Ray cluster (pip install 'mcts-agent[ray]') (default: process)",
+        help="local processes, or a Ray cluster, one task per episode (default: process)",
     )
-    evaluate.add_argument(
+    plan.add_argument(
         "--address",
         default=None,
-        help="Ray cluster address with --backend ray: host:port, ray://host:port or auto "
-        "(default: a new local Ray instance)",
+        help="Ray cluster address with --backend ray (default: a new local Ray instance)",
     )
-    evaluate.add_argument(
-        "--json", metavar="FILE", help="write the table's rows and every game to FILE as JSON"
-    )
-    evaluate.add_argument("--csv", metavar="FILE", help="write the table's rows to FILE as CSV")
-    evaluate.add_argument(
-        "--plot", metavar="FILE", help="draw win and loss rates against iterations (PNG...)"
-    )
-    evaluate.add_argument(
+    plan.add_argument("--json", metavar="FILE", help="write every episode to FILE as JSON")
+    plan.add_argument(
         "--jsonl",
         metavar="FILE",
-        help="write each game to FILE as it finishes, one JSON object per line (default: "
-        "the --json file with .jsonl for .json; without --json, a temporary file, removed "
-        "if the run completes)",
+        help="write each episode to FILE as it finishes, one JSON object per line",
     )
-    evaluate.add_argument(
+    plan.add_argument(
+        "--plot", metavar="FILE", help="draw the mean return against iterations (PNG...)"
+    )
+    plan.add_argument(
         "--no-progress", action="store_true", help="no progress bar (shown on a terminal)"
     )
 
@@ -337,14 +540,6 @@ def games_log_path(json_path: str | None, jsonl_path: str | None) -> str | None:
         return None
     stem, extension = os.path.splitext(json_path)
     return (stem if extension.lower() == ".json" else json_path) + ".jsonl"
-
-
-def _opponent(name: str, depth: int):
-    if name == "random":
-        return RandomPlayer()
-    if name == "perfect":
-        return PerfectPlayer()
-    return MinimaxPlayer(depth=depth)
 
 
 def _check_output_file(
@@ -469,56 +664,52 @@ def _show_warning(message, category, filename, lineno, file=None, line=None) -> 
     print(f"mcts-agent: warning: {message}", file=sys.stderr)
 
 
-def _evaluate(args: argparse.Namespace, parser: argparse.ArgumentParser, out: TextIO) -> int:
-    game = make_game(args.game)
-    if isinstance(game, PettingZooGame):
-        try:  # here, before any worker starts
+def _game(parser: argparse.ArgumentParser, name: str) -> Game:
+    """The game ``--game`` names, checked (and its env made) before any worker starts."""
+    try:
+        game = make_game(name)
+        if isinstance(game, PettingZooGame):
             game.make_env().close()
-        except ImportError as error:
-            parser.error(f"argument --game: {error}")
-    opponent_names = args.opponent or default_opponents(game.solvable)
-    if "perfect" in opponent_names and not game.solvable:
-        parser.error(
-            f"argument --opponent: 'perfect' needs a game small enough to solve outright; "
-            f"{args.game} is not (choose from 'random', 'minimax')"
-        )
-    _check_backend(parser, args)
-    _check_outputs(parser, args)
-    # Each value once, in the order given: a repeated value would repeat its matches' rows.
-    opponents = [_opponent(name, args.minimax_depth) for name in dict.fromkeys(opponent_names)]
-    iterations = list(dict.fromkeys(args.iterations))
-    explorations = list(dict.fromkeys(args.exploration))
-    seeds = list(dict.fromkeys(args.seed))
-    total = len(opponents) * len(iterations) * len(explorations) * len(seeds) * 2 * args.games
+    except (ImportError, TypeError, ValueError) as error:
+        parser.error(f"argument --game: {error}")
+    return game
+
+
+def _players(
+    parser: argparse.ArgumentParser, option: str, specs: Sequence[str], game: Game
+) -> dict[str, Player]:
+    """``{spec: player}`` for each spec once, in order, each checked against ``game``."""
+    players = {}
+    for spec in dict.fromkeys(specs):
+        try:
+            players[spec] = make_player(spec, game)
+        except (TypeError, ValueError) as error:
+            parser.error(f"argument {option}: {error}")
+    return players
+
+
+def _run_logged(
+    args: argparse.Namespace,
+    parser: argparse.ArgumentParser,
+    out: TextIO,
+    total: int,
+    play: Callable[[Callable], Any],
+    report: Callable[[Any, float], list[tuple[str | None, Callable[[str], None]]]],
+) -> int:
+    """Runs ``play(on_game)`` with every game logged as it finishes; the CLI's error handling.
+
+    ``report(result, seconds)`` prints the result and returns the
+    ``(path, write)`` pairs of the final files (written if ``path`` is given).
+    Returns the exit status (see :func:`main`).
+    """
     log = GameLog(games_log_path(args.json, args.jsonl))
     start = time.perf_counter()
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("always", WorkerDiedWarning)
             warnings.showwarning = _show_warning
-            result = sweep(
-                game,
-                opponents,
-                iterations,
-                explorations=explorations,
-                seeds=seeds,
-                games_per_seat=args.games,
-                rollout_limit=args.rollout_limit,
-                workers=args.workers,
-                backend=args.backend,
-                address=args.address,
-                progress=not args.no_progress and sys.stderr.isatty(),
-                on_game=log.write,
-            )
-        seconds = time.perf_counter() - start
-        print(result.table(), file=out)
-        moves = sum(m.mean_length * len(m.records) for m in result.matches)
-        print(f"{total} games, {moves / total:.2f} moves per game, {seconds:.1f} s", file=out)
-        for path, write in (
-            (args.json, result.save_json),
-            (args.csv, result.save_csv),
-            (args.plot, result.plot),
-        ):
+            result = play(log.write)
+        for path, write in report(result, time.perf_counter() - start):
             if path is not None:
                 try:
                     write(path)
@@ -547,13 +738,315 @@ def _evaluate(args: argparse.Namespace, parser: argparse.ArgumentParser, out: Te
         raise
     log.close()
     if args.json is None and args.jsonl is None:
-        os.unlink(log.path)  # the temporary log: the run completed and nothing asked for it
+        if log.path is not None:
+            os.unlink(log.path)  # the temporary log: the run completed and nothing asked for it
     else:
         print(f"wrote {log.path} (each game as it finished)", file=out)
     return 0
 
 
+def _progress(args: argparse.Namespace) -> bool:
+    return not args.no_progress and sys.stderr.isatty()
+
+
+def _evaluate(args: argparse.Namespace, parser: argparse.ArgumentParser, out: TextIO) -> int:
+    game = _game(parser, args.game)
+    opponent_specs = [
+        f"minimax:depth={args.minimax_depth}" if spec == "minimax" else spec
+        for spec in args.opponent or default_opponents(game.solvable)
+    ]
+    # Each value once, in the order given: a repeated value would repeat its matches' rows.
+    opponents = list(_players(parser, "--opponent", opponent_specs, game).values())
+    _check_backend(parser, args)
+    _check_outputs(parser, args)
+    iterations = list(dict.fromkeys(args.iterations))
+    explorations = list(dict.fromkeys(args.exploration))
+    seeds = list(dict.fromkeys(args.seed))
+    swept: dict[str, list[Any]] = {}
+    for name, values in args.option or []:
+        if name in swept:
+            parser.error(f"argument --option: {name!r} given twice")
+        if name in ("iterations", "exploration", "rollout_limit", "seed"):
+            parser.error(f"argument --option: sweep {name} with --{name.replace('_', '-')}")
+        if name == "evaluator":  # the game's evaluators by name, as in agent specs
+            evaluators = dict(game.evaluators)
+            for value in values:
+                if isinstance(value, str) and value not in evaluators:
+                    parser.error(f"argument --option: {game.name} has no evaluator {value!r}")
+            values = [evaluators.get(v, v) if isinstance(v, str) else v for v in values]
+        swept[name] = list({repr(v): v for v in values}.values())
+    for values in itertools.product(*swept.values()):
+        try:  # each combination checked before any game
+            MCTSPlayer(1, **dict(zip(swept, values, strict=True))).check(
+                game.model if isinstance(game, ModelGame) else None
+            )
+        except (TypeError, ValueError) as error:
+            parser.error(f"argument --option: {error}")
+    combinations = math.prod(len(v) for v in swept.values())
+    total = (
+        len(opponents)
+        * len(iterations)
+        * len(explorations)
+        * len(seeds)
+        * combinations
+        * 2
+        * args.games
+    )
+
+    def play(on_game: Callable) -> SweepResult:
+        return sweep(
+            game,
+            opponents,
+            iterations,
+            explorations=explorations,
+            seeds=seeds,
+            games_per_seat=args.games,
+            rollout_limit=args.rollout_limit,
+            options=swept,
+            workers=args.workers,
+            backend=args.backend,
+            address=args.address,
+            progress=_progress(args),
+            on_game=on_game,
+        )
+
+    def report(result: SweepResult, seconds: float) -> list:
+        print(result.table(), file=out)
+        moves = sum(m.mean_length * len(m.records) for m in result.matches)
+        print(f"{total} games, {moves / total:.2f} moves per game, {seconds:.1f} s", file=out)
+        return [
+            (args.json, result.save_json),
+            (args.csv, result.save_csv),
+            (args.plot, result.plot),
+        ]
+
+    return _run_logged(args, parser, out, total, play, report)
+
+
+def parse_sprt(text: str) -> tuple[float, float]:
+    """Reads ``--sprt``'s ``elo0,elo1`` (two numbers, elo0 < elo1).
+
+    Raises:
+        argparse.ArgumentTypeError: if ``text`` is not two finite numbers in increasing order.
+    """
+    parts = text.split(",")
+    try:
+        elo0, elo1 = (float(part) for part in parts)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected elo0,elo1 such as 0,10; got {text!r}") from None
+    if not (math.isfinite(elo0) and math.isfinite(elo1) and elo0 < elo1):
+        raise argparse.ArgumentTypeError(
+            f"expected two finite numbers elo0 < elo1 such as 0,10; got {text!r}"
+        )
+    return elo0, elo1
+
+
+def _tournament(args: argparse.Namespace, parser: argparse.ArgumentParser, out: TextIO) -> int:
+    game = _game(parser, args.game)
+    agents = _players(parser, "--agents", args.agents, game)
+    if len(agents) < 2:
+        parser.error(f"argument --agents: a tournament needs two agents or more, got {args.agents}")
+    if args.sprt is not None and len(agents) != 2:
+        parser.error(f"argument --sprt: a test of two agents, got {len(agents)}")
+    if args.sprt is not None and args.plot is not None:
+        parser.error("argument --plot: not with --sprt (the ratings plot needs a round robin)")
+    games = args.games if args.games is not None else (2000 if args.sprt else 20)
+    if games % 2:
+        parser.error(f"argument --games: expected an even number (seats alternate), got {games}")
+    anchor = args.anchor
+    if anchor is not None and anchor not in agents:
+        parser.error(f"argument --anchor: {anchor!r} is not one of --agents {list(agents)}")
+    _check_backend(parser, args)
+    _check_outputs(parser, args)
+    options = {
+        "seed": args.seed,
+        "workers": args.workers,
+        "backend": args.backend,
+        "address": args.address,
+        "progress": _progress(args),
+    }
+    if args.sprt is not None:
+        try:
+            test = SPRT(*args.sprt, alpha=args.alpha, beta=args.beta)
+        except ValueError as error:
+            parser.error(f"argument --sprt: {error}")
+        (agent, agent_player), (opponent, opponent_player) = agents.items()
+
+        def play_test(on_game: Callable) -> SPRTResult:
+            return sprt_match(
+                game, agent_player, opponent_player, test, games, on_game=on_game, **options
+            )
+
+        def report_test(result: SPRTResult, seconds: float) -> list:
+            print(
+                f"{game.name}: {agent} vs {opponent}, seats alternating, seed {args.seed}", file=out
+            )
+            print(result.summary(), file=out)
+            print(result.match.summary().split("\n", 1)[1], file=out)
+            print(f"{result.games} games, {seconds:.1f} s", file=out)
+            return [(args.json, _json_writer(result.to_dict())), (args.csv, result.match.save_csv)]
+
+        return _run_logged(args, parser, out, games, play_test, report_test)
+    total = games * len(agents) * (len(agents) - 1) // 2
+
+    def play(on_game: Callable) -> TournamentResult:
+        return tournament(
+            game,
+            agents,
+            games,
+            anchor=anchor,
+            prior_draws=args.prior_draws,
+            on_game=on_game,
+            **options,
+        )
+
+    def report(result: TournamentResult, seconds: float) -> list:
+        print(result.table(), file=out)
+        print(f"{total} games, {seconds:.1f} s", file=out)
+        return [
+            (args.json, result.save_json),
+            (args.csv, result.save_csv),
+            (args.plot, result.plot),
+        ]
+
+    return _run_logged(args, parser, out, total, play, report)
+
+
+def _plan(args: argparse.Namespace, parser: argparse.ArgumentParser, out: TextIO) -> int:
+    from mcts_agent.evaluation import planning
+
+    try:
+        planning.make_env(args.env).close()
+    except ValueError as error:
+        parser.error(f"argument --env: {error}")
+    try:
+        _, extra = parse_spec("mcts:" + args.options if args.options else "mcts")
+    except ValueError as error:
+        parser.error(f"argument --options: {error}")
+    for name in ("iterations", "time_limit", "seed"):
+        if name in extra:
+            parser.error(f"argument --options: give {name} with its own option")
+    extra.setdefault("exploration", DEFAULT_EXPLORATION)
+    if args.time_limit is not None:
+        extra["time_limit"] = args.time_limit
+    iterations = args.iterations or ([None] if args.time_limit is not None else [200])
+    settings = [{"iterations": n, **extra} for n in dict.fromkeys(iterations)]
+    try:
+        planning.check_plannable(args.env, settings[0])
+    except (TypeError, ValueError) as error:
+        parser.error(
+            f"argument --options: {error}" if "option" in str(error) else f"argument --env: {error}"
+        )
+    _check_backend(parser, args)
+    for option, path in (("--json", args.json), ("--jsonl", args.jsonl), ("--plot", args.plot)):
+        if path is not None:
+            _check_output_file(parser, option, path)
+    if args.plot is not None:
+        _check_plot_file(parser, args.plot)
+    from tqdm.auto import tqdm
+
+    log = GameLog(args.jsonl) if args.jsonl is not None else None
+    total = args.episodes * (len(settings) + 1)
+
+    def on_episode(options: dict | None, record: planning.EpisodeRecord) -> None:
+        if log is not None:
+            label = planning.PlanResult(args.env, options, ()).label
+            log.write_line({"env": args.env, "policy": label, **record.to_dict()})
+        bar.update(1)
+
+    start = time.perf_counter()
+    results = []
+    try:
+        # One Ray session for every policy's episodes (each plan_episodes would start its own).
+        session = ray_session(args.address) if args.backend == "ray" else contextlib.nullcontext()
+        with (
+            session,
+            tqdm(total=total, unit="episode", disable=not _progress(args), desc="episodes") as bar,
+        ):
+            for options in [None, *settings]:
+                results.append(
+                    planning.plan_episodes(
+                        args.env,
+                        options,
+                        args.episodes,
+                        seed=args.seed,
+                        workers=args.workers,
+                        backend=args.backend,
+                        address=args.address,
+                        on_episode=functools.partial(on_episode, options),
+                    )
+                )
+    except KeyboardInterrupt:
+        kept = "" if log is None else f"; {log.kept} of {total} episodes kept in {log.path}"
+        print(f"mcts-agent: interrupted{kept}", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    except (TypeError, ValueError, OSError, ConnectionError) as error:  # e.g. chance met
+        kept = "" if log is None else f"; {log.kept} of {total} episodes kept in {log.path}"
+        print(f"mcts-agent: error: {args.env}: {error}{kept}", file=sys.stderr)
+        return 1
+    finally:
+        if log is not None:
+            log.close()
+    print(planning.table(results), file=out)
+    print(f"{time.perf_counter() - start:.1f} s", file=out)
+    for path, write in ((args.json, planning.save_json), (args.plot, planning.plot)):
+        if path is not None:
+            write(results, path)
+            print(f"wrote {path}", file=out)
+    if log is not None:
+        print(f"wrote {log.path} (each episode as it finished)", file=out)
+    return 0
+
+
+def _json_writer(data: dict) -> Callable[[str], None]:
+    def write(path: str) -> None:
+        with write_atomically(path) as f:
+            json.dump(data, f, indent=1)
+
+    return write
+
+
 # ------------------------------------------------------------ search, play
+
+
+def _planner(args: argparse.Namespace, model: Any) -> MCTS:
+    """The planner of ``search`` and ``play``: their budget, solver and reuse options."""
+    iterations = args.iterations
+    if iterations is None and args.time_limit is None:
+        iterations = args.default_iterations
+    return MCTS(
+        model,
+        iterations,
+        time_limit=args.time_limit,
+        exploration=args.exploration,
+        seed=args.seed,
+        solve=args.solve,
+        value_bounds=(-1.0, 1.0) if args.solve else None,
+        reuse_tree=args.reuse_tree,
+    )
+
+
+def _budget(planner: MCTS) -> str:
+    """The planner's budget in words, e.g. ``5000 iterations`` or ``0.5 s``."""
+    parts = []
+    if planner.iterations is not None:
+        parts.append(f"{planner.iterations} iterations")
+    if planner.time_limit is not None:
+        parts.append(f"{planner.time_limit:g} s")
+    return " or ".join(parts)
+
+
+def _search_line(summary: SearchSummary) -> str:
+    """What one search did: iterations, seconds, nodes, why it stopped, what it proved."""
+    line = (
+        f"{summary.iterations} iterations in {summary.elapsed:.3f} s, {summary.nodes} nodes, "
+        f"stopped on {summary.stop_reason}"
+    )
+    if summary.reused_visits:
+        line += f", {summary.reused_visits} visits reused"
+    if summary.proven_value is not None:
+        line += f"; proven value {summary.proven_value:+g}"
+    return line
 
 
 def format_root_statistics(state: int, summary: SearchSummary) -> str:
@@ -599,16 +1092,17 @@ def _search(args: argparse.Namespace, parser: argparse.ArgumentParser, out: Text
     if not model.actions(state):
         parser.error(f"argument --board: {args.board!r} is a finished game; nothing to search")
     side = "X" if model.player(state) == 1 else "O"
-    planner = MCTS(model, args.iterations, exploration=args.exploration, seed=args.seed)
+    planner = _planner(args, model)
     move = planner(state)
     print(render_board(state), file=out)
     print(
-        f"{side} to move; {args.iterations} iterations, c = {args.exploration:.3g}, "
-        f"seed {args.seed}",
+        f"{side} to move; {_budget(planner)}, c = {args.exploration:.3g}, seed {args.seed}",
         file=out,
     )
     print(f"visits and value for {side} of each move:", file=out)
-    print(format_root_statistics(state, planner.summary()), file=out)
+    summary = planner.summary()
+    print(format_root_statistics(state, summary), file=out)
+    print(_search_line(summary), file=out)
     print(f"move played: {move}", file=out)
     return 0
 
@@ -626,10 +1120,10 @@ def _play(args: argparse.Namespace, stdin: TextIO, out: TextIO) -> int:
 
     model = TicTacToeModel()
     human = 1 if args.human == "X" else 2
-    planner = MCTS(model, args.iterations, exploration=args.exploration, seed=args.seed)
+    planner = _planner(args, model)
     machine = "O" if human == 1 else "X"
     print(
-        f"You play {args.human}, MCTS plays {machine} ({args.iterations} iterations per move). "
+        f"You play {args.human}, MCTS plays {machine} ({_budget(planner)} per move). "
         "Enter a cell number 0-8 (row by row), or q to quit.",
         file=out,
     )
@@ -656,8 +1150,9 @@ def _play(args: argparse.Namespace, stdin: TextIO, out: TextIO) -> int:
             summary = planner.summary()
             index = summary.actions.index(action)
             print(
-                f"MCTS plays {action} ({summary.visit_counts[index]} of {args.iterations} "
-                f"visits, value {summary.values[index]:+.2f})",
+                f"MCTS plays {action} ({summary.visit_counts[index]} of "
+                f"{sum(summary.visit_counts)} visits, value {summary.values[index]:+.2f}; "
+                f"{_search_line(summary)})",
                 file=out,
             )
         state, reward, _ = model.step(state, action)
@@ -691,6 +1186,10 @@ def main(argv: Sequence[str] | None = None, *, stdin: TextIO | None = None) -> i
     try:
         if args.command == "evaluate":
             return _evaluate(args, args.subparser, out)
+        if args.command == "tournament":
+            return _tournament(args, args.subparser, out)
+        if args.command == "plan":
+            return _plan(args, args.subparser, out)
         if args.command == "search":
             return _search(args, args.subparser, out)
         return _play(args, stdin if stdin is not None else sys.stdin, out)

@@ -38,6 +38,7 @@ import math
 import sys
 from typing import TYPE_CHECKING, Any
 
+from mcts_agent import solver
 from mcts_agent._validation import (
     checked_actions,
     checked_player,
@@ -51,7 +52,7 @@ from mcts_agent.tree import ROOT, TERMINAL, UNVISITED, GuidedTree
 if TYPE_CHECKING:
     from mcts_agent.search import MCTS
 
-__all__ = ["new_tree", "run"]
+__all__ = ["new_tree", "renew_root", "run"]
 
 
 def new_tree(planner: MCTS, state: Any, actions: tuple) -> GuidedTree:
@@ -77,20 +78,51 @@ def new_tree(planner: MCTS, state: Any, actions: tuple) -> GuidedTree:
         value, priors = None, uniform_priors(len(actions))
     else:
         value, priors = checked_evaluation(evaluator(state, actions), state, actions)
-    if planner.root_noise is not None:
-        alpha, fraction = planner.root_noise
-        gammavariate = planner.rng.gammavariate
-        draws = [gammavariate(alpha, 1.0) for _ in actions]
-        total = sum(draws)
-        priors = tuple(
-            (1.0 - fraction) * p + fraction * (eta / total)
-            for p, eta in zip(priors, draws, strict=True)
-        )
-    return GuidedTree(state, planner.model.player(state), actions, priors, value)
+    return GuidedTree(state, planner.model.player(state), actions, _noised(planner, priors), value)
 
 
-def run(planner: MCTS, tree: GuidedTree) -> None:
-    """Runs ``planner.iterations`` iterations of the general loop on ``tree``.
+def renew_root(planner: MCTS, tree: GuidedTree) -> None:
+    """Makes a re-rooted tree's root a search root (:mod:`mcts_agent.reuse`): fresh root noise.
+
+    The new root's priors are its own (the evaluator's, without noise: it was
+    not the root); they get the root noise anew, and its children's
+    ``scaled_priors`` (``c * P``) are worked out again from them. PUCT's
+    order of the root's actions is made anew too: the actions already tried
+    first (PUCT's fast path takes the next untried action from that order),
+    then the untried ones by their new priors (:func:`expansion_order`).
+    """
+    priors = tree.priors[ROOT] = _noised(planner, tree.priors[ROOT])
+    c = planner.exploration
+    action_indices = tree.action_indices
+    tried = [action_indices[child] for child in tree.children[ROOT]]
+    for child in tree.children[ROOT]:
+        tree.scaled_priors[child] = c * priors[action_indices[child]]
+    order = expansion_order(priors, c)
+    if order is not SCORE_ALL:
+        order = tried + [i for i in order if i not in tried]
+    tree.expansion_orders[ROOT] = order
+    action_indices[ROOT] = -1  # a root was made by no action
+    tree.scaled_priors[ROOT] = 0.0
+
+
+def _noised(planner: MCTS, priors: tuple) -> tuple:
+    """``priors`` with the planner's root noise, if any, drawn from its generator."""
+    if planner.root_noise is None:
+        return priors
+    alpha, fraction = planner.root_noise
+    gammavariate = planner.rng.gammavariate
+    draws = [gammavariate(alpha, 1.0) for _ in priors]
+    total = sum(draws)
+    pairs = zip(priors, draws, strict=True)
+    return tuple((1.0 - fraction) * p + fraction * (eta / total) for p, eta in pairs)
+
+
+def run(planner: MCTS, tree: GuidedTree, iterations: int) -> int:
+    """Runs ``iterations`` iterations of the general loop on ``tree``; returns how many ran.
+
+    It continues ``tree`` (the budget driver, :func:`mcts_agent.budgets.run`,
+    calls it chunk by chunk). Fewer than ``iterations`` run only when the
+    solver proves the root.
 
     Written for speed as the plain loop is (profiled; ``benchmarks/bench_guided.py
     --sections cost``): the tree's lists bound to locals, both selection rules
@@ -100,7 +132,9 @@ def run(planner: MCTS, tree: GuidedTree) -> None:
 
     Args:
         planner: the planner searching (its model and options).
-        tree: the tree to grow, made by :func:`new_tree`.
+        tree: the tree to grow, made by :func:`new_tree` (or re-rooted by
+            :mod:`mcts_agent.reuse` and renewed by :func:`renew_root`).
+        iterations: int >= 1.
 
     Raises:
         ValueError: if ``step`` returns a non-finite reward, or the evaluator
@@ -118,6 +152,12 @@ def run(planner: MCTS, tree: GuidedTree) -> None:
     fused_rollout, generic_rollout = planner._rollouts()
     horizon = sys.maxsize if planner.max_depth is None else planner.max_depth
     puct = planner.selection == "puct"
+    solving = planner.solve
+    hi = None if planner.value_bounds is None else planner.value_bounds[1]
+    if solving:
+        solver_select = solver.selection_rule(
+            tree, planner.selection, planner.exploration, planner.unvisited_value
+        )
     c = planner.exploration
     q_untried = planner.unvisited_value
     log = math.log
@@ -140,10 +180,11 @@ def run(planner: MCTS, tree: GuidedTree) -> None:
     scaled_priors = tree.scaled_priors
     leaf_values = tree.leaf_values
     expansion_orders = tree.expansion_orders
+    proven_values = tree.proven_values
 
     path: list[int] = []
     path_append = path.append
-    for _ in range(planner.iterations):
+    for done in range(iterations):
         node = ROOT
         depth = 0
         path.clear()
@@ -153,7 +194,9 @@ def run(planner: MCTS, tree: GuidedTree) -> None:
             depth += 1
             kids = children[node]
             left = untried[node]
-            if puct:
+            if solving:  # the solver's rules: a proven child scores its proven value
+                i, child = solver_select(node)
+            elif puct:
                 # Q + c * P * sqrt(max(N, 1)) / (1 + N(a)) over the tried children, first
                 # of the highest; then, if any, the next untried action, whose score is the
                 # highest of the untried ones (the fast path of mcts_agent.selection).
@@ -197,6 +240,8 @@ def run(planner: MCTS, tree: GuidedTree) -> None:
             if child != UNVISITED:
                 node = child
                 path_append(node)
+                if solving and proven_values[node] is not None:
+                    break  # the solver stops at a proven node
                 continue
             # 2. Expansion of the untried action i: one step, once for ever.
             state = states[node]
@@ -240,6 +285,7 @@ def run(planner: MCTS, tree: GuidedTree) -> None:
             scaled_priors.append(c * priors[node][i])
             leaf_values.append(value)
             expansion_orders.append(None)
+            proven_values.append(None)
             if not kids or action_indices[kids[-1]] < i:
                 children[node] = kids + (child,)
             else:  # PUCT tried a later action first: keep the model's order
@@ -248,11 +294,16 @@ def run(planner: MCTS, tree: GuidedTree) -> None:
             untried[node] = left - 1
             node = child
             path_append(node)
+            if solving and not child_actions:  # a terminal node is proven: V = r
+                proven_values[node] = reward
+                solver.prove_up(tree, path, hi)
             break
 
         # 3. Simulation: 0 at a terminal node, else the evaluator's value or a rollout.
         if untried[node] == TERMINAL:
             g = 0.0
+        elif solving and proven_values[node] is not None:
+            g = solver.subtree_return(tree, node)
         elif leaf_values[node] is not None:
             g = leaf_values[node]
         elif fused_rollout is not None:
@@ -271,3 +322,6 @@ def run(planner: MCTS, tree: GuidedTree) -> None:
             value_sums[node] = w
             values[node] = w / n
         visits[ROOT] += 1
+        if solving and proven_values[ROOT] is not None:
+            return done + 1
+    return iterations

@@ -14,10 +14,11 @@ from __future__ import annotations
 
 import math
 import random
+import time
 from collections.abc import Callable, Hashable, Sequence
 from typing import Any, Generic, NamedTuple
 
-from mcts_agent import general_loop
+from mcts_agent import budgets, general_loop, reuse, solver
 from mcts_agent._validation import (
     checked_actions,
     checked_player,
@@ -66,6 +67,20 @@ class SearchSummary(NamedTuple):
             action's share of the root's visits, ``N(a) / sum N``, the search
             policy AlphaZero-style training uses as its target (mctx's
             ``action_weights`` at temperature 1).
+        iterations: int, the iterations this search ran.
+        elapsed: float, seconds the search took on the planner's clock (from
+            the call of ``search`` to its end, re-rooting included).
+        nodes: int, the nodes the tree holds.
+        stop_reason: why the search stopped: ``"iterations"``,
+            ``"time_limit"``, ``"max_nodes"`` or ``"solved"``
+            (:data:`mcts_agent.budgets.STOP_REASONS`).
+        reused_visits: int, the visits of the subtree kept from the previous
+            search (``reuse_tree=True``), 0 for a new tree.
+        proven_value: float or None: the root's proven value from the point of
+            view of the player to move at the root (``solve=True``), or None.
+        proven: tuple, shape ``[num_actions]``: each action's proven value
+            (from the root player's point of view), or None where unproven or
+            untried (all None without the solver).
     """
 
     actions: tuple
@@ -75,6 +90,22 @@ class SearchSummary(NamedTuple):
     player: Hashable
     priors: tuple[float, ...]
     visit_distribution: tuple[float, ...]
+    iterations: int
+    elapsed: float
+    nodes: int
+    stop_reason: str
+    reused_visits: int
+    proven_value: float | None
+    proven: tuple
+
+
+class _SearchRecord(NamedTuple):
+    """What the planner keeps of its last search, for :meth:`MCTS.summary`."""
+
+    iterations: int
+    elapsed: float
+    stop_reason: str
+    reused_visits: int
 
 
 class MCTS(Generic[StateT]):
@@ -86,7 +117,7 @@ class MCTS(Generic[StateT]):
         action = planner(state)          # planner.search(state); planner.best_action()
         root = planner.tree[0]           # Node: state, player, visits, value, children...
 
-    Each search builds a new tree. The planner owns one ``random.Random``
+    Each search builds a new tree (unless ``reuse_tree``). The planner owns one ``random.Random``
     seeded with ``seed``, used by rollouts only; a new planner with the same
     seed, model and state builds the same tree, whatever the program does
     with ``random`` or numpy's global state. Later searches continue the
@@ -95,7 +126,15 @@ class MCTS(Generic[StateT]):
     Guided search (``docs/search.md``, "Guided search"): ``evaluator``,
     ``selection="puct"``, ``max_depth`` and ``root_noise`` run the general
     loop of :mod:`mcts_agent.general_loop`; with all of them off the plain
-    UCT loop runs (the same trees either way).
+    UCT loop runs (the same trees either way). ``solve`` runs the general
+    loop too; budgets and ``reuse_tree`` work with either loop.
+
+    Anytime and exact (``docs/search.md``, "Budgets", "Tree reuse",
+    "Solver"): ``iterations`` and/or ``time_limit`` bound a search (whichever
+    comes first, after at least one iteration; :mod:`mcts_agent.budgets`),
+    ``max_nodes`` caps the tree, ``reuse_tree`` continues the subtree of the
+    previous tree whose state is the new root's (:mod:`mcts_agent.reuse`),
+    and ``solve`` proves game values (MCTS-Solver, :mod:`mcts_agent.solver`).
 
     Synonyms: ``iterations`` is mctx's ``num_simulations``; ``exploration`` is
     OpenSpiel's ``uct_c`` (and PUCT's c, AlphaZero's ``c_puct``); ``visits``
@@ -107,7 +146,7 @@ class MCTS(Generic[StateT]):
             also has ``rollout(state, rng, limit, gamma)`` and no
             ``rollout_policy`` is given, that fused rollout is used.
         iterations: int >= 1, selection-expansion-simulation-backup passes per
-            search.
+            search, or None (then ``time_limit`` must be given).
         exploration: c >= 0 of UCB1, ``Q + c * sqrt(ln N(parent) / N(child))``.
             sqrt(2) suits returns in [0, 1]; scale it by the range of the
             returns (2 * sqrt(2) for tic-tac-toe's [-1, 1]).
@@ -136,11 +175,35 @@ class MCTS(Generic[StateT]):
             [0, 1], or None: Dirichlet(alpha) noise mixed into the root's
             priors once per search, drawn from the planner's generator
             (AlphaZero: ``(0.3, 0.25)`` for chess); PUCT only.
+        time_limit: float > 0, seconds a search may take on ``clock``, or None.
+            The search stops at the first iteration boundary after it (the
+            overshoot is about 1 ms, :data:`mcts_agent.budgets.CHUNK_SECONDS`);
+            only an iteration budget reproduces a tree for a given seed.
+            OpenSpiel's ``max_wall_clock_time``.
+        max_nodes: int >= 1, or None: the search stops before an iteration
+            when the tree holds that many nodes (a memory cap; OpenSpiel's
+            ``max_memory_mb`` in nodes).
+        reuse_tree: if True, a search first looks in the previous tree,
+            nearest the root first, for a node other than the root whose state
+            equals the new root's (``model.key(state)`` when the model has
+            ``key``, else ``==``), and continues that subtree, statistics kept
+            (Ludii's and OpenSpiel C++'s tree reuse); else a new tree.
+        solve: if True, the MCTS-Solver (Winands, Björnsson & Saito, 2008):
+            proven values are backed up, a proven child scores its proven
+            value in selection, and the search stops once the root is proven.
+        value_bounds: ``(lo, hi)`` with lo < hi, bounds on every node's value
+            (e.g. ``(-1, 1)`` for a win/loss game), or None: with the solver,
+            one child proven at ``hi`` proves its parent. Only with ``solve``.
+        clock: ``() -> float`` seconds, the clock ``time_limit`` and
+            ``elapsed`` read (:func:`time.perf_counter`; inject another to
+            test budgets without timing).
 
     Raises:
-        TypeError: if ``model`` lacks a method or an argument has the wrong type.
+        TypeError: if ``model`` lacks a method or an argument has the wrong
+            type, or neither ``iterations`` nor ``time_limit`` is given.
         ValueError: if an argument is out of range, ``selection`` is unknown,
-            or ``root_noise`` or ``unvisited_value`` is given with UCT.
+            ``root_noise`` or ``unvisited_value`` is given with UCT, or
+            ``value_bounds`` without ``solve``.
 
     :meth:`search` raises ``TypeError`` for a model that breaks the protocol and
     ``ValueError`` for NaN or infinite rewards, returns and value sums.
@@ -149,8 +212,14 @@ class MCTS(Generic[StateT]):
     def __init__(
         self,
         model: Model[StateT],
-        iterations: int,
+        iterations: int | None = None,
         *,
+        time_limit: float | None = None,
+        max_nodes: int | None = None,
+        reuse_tree: bool = False,
+        solve: bool = False,
+        value_bounds: tuple[float, float] | None = None,
+        clock: Callable[[], float] = time.perf_counter,
         exploration: float = math.sqrt(2),
         gamma: float = 1.0,
         rollout_limit: int = 1000,
@@ -169,7 +238,18 @@ class MCTS(Generic[StateT]):
                     f"player(state); {type(model).__name__} has no {method}()"
                 )
         self.model = model
-        self.iterations = require_int("iterations", iterations, 1)
+        budget = budgets.Budget.checked(iterations, time_limit, max_nodes)
+        self.iterations, self.time_limit, self.max_nodes = budget
+        if not callable(clock):
+            raise TypeError(f"clock must be a callable () -> seconds, got {clock!r}")
+        self.clock = clock
+        if not isinstance(reuse_tree, bool):
+            raise TypeError(f"reuse_tree must be a bool, got {reuse_tree!r}")
+        self.reuse_tree = reuse_tree
+        if not isinstance(solve, bool):
+            raise TypeError(f"solve must be a bool, got {solve!r}")
+        self.solve = solve
+        self.value_bounds = solver.checked_value_bounds(value_bounds, solve)
         self.exploration = require_float("exploration", exploration, 0.0)
         self.gamma = require_float("gamma", gamma, 0.0, 1.0)
         self.rollout_limit = require_int("rollout_limit", rollout_limit, 0)
@@ -206,8 +286,10 @@ class MCTS(Generic[StateT]):
             or selection != "uct"
             or max_depth is not None
             or root_noise is not None
+            or solve
         )
         self._tree: Tree | None = None
+        self._record: _SearchRecord | None = None
 
     # ------------------------------------------------------------------ API
 
@@ -227,8 +309,17 @@ class MCTS(Generic[StateT]):
             raise RuntimeError("no search has run yet: call planner.search(state) first")
         return self._tree
 
-    def search(self, state: StateT) -> Node:
-        """Runs ``iterations`` iterations from ``state`` in a new tree.
+    def search(
+        self, state: StateT, *, iterations: int | None = None, time_limit: float | None = None
+    ) -> Node:
+        """Searches from ``state`` until the budget is spent (``docs/search.md``, "Budgets").
+
+        The budget is the planner's (``iterations``, ``time_limit``,
+        ``max_nodes``) unless this call gives ``iterations`` and/or
+        ``time_limit``: then those two are this call's (the one not given is
+        not set), with the planner's ``max_nodes``. With ``reuse_tree`` the
+        search continues the previous tree's subtree at ``state`` if it finds
+        one, else it starts a new tree.
 
         ``state`` is never changed. If the search fails (the model raises, or
         breaks the protocol as below), the exception propagates with a note
@@ -243,9 +334,11 @@ class MCTS(Generic[StateT]):
 
         Args:
             state: the model state to plan from; it must have a legal action.
+            iterations: int >= 1, this call's iteration budget, or None.
+            time_limit: float > 0, this call's seconds, or None.
 
         Returns:
-            The root :class:`Node` of the new tree.
+            The root :class:`Node` of the tree.
 
         Raises:
             ValueError: if ``state`` has no legal actions (the game is over); if
@@ -255,7 +348,8 @@ class MCTS(Generic[StateT]):
                 backed-up return or a value sum W overflows the float range
                 (names the state and action of the node, and W): rewards of
                 ``|r|`` near 1e308 cannot be summed; if the evaluator (general
-                loop) returns a non-finite value or bad priors.
+                loop) returns a non-finite value or bad priors; if this call's
+                budget is out of range.
             TypeError: if the model breaks the protocol of ``docs/search.md``: its
                 ``actions`` returns no sequence (an iterator, a generator, a set,
                 a dict, a str or a numpy array; a tuple, list or range is
@@ -265,8 +359,16 @@ class MCTS(Generic[StateT]):
                 ``rollout`` returns no real number. The message names the method,
                 what it returned and what was expected.
                 Also if the evaluator returns something else than an
-                ``Evaluation(value, priors)`` of real numbers.
+                ``Evaluation(value, priors)`` of real numbers; if
+                ``reuse_tree`` compares states whose ``==`` is not a bool (give
+                the model a ``key``).
         """
+        clock = self.clock
+        start = clock()
+        if iterations is None and time_limit is None:
+            budget = budgets.Budget(self.iterations, self.time_limit, self.max_nodes)
+        else:
+            budget = budgets.Budget.checked(iterations, time_limit, self.max_nodes)
         model = self.model
         root_actions = checked_actions(model.actions(state), state)
         if not root_actions:
@@ -275,12 +377,38 @@ class MCTS(Generic[StateT]):
                 f"got state {describe(state)}"
             )
         try:
+            tree = None
+            if self.reuse_tree and self._tree is not None:
+                tree = reuse.subtree_at(self._tree, state, getattr(model, "key", None))
+                if tree is not None and self._general:
+                    general_loop.renew_root(self, tree)
+            reused_visits = 0 if tree is None else tree.visits[ROOT]
             if self._general:
-                tree: Tree = general_loop.new_tree(self, state, root_actions)
-                general_loop.run(self, tree)
+                if tree is None:
+                    tree = general_loop.new_tree(self, state, root_actions)
+                grown = tree
+
+                def loop(n: int) -> int:
+                    return general_loop.run(self, grown, n)
+
+                def solved() -> bool:
+                    return grown.proven_values[ROOT] is not None
+
             else:
-                tree = Tree(state, checked_player(model.player(state), state), root_actions)
-                self._run(tree)
+                if tree is None:
+                    tree = Tree(state, checked_player(model.player(state), state), root_actions)
+                grown = tree
+
+                def loop(n: int) -> int:
+                    self._run(grown, n)
+                    return n
+
+                def solved() -> bool:
+                    return False
+
+            done, stop_reason = budgets.run(loop, grown.__len__, solved, budget, clock, start)
+            if not math.isfinite(sum(tree.value_sums)):  # a W is NaN or infinite (or only the sum)
+                _check_value_sums(tree)
         except Exception as error:
             if hasattr(error, "add_note"):  # Python >= 3.11
                 error.add_note(
@@ -290,17 +418,25 @@ class MCTS(Generic[StateT]):
                 )
             raise
         self._tree = tree
+        self._record = _SearchRecord(done, clock() - start, stop_reason, reused_visits)
         return tree[ROOT]
 
     def best_action(self) -> Any:
-        """Returns the root's robust child: most visits, then higher value, then first.
+        """Returns the move to play: the root's robust child (most visits, then value, then first).
 
-        Browne et al. (2012), §5.4 ("robust child").
+        Browne et al. (2012), §5.4 ("robust child"). With ``solve``, the
+        solver's rule (``docs/search.md``, "Solver"): if the root is proven,
+        the child of highest proven value (ties: most visits, then first);
+        otherwise the robust child among the children not proven worse than
+        another proven child and (with ``value_bounds``) not proven at ``lo``
+        unless all are.
 
         Raises:
             RuntimeError: if no search has run yet.
         """
         tree = self.tree
+        if self.solve:
+            return tree.actions[ROOT][solver.best_child_index(tree, self.value_bounds)]
         children = tree[ROOT].children  # one per action, in the model's order
         visits = tree.visits
         values = tree.values
@@ -316,19 +452,25 @@ class MCTS(Generic[StateT]):
         return tree.actions[ROOT][best_index]
 
     def summary(self) -> SearchSummary:
-        """Returns the root's per-action visits and values after a search.
+        """Returns the root's per-action visits and values, and the search's figures.
 
         Raises:
             RuntimeError: if no search has run yet.
         """
         tree = self.tree
+        record = self._record
         children = tree[ROOT].children
         visit_counts = tuple(tree.visits[c] if c != UNVISITED else 0 for c in children)
         total = sum(visit_counts)
         if isinstance(tree, GuidedTree):
             priors = tree.priors[ROOT]
+            proven_values = tree.proven_values
+            proven = tuple(proven_values[c] if c != UNVISITED else None for c in children)
+            proven_value = proven_values[ROOT]
         else:
             priors = uniform_priors(len(children))
+            proven = (None,) * len(children)
+            proven_value = None
         return SearchSummary(
             actions=tree.actions[ROOT],
             visit_counts=visit_counts,
@@ -337,6 +479,13 @@ class MCTS(Generic[StateT]):
             player=tree.players[ROOT],
             priors=priors,
             visit_distribution=tuple(n / total for n in visit_counts),
+            iterations=record.iterations,
+            elapsed=record.elapsed,
+            nodes=len(tree),
+            stop_reason=record.stop_reason,
+            reused_visits=record.reused_visits,
+            proven_value=proven_value,
+            proven=proven,
         )
 
     def sample_action(self, temperature: float) -> Any:
@@ -367,8 +516,12 @@ class MCTS(Generic[StateT]):
 
     # ------------------------------------------------------------ the loop
 
-    def _run(self, tree: Tree) -> None:
-        """The inner loop: ``docs/search.md``'s four steps, written for speed (profiled).
+    def _run(self, tree: Tree, iterations: int) -> None:
+        """The inner loop: ``iterations`` of ``docs/search.md``'s four steps, written for speed.
+
+        It continues ``tree`` (a new one, or one it grew before: the budget
+        driver, :func:`mcts_agent.budgets.run`, calls it chunk by chunk) and the
+        planner's generator; the caller checks the value sums once at the end.
 
         Readable version of one iteration (the code below does exactly this,
         with the tree's lists bound to locals; an iteration allocates only the
@@ -389,7 +542,7 @@ class MCTS(Generic[StateT]):
                 N(node) += 1; W(node) += G
             check G (finite: else the new reward, the rollout's return or the backup was not)
             N(root) += 1
-        check every W (finite)
+        (the caller then checks every W: finite)
 
         Checks (see :meth:`search`), written so that a model answering with the
         common types (float rewards, bool flags, tuples of actions, int players)
@@ -398,7 +551,7 @@ class MCTS(Generic[StateT]):
         one test of the last G catches a NaN or infinite reward of the new node,
         rollout return, or overflow anywhere in the backup (the slow path tells
         which). A W that overflows while every G is finite is found after the
-        loop by one ``sum(value_sums)`` (not finite if any W is); meanwhile,
+        search by one ``sum(value_sums)`` (not finite if any W is); meanwhile,
         selection's first comparison always picks the first child, so a -inf or
         NaN value never makes it leave the tree. The slow paths are the
         ``checked_*`` functions of ``mcts_agent._validation``.
@@ -444,7 +597,7 @@ class MCTS(Generic[StateT]):
 
         path: list[int] = []
         path_append = path.append
-        for _ in range(self.iterations):
+        for _ in range(iterations):
             node = ROOT
             path.clear()
             # 1. Selection: descend while the node is not terminal and fully expanded.
@@ -536,9 +689,6 @@ class MCTS(Generic[StateT]):
                 checked_return(rollout_g, states[path[-1]])
                 raise
             visits[ROOT] += 1
-        total = sum(value_sums)
-        if not isfinite(total):  # a W is NaN or infinite (or, harmlessly, only their sum is)
-            _check_value_sums(tree)
 
     def _rollouts(
         self,

@@ -9,7 +9,8 @@ sequence of :class:`Node` records, root first.
 Value convention (negamax, ``docs/search.md``): every node's value is from the point
 of view of the player who moved into it, so the player to move at a node
 simply prefers the child of highest value. The root has no mover; its
-``value_sum`` stays 0.
+``value_sum`` stays 0 (a root kept from a previous tree by ``reuse_tree``
+keeps the W it had as a child, unused).
 """
 
 from __future__ import annotations
@@ -45,6 +46,10 @@ class Node(NamedTuple):
         value_sum: float, W, the sum of the returns backed up through the node,
             from the point of view of the player who moved into it.
         value: float, Q = W / N (0.0 while N = 0).
+        proven_value: float or None: the solver's proven value of the node
+            (``MCTS(solve=True)``), from the point of view of the player who
+            moved into it (the root's: from its player to move's, the best
+            child's); None while unproven, and always without the solver.
     """
 
     state: Any
@@ -56,6 +61,7 @@ class Node(NamedTuple):
     visits: int
     value_sum: float
     value: float
+    proven_value: float | None
 
 
 TERMINAL = -1
@@ -153,7 +159,12 @@ class Tree(Sequence[Node]):
             visits=self.visits[index],
             value_sum=self.value_sums[index],
             value=self.values[index],
+            proven_value=self._proven_value(index),
         )
+
+    def _proven_value(self, index: int) -> float | None:
+        """The node's proven value: None in a plain tree (the solver runs the general loop)."""
+        return None
 
     def children_by_action(self, index: int) -> tuple[int, ...]:
         """Returns node ``index``'s child per action (model's order), ``UNVISITED`` if untried."""
@@ -185,15 +196,24 @@ class GuidedTree(Tree):
     * ``expansion_orders[i]``: the order in which PUCT tries the node's actions
       (:func:`mcts_agent.selection.expansion_order`); None until the node is
       first selected from.
+    * ``proven_values[i]``: the solver's proven value (see :class:`Node`), or
+      None (unproven, or no solver).
 
     Attributes:
         action_indices: per-node int, the index in the parent's ``actions`` of
             the action that made the node (-1 for the root).
-        priors, scaled_priors, leaf_values, expansion_orders: per-node fields
-            (see above).
+        priors, scaled_priors, leaf_values, expansion_orders, proven_values:
+            per-node fields (see above).
     """
 
-    __slots__ = ("action_indices", "priors", "scaled_priors", "leaf_values", "expansion_orders")
+    __slots__ = (
+        "action_indices",
+        "priors",
+        "scaled_priors",
+        "leaf_values",
+        "expansion_orders",
+        "proven_values",
+    )
 
     def __init__(
         self, state: Any, player: Hashable, actions: tuple, priors: tuple, leaf_value: float | None
@@ -213,6 +233,10 @@ class GuidedTree(Tree):
         self.scaled_priors: list[float] = [0.0]
         self.leaf_values: list[float | None] = [leaf_value]
         self.expansion_orders: list[Sequence[int] | None] = [None]
+        self.proven_values: list[float | None] = [None]
+
+    def _proven_value(self, index: int) -> float | None:
+        return self.proven_values[index]
 
     def children_by_action(self, index: int) -> tuple[int, ...]:
         """Returns node ``index``'s child per action (model's order), ``UNVISITED`` if untried."""

@@ -219,7 +219,7 @@ def test_ctrl_c_in_play_exits_130_with_one_line(capsys):
 def test_every_command_has_a_description_and_every_option_its_default(monkeypatch, capsys):
     parser = build_parser()
     (commands,) = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
-    assert sorted(commands.choices) == ["evaluate", "play", "search"]
+    assert sorted(commands.choices) == ["evaluate", "plan", "play", "search", "tournament"]
     for name, command in commands.choices.items():
         assert command.description, name
         for action in command._actions:
@@ -247,12 +247,33 @@ def test_parse_exploration():
 @pytest.mark.parametrize(
     "argv, message",
     [
-        (["evaluate", "--game", "chess"], "invalid choice: 'chess' (choose from 'tictactoe', "),
-        (["evaluate", "--opponent", "alphazero"], "(choose from 'random', 'perfect', 'minimax')"),
+        (
+            ["evaluate", "--game", "chess"],
+            "argument --game: unknown game 'chess': neither one of our models (tictactoe, ",
+        ),
+        (
+            ["evaluate", "--opponent", "alphazero"],
+            "argument --opponent: agent spec 'alphazero': unknown agent 'alphazero'; valid "
+            "agents: random, perfect, minimax, mcts",
+        ),
         (
             ["evaluate", "--game", "connect_four", "--opponent", "perfect"],
-            "'perfect' needs a game small enough",
+            "argument --opponent: agent spec 'perfect': perfect play needs a game small enough",
         ),
+        (
+            ["evaluate", "--game", "classic/rps-v2"],
+            "argument --game: mcts_agent plans deterministic games of perfect information only",
+        ),
+        (["tournament"], "the following arguments are required: --agents"),
+        (["tournament", "--agents", "random"], "--agents: a tournament needs two agents or more"),
+        (["tournament", "--agents", "random", "perfect", "--games", "3"], "expected an even"),
+        (["tournament", "--agents", "random", "mcts:iterations=-1"], "iterations must be >= 1"),
+        (
+            ["tournament", "--agents", "random", "perfect", "minimax", "--sprt", "0,10"],
+            "argument --sprt: a test of two agents, got 3",
+        ),
+        (["tournament", "--agents", "random", "perfect", "--sprt", "10,0"], "elo0 < elo1"),
+        (["tournament", "--agents", "random", "perfect", "--anchor", "x"], "'x' is not one of"),
         (["evaluate", "--games", str(MAX_GAMES + 1)], "expected an int in [1, 100000], got 100001"),
         (["evaluate", "--games", str(10**12)], "expected an int in [1, 100000], got 1000000000000"),
         (["evaluate", "--iterations", "0"], "expected an int >= 1, got 0"),
@@ -674,3 +695,55 @@ def test_a_failed_final_write_leaves_the_old_file_and_keeps_the_games(
     assert (tmp_path / "r.json").read_text() == "the previous run's results"
     assert len(read_log(tmp_path / "r.jsonl")) == 24
     assert sorted(p.name for p in tmp_path.iterdir()) == ["r.json", "r.jsonl"]
+
+
+def test_search_solves_a_position_and_says_why_it_stopped(capsys):
+    assert main(["search", "--board", "X.O.O...X", "--solve", "--iterations", "20000"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[3] == "X to move; 20000 iterations, c = 2.83, seed 0"
+    assert re.fullmatch(
+        r"\d+ iterations in [\d.]+ s, \d+ nodes, stopped on solved; proven value \+1", lines[-2]
+    )
+    assert lines[-1] == "move played: 6"  # the block that forks, proven a win
+
+
+def test_search_with_a_time_limit_alone(capsys):
+    assert main(["search", "--time-limit", "0.05"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[3] == "X to move; 0.05 s, c = 2.83, seed 0"
+    assert lines[-2].endswith("stopped on time_limit")
+
+
+def test_play_reuses_the_tree_from_move_to_move(capsys):
+    inputs = "".join(f"{c}\n" for c in range(9)) * 3  # the person plays the lowest free cell
+    main(["play", "--iterations", "500", "--reuse-tree"], stdin=io.StringIO(inputs))
+    moves = re.findall(r"MCTS plays \d \((.*)\)", capsys.readouterr().out)
+    assert len(moves) >= 2
+    assert "reused" not in moves[0]  # the first search starts a tree
+    for report in moves[1:]:  # the position after the person's reply was in the last tree
+        reused = int(re.search(r"(\d+) visits reused", report).group(1))
+        of = int(re.search(r"of (\d+) visits", report).group(1))
+        assert 0 < reused and of == reused - 1 + 500  # the root's children: old N - 1 + new
+
+
+def test_evaluate_sweeps_any_option_given_with_option(capsys):
+    argv = [*EVALUATE[:6], "--iterations", "5", "--games", "1", "--workers", "1", "--no-progress"]
+    assert main([*argv, "--option", "gamma=0.5,1.0", "--option", "max_depth=2"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert "max_depth = 2" in lines[0]
+    assert lines[2].split()[:3] == ["opponent", "gamma", "iterations"]
+    assert [line.split()[:3] for line in lines[3:7]] == [
+        ["random", "0.5", "5"],
+        ["random", "1.0", "5"],
+        ["perfect", "0.5", "5"],
+        ["perfect", "1.0", "5"],
+    ]
+    for option, message in [
+        ("gama=1", "unknown MCTS option 'gama'"),
+        ("gamma=2", "gamma must be"),
+        ("iterations=3", "sweep iterations with --iterations"),
+        ("gamma", "expected name=value,value,..."),
+    ]:
+        with pytest.raises(SystemExit):
+            main([*argv, "--option", option])
+        assert message in capsys.readouterr().err

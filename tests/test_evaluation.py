@@ -460,7 +460,7 @@ def test_pettingzoo_connect_four_with_minimax_and_random_players():
 def test_make_game_names():
     for name in GAME_NAMES:
         assert make_game(name).name == name
-    with pytest.raises(ValueError, match="valid games: tictactoe, connect_four"):
+    with pytest.raises(ValueError, match=r"unknown game 'chess': neither one of our models "):
         make_game("chess")
 
 
@@ -544,3 +544,37 @@ def test_the_tic_tac_toe_example_runs_with_few_games():
     assert [line.split()[:2] for line in lines[header + 1 : header + 9]] == [
         [opponent, str(n)] for opponent in ("random", "perfect") for n in (10, 100, 1000, 5000)
     ]
+
+
+def test_sweep_over_any_option_one_match_per_combination(tmp_path):
+    result = sweep(
+        TTT,
+        [RandomPlayer()],
+        [5, 10],
+        options={"gamma": [0.9, 1.0], "selection": ["uct", "puct"]},
+        games_per_seat=1,
+        workers=1,
+    )
+    combos = [
+        (m.spec.agent.options["gamma"], m.spec.agent.options["selection"]) for m in result.matches
+    ]
+    iterations = [m.spec.agent.iterations for m in result.matches]
+    assert (
+        combos
+        == [(0.9, "uct")] * 2 + [(0.9, "puct")] * 2 + [(1.0, "uct")] * 2 + [(1.0, "puct")] * 2
+    )
+    assert iterations == [5, 10] * 4
+    assert result.swept_options() == ["gamma", "selection"]
+    lines = result.table().splitlines()
+    assert lines[2].split()[:4] == ["opponent", "gamma", "selection", "iterations"]
+    assert [line.split()[1:4] for line in lines[3:5]] == [["0.9", "uct", "5"], ["0.9", "uct", "10"]]
+    assert {(r["gamma"], r["selection"]) for r in result.rows()} == set(combos)
+    result.save_csv(tmp_path / "s.csv")
+    header = (tmp_path / "s.csv").read_text().splitlines()[0].split(",")
+    assert header[-2:] == ["gamma", "selection"]
+    # A player of a swept match is the same as one made directly.
+    assert result.matches[3].spec.agent == MCTSPlayer(10, gamma=0.9, selection="puct")
+    with pytest.raises(TypeError, match="unknown MCTS option 'gama'"):
+        sweep(TTT, [RandomPlayer()], [5], options={"gama": [1.0]})
+    with pytest.raises(ValueError, match="sweep it with its own argument"):
+        sweep(TTT, [RandomPlayer()], [5], options={"iterations": [1]})

@@ -413,7 +413,7 @@ def test_with_every_option_off_the_general_loop_builds_the_plain_tree(
     assert not plain._general
     assert nested(general.tree) == nested(plain.tree)  # every N and W, exactly
     assert general.best_action() == plain.best_action()
-    assert general.summary() == plain.summary()
+    assert general.summary()._replace(elapsed=0.0) == plain.summary()._replace(elapsed=0.0)
     assert general.rng.getstate() == plain.rng.getstate()
 
 

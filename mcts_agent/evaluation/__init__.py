@@ -14,6 +14,14 @@ One module per concept, every public name re-exported here:
 * :mod:`~mcts_agent.evaluation.runner`: seeding and the backends that play the games
   (:func:`game_seeds`, :func:`run_matches`, :func:`play_match`, :func:`sweep`,
   :func:`check_ray_address`; :class:`WorkerDiedWarning`, :class:`WorkerDiedError`).
+* :mod:`~mcts_agent.evaluation.specs`: games and agents written as text
+  (:func:`make_player`, :func:`parse_spec`: ``mcts:iterations=400,selection=puct``).
+* :mod:`~mcts_agent.evaluation.ratings`: Elo from a Bradley-Terry fit with
+  profile-likelihood intervals (:func:`fit_ratings`), score intervals.
+* :mod:`~mcts_agent.evaluation.tournament`: round robins and their ratings
+  (:func:`tournament`, :class:`TournamentResult`).
+* :mod:`~mcts_agent.evaluation.sprt`: matches stopped by the sequential
+  probability ratio test (:class:`SPRT`, :func:`sprt_match`).
 
 Example::
 
@@ -27,7 +35,14 @@ Example::
 
 from __future__ import annotations
 
-from mcts_agent.evaluation.games import GAME_NAMES, Game, ModelGame, PettingZooGame, make_game
+from mcts_agent.evaluation.games import (
+    GAME_NAMES,
+    MODEL_GAMES,
+    Game,
+    ModelGame,
+    PettingZooGame,
+    make_game,
+)
 from mcts_agent.evaluation.match_spec import SEATS as SEATS
 from mcts_agent.evaluation.match_spec import MatchSpec
 from mcts_agent.evaluation.match_spec import Seats as Seats
@@ -39,6 +54,7 @@ from mcts_agent.evaluation.players import (
     Player,
     RandomPlayer,
 )
+from mcts_agent.evaluation.ratings import PairScore, Rating, fit_ratings, score_interval
 from mcts_agent.evaluation.results import (
     GameLog,
     GameRecord,
@@ -56,12 +72,17 @@ from mcts_agent.evaluation.runner import (
     check_ray_address,
     game_seeds,
     play_match,
+    ray_session,
     run_matches,
     sweep,
 )
 from mcts_agent.evaluation.runner import Backend as Backend
+from mcts_agent.evaluation.specs import AGENT_KINDS, make_player, parse_spec, parse_sweep
+from mcts_agent.evaluation.sprt import SPRT, SPRTResult, sprt_match
+from mcts_agent.evaluation.tournament import TournamentResult, round_robin, tournament
 
 __all__ = [
+    "AGENT_KINDS",
     "BACKENDS",
     "DEFAULT_EXPLORATION",
     "GAME_NAMES",
@@ -71,23 +92,38 @@ __all__ = [
     "MCTSPlayer",
     "MatchResult",
     "MatchSpec",
+    "MODEL_GAMES",
     "MinimaxPlayer",
     "ModelGame",
+    "PairScore",
     "PerfectPlayer",
     "PettingZooGame",
     "Player",
     "RAY_CONNECT_TIMEOUT",
     "REPORT_EVERY",
     "RandomPlayer",
+    "Rating",
+    "SPRT",
+    "SPRTResult",
     "SweepResult",
     "Tally",
+    "TournamentResult",
     "WorkerDiedError",
     "WorkerDiedWarning",
     "check_ray_address",
+    "fit_ratings",
     "game_seeds",
     "make_game",
+    "make_player",
+    "parse_spec",
+    "parse_sweep",
     "play_match",
+    "ray_session",
+    "round_robin",
     "run_matches",
+    "score_interval",
+    "sprt_match",
     "sweep",
+    "tournament",
     "write_atomically",
 ]

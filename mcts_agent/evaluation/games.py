@@ -15,9 +15,11 @@ from typing import Any
 import numpy as np
 
 from mcts_agent.evaluation.players import MCTSPlayer, Player, RandomPlayer
+from mcts_agent.evaluation.specs import format_options, parse_spec
+from mcts_agent.evaluator import Evaluator
 from mcts_agent.model import Model
 
-__all__ = ["GAME_NAMES", "Game", "ModelGame", "PettingZooGame", "make_game"]
+__all__ = ["GAME_NAMES", "MODEL_GAMES", "Game", "ModelGame", "PettingZooGame", "make_game"]
 
 
 def _seat_returns(returns: dict[Hashable, float], seat_of: dict[Hashable, int]) -> tuple:
@@ -44,6 +46,8 @@ class ModelGame:
         seat_names: names of seat 0 and seat 1 (e.g. ``("X", "O")``).
         solvable: True if :class:`PerfectPlayer` may play it (small enough to
             solve exhaustively).
+        evaluators: ``(name, evaluator)`` pairs: the game's own evaluators
+            ``(state, actions) -> Evaluation`` (see :class:`PettingZooGame`).
     """
 
     model: Model
@@ -51,6 +55,7 @@ class ModelGame:
     name: str
     seat_names: tuple[str, str] = ("first", "second")
     solvable: bool = False
+    evaluators: tuple[tuple[str, Evaluator], ...] = ()
 
     def play(
         self, players: tuple[Player, Player], seeds: tuple[int, int], game_seed: int
@@ -104,7 +109,8 @@ class ModelGame:
 class PettingZooGame:
     """Games played in a real PettingZoo AEC env loop.
 
-    Each game makes the env with ``pettingzoo.make("aec", env_id)``, calls
+    Each game makes the env with ``pettingzoo.make("aec", env_id,
+    **env_options)``, calls
     ``reset(seed=game_seed)`` and runs ``agent_iter()`` / ``last()`` /
     ``step()``; seat ``k`` is ``env.possible_agents[k]``, and a seat's return is
     the sum of the rewards ``last()`` gives its agent. An :class:`MCTSPlayer`
@@ -112,28 +118,71 @@ class PettingZooGame:
     :class:`RandomPlayer` picks from the observation's ``action_mask`` with its
     own seeded generator, and any other player (perfect, minimax, a user's
     factory) plays on ``model`` from ``state_of(env)``, its action converted
-    by ``to_env_action``.
+    by ``to_env_action``; without a ``model`` (any env but tic-tac-toe and
+    connect four), on a :class:`~mcts_agent.adapters.PettingZooModel` of the
+    game's env, made for each such player at the start of each game.
 
     Attributes:
         env_id: a PettingZoo registry id such as ``"classic/tictactoe-v3"``.
-        model: the model that model-based players plan on.
-        state_of: picklable ``env -> state of model`` (reads, never changes, the env).
-        to_env_action: picklable ``model action -> env action``.
+        model: the model that model-based players plan on, or None for the adapter's.
+        state_of: picklable ``env -> state of model`` (reads, never changes,
+            the env); None with ``model`` None.
+        to_env_action: picklable ``model action -> env action``; None with
+            ``model`` None.
         seat_names: names of seat 0 and seat 1.
         solvable: True if :class:`PerfectPlayer` may play it.
+        env_options: ``(name, value)`` pairs passed to ``pettingzoo.make``
+            (e.g. ``(("board_size", 9),)`` for go).
+        evaluators: ``(name, evaluator)`` pairs: the game's own evaluators
+            ``(state, actions) -> Evaluation`` of ``model``'s states, which
+            agent specs name (``mcts:evaluator=heuristic``) and minimax uses
+            at its depth limit.
     """
 
     env_id: str
-    model: Model
-    state_of: Callable[[Any], Any]
-    to_env_action: Callable[[Any], Any]
+    model: Model | None = None
+    state_of: Callable[[Any], Any] | None = None
+    to_env_action: Callable[[Any], Any] | None = None
     seat_names: tuple[str, str] = ("first", "second")
     solvable: bool = False
+    env_options: tuple[tuple[str, Any], ...] = ()
+    evaluators: tuple[tuple[str, Evaluator], ...] = ()
 
     @property
     def name(self) -> str:
-        """The env id (the game's name in results and tables)."""
-        return self.env_id
+        """The game's id as :func:`make_game` reads it (``env_id``, then ``:options``)."""
+        return self.env_id + format_options(self.env_options)
+
+    def check(self) -> None:
+        """Makes and resets the env, and the model the adapter would plan on: before any game.
+
+        For a game without a ``model``, builds a
+        :class:`~mcts_agent.adapters.PettingZooModel` of the reset env, so the
+        games the adapter refuses (hidden information, chance, non-``Discrete``
+        actions, a clone that is not exact, rewards that are not two-player
+        zero-sum) are refused here, with the adapter's error.
+
+        Raises:
+            ImportError: as :meth:`make_env`.
+            TypeError, ValueError: if the env cannot be made with ``env_options``
+                (an unknown option), has other than two agents, or the adapter
+                refuses it.
+        """
+        env = self.make_env()
+        try:
+            env.reset(seed=0)
+            agents = list(env.possible_agents)
+            if len(agents) != 2:
+                raise ValueError(
+                    f"the arena plays two-player games; {self.name} has {len(agents)} agents "
+                    f"{agents}"
+                )
+            if self.model is None:
+                from mcts_agent.adapters.pettingzoo import PettingZooModel
+
+                PettingZooModel(env)
+        finally:
+            env.close()
 
     def make_env(self) -> Any:
         """Returns a new AEC env of ``env_id``.
@@ -142,6 +191,8 @@ class PettingZooGame:
             ImportError: if PettingZoo or the env's own dependencies (pygame for
                 the classic envs) are not installed; the message says what to
                 install (``pip install 'mcts-agent[classic]'`` for ``classic/``).
+            ValueError: if no env is registered under ``env_id``, or its
+                constructor refuses ``env_options``.
         """
         namespace = self.env_id.partition("/")[0]
         extra = "mcts-agent[classic]" if namespace == "classic" else f"pettingzoo[{namespace}]"
@@ -158,23 +209,31 @@ class PettingZooGame:
             from pettingzoo.env_registry.exceptions import FailedToImport
         except ImportError as error:
             raise missing(error) from error
+        from pettingzoo.env_registry.exceptions import PettingZooRegistryError
+
         try:
-            return pettingzoo.make("aec", self.env_id)
+            return pettingzoo.make("aec", self.env_id, **dict(self.env_options))
         except (ImportError, FailedToImport) as error:
             raise missing(error) from error
+        except PettingZooRegistryError as error:
+            found = str(error).split(". Available environments")[0]  # not the whole registry
+            raise ValueError(
+                f"unknown game {self.env_id!r}: neither one of our models "
+                f"({', '.join(MODEL_GAMES)}) nor a PettingZoo env ({found})"
+            ) from error
+        except TypeError as error:  # the env's constructor refused an option
+            raise ValueError(f"{self.name}: {error}") from error
 
-    def env_policy(self, player: Player, seed: int) -> Callable[[Any], Any]:
-        """Returns ``policy(env) -> env action`` for ``player`` seeded with ``seed``."""
+    def env_policy(self, player: Player, seed: int, env: Any) -> Callable[[Any], Any]:
+        """Returns ``policy(env) -> env action`` for ``player`` seeded with ``seed``.
+
+        ``env`` is the game's env, reset: a game without a ``model`` gives
+        model-based players a :class:`~mcts_agent.adapters.PettingZooModel` of it.
+        """
         if isinstance(player, MCTSPlayer):
             from mcts_agent.agent import MCTSAgent
 
-            agent = MCTSAgent(
-                player.iterations,
-                exploration=player.exploration,
-                rollout_limit=player.rollout_limit,
-                seed=seed,
-            )
-            return agent.act
+            return MCTSAgent(seed=seed, **player.options).act
         if isinstance(player, RandomPlayer):
             rng = np.random.default_rng(seed)
 
@@ -183,9 +242,14 @@ class PettingZooGame:
                 return int(rng.choice(np.flatnonzero(mask)))
 
             return random_move
-        policy = player(self.model, seed)
-        state_of = self.state_of
-        to_env_action = self.to_env_action
+        if self.model is None:
+            from mcts_agent.adapters.pettingzoo import PettingZooModel
+
+            model = PettingZooModel(env)
+            state_of, to_env_action = model.state_of, model.to_env_action
+        else:
+            model, state_of, to_env_action = self.model, self.state_of, self.to_env_action
+        policy = player(model, seed)
 
         def model_move(env: Any) -> Any:
             return to_env_action(policy(state_of(env)))
@@ -208,7 +272,7 @@ class PettingZooGame:
             env.reset(seed=game_seed)
             seat_of = {agent: k for k, agent in enumerate(env.possible_agents)}
             policies = {
-                agent: self.env_policy(players[k], seeds[k]) for agent, k in seat_of.items()
+                agent: self.env_policy(players[k], seeds[k], env) for agent, k in seat_of.items()
             }
             returns: dict[Hashable, float] = {}
             moves = []
@@ -245,22 +309,39 @@ def _same_action(action: int) -> int:
     return int(action)
 
 
-GAME_NAMES = ("tictactoe", "connect_four", "classic/tictactoe-v3", "classic/connect_four-v3")
-"""The names :func:`make_game` (and the command line's ``--game``) accepts."""
+MODEL_GAMES = ("tictactoe", "connect_four")
+"""The games played on our own models (:func:`make_game` takes no options for them)."""
+
+GAME_NAMES = (*MODEL_GAMES, "classic/tictactoe-v3", "classic/connect_four-v3")
+"""The games named in help texts; :func:`make_game` also takes any PettingZoo AEC env id."""
 
 
 def make_game(name: str) -> Game:
-    """Returns the named game.
+    """Returns the game named ``name``: one of our models, or any PettingZoo AEC env by id.
 
     ``tictactoe`` and ``connect_four`` are played on our fast models
     (:mod:`mcts_agent.envs.tic_tac_toe`, :mod:`mcts_agent.envs.connect_four`);
     ``classic/tictactoe-v3`` and ``classic/connect_four-v3`` in PettingZoo's
-    envs, with model-based players planning on the same fast models.
+    envs, with model-based players planning on the same fast models. Any other
+    id of PettingZoo's registry (``classic/chess-v6``, a user's registered
+    env), with the env's constructor options after a colon
+    (``classic/go-v5:board_size=9,komi=5.5``, values read as Python literals,
+    see :func:`~mcts_agent.evaluation.specs.parse_spec`), is played in its env
+    loop, model-based players planning through
+    :class:`~mcts_agent.adapters.PettingZooModel`. Such a game is checked
+    here, before any game is played (:meth:`PettingZooGame.check`): what the
+    adapter refuses is refused now.
 
     Raises:
-        ValueError: if ``name`` is not one of :data:`GAME_NAMES`.
+        ValueError: if ``name`` is malformed, names no registered env, gives
+            options to one of our models or options the env refuses, or the
+            adapter refuses the game (hidden information, chance, more than
+            two agents...).
+        TypeError: as the adapter refuses the game (e.g. non-``Discrete`` actions).
+        ImportError: if PettingZoo or the env's dependencies are missing.
     """
-    if name in ("tictactoe", "classic/tictactoe-v3"):
+    env_id, options = parse_spec(name, what="game")
+    if env_id in ("tictactoe", "classic/tictactoe-v3") and not options:
         from mcts_agent.envs.tic_tac_toe import (
             EMPTY_BOARD,
             TicTacToeModel,
@@ -268,22 +349,34 @@ def make_game(name: str) -> Game:
             to_pettingzoo_action,
         )
 
-        if name == "tictactoe":
-            return ModelGame(TicTacToeModel(), EMPTY_BOARD, name, ("X", "O"), solvable=True)
+        if env_id == "tictactoe":
+            return ModelGame(TicTacToeModel(), EMPTY_BOARD, env_id, ("X", "O"), solvable=True)
         return PettingZooGame(
-            name,
+            env_id,
             TicTacToeModel(),
             state_from_pettingzoo,
             to_pettingzoo_action,
             ("X", "O"),
             solvable=True,
         )
-    if name in ("connect_four", "classic/connect_four-v3"):
-        from mcts_agent.envs.connect_four import EMPTY_BOARD, ConnectFourModel
+    if env_id in ("connect_four", "classic/connect_four-v3") and not options:
+        from mcts_agent.envs.connect_four import EMPTY_BOARD, ConnectFourModel, heuristic_evaluator
 
-        if name == "connect_four":
-            return ModelGame(ConnectFourModel(), EMPTY_BOARD, name, ("first", "second"))
+        evaluators = (("heuristic", heuristic_evaluator),)
+        if env_id == "connect_four":
+            return ModelGame(
+                ConnectFourModel(), EMPTY_BOARD, env_id, ("first", "second"), evaluators=evaluators
+            )
         return PettingZooGame(
-            name, ConnectFourModel(), _connect_four_env_state, _same_action, ("first", "second")
+            env_id,
+            ConnectFourModel(),
+            _connect_four_env_state,
+            _same_action,
+            ("first", "second"),
+            evaluators=evaluators,
         )
-    raise ValueError(f"unknown game {name!r}; valid games: {', '.join(GAME_NAMES)}")
+    if env_id in MODEL_GAMES:
+        raise ValueError(f"game {env_id!r} takes no options, got {name!r}")
+    game = PettingZooGame(env_id, env_options=tuple(options.items()))
+    game.check()
+    return game

@@ -54,6 +54,9 @@ class MatchSpec:
                     f"perfect play needs a game small enough to solve outright; {self.game.name} "
                     "is not: use a MinimaxPlayer (opponent 'minimax') instead"
                 )
+            check = getattr(player, "check", None)
+            if callable(check):  # e.g. MCTSPlayer: its options against the game's planner
+                check(self.game.model if isinstance(self.game, ModelGame) else None)
         require_int("games_per_seat", self.games_per_seat, 1)
         require_int("seed", self.seed, 0)
         if self.seats not in SEATS:

@@ -9,12 +9,16 @@ function of that shape.
 
 from __future__ import annotations
 
+import functools
+import inspect
 import math
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from mcts_agent._validation import require_float, require_int
+import numpy as np
+
 from mcts_agent.minimax import ExhaustiveMinimax, PositionEvaluator, check_alpha_beta_settings
 from mcts_agent.model import Model
 from mcts_agent.policies import MinimaxPolicy, PerfectPolicy, Policy, RandomPolicy
@@ -129,54 +133,148 @@ class MinimaxPlayer:
         return {"kind": "minimax", "depth": self.depth, "evaluation": evaluation}
 
 
-@dataclass(frozen=True)
-class MCTSPlayer:
-    """Makes an :class:`~mcts_agent.search.MCTS` planner (itself a policy).
+def _plain(value: Any) -> Any:
+    """Returns a numpy number as the Python number it holds; anything else as it is."""
+    return value.item() if isinstance(value, np.generic) else value
 
-    Attributes:
-        iterations: int >= 1, iterations per move.
+
+class MCTSPlayer:
+    """Makes an :class:`~mcts_agent.search.MCTS` planner (itself a policy), any options.
+
+    Every keyword is passed on by name to :class:`~mcts_agent.search.MCTS`
+    (on a :class:`~mcts_agent.evaluation.ModelGame`) or to
+    :class:`~mcts_agent.agent.MCTSAgent` (in a PettingZoo env loop), which
+    check them: ``gamma``, ``selection``, ``evaluator``, ``max_depth``,
+    ``root_noise``, ``native_models``... whatever those constructors take.
+    The options are checked when the player is made, by making an
+    ``MCTSAgent`` with them (whose planners check the search options), and
+    against a game by :meth:`check` (which :class:`~mcts_agent.evaluation.MatchSpec`
+    calls before any game).
+
+    Args:
+        iterations: iterations per move (int >= 1; see ``MCTS``).
         exploration: c >= 0 of UCB1 (default 2*sqrt(2), for returns in [-1, 1]).
         rollout_limit: int >= 0, most moves in one rollout.
+        **options: any other keyword of ``MCTS`` or ``MCTSAgent`` (``seed``
+            excepted: each game seeds its planner).
 
     Numpy numbers are stored as ``int`` and ``float`` (so :meth:`describe` is
-    JSON-ready); the checks are :class:`~mcts_agent.search.MCTS`'s.
+    JSON-ready). Players with the same options are equal.
 
     Raises:
-        TypeError, ValueError: if a setting has the wrong type or range.
+        TypeError, ValueError: if an option is unknown or has the wrong type or
+            range (the messages of ``MCTS`` / ``MCTSAgent``).
     """
 
-    iterations: int
-    exploration: float = DEFAULT_EXPLORATION
-    rollout_limit: int = 1000
+    def __init__(
+        self,
+        iterations: int | None,
+        *,
+        exploration: float = DEFAULT_EXPLORATION,
+        rollout_limit: int = 1000,
+        **options: Any,
+    ) -> None:
+        if "seed" in options:
+            raise TypeError("an MCTSPlayer takes no seed: each game seeds its planner")
+        options = {
+            "iterations": iterations,
+            "exploration": exploration,
+            "rollout_limit": rollout_limit,
+            **options,
+        }
+        self._options = {name: _plain(value) for name, value in options.items()}
+        from mcts_agent.agent import MCTSAgent
 
-    def __post_init__(self) -> None:
-        for name, value in (
-            ("iterations", require_int("iterations", self.iterations, 1)),
-            ("exploration", require_float("exploration", self.exploration, 0.0)),
-            ("rollout_limit", require_int("rollout_limit", self.rollout_limit, 0)),
-        ):
-            object.__setattr__(self, name, value)
+        _construct(MCTSAgent, self._options)
+
+    @property
+    def options(self) -> dict[str, Any]:
+        """The keywords passed to ``MCTS`` or ``MCTSAgent`` (a copy), iterations included."""
+        return dict(self._options)
+
+    @property
+    def iterations(self) -> Any:
+        """Iterations per move."""
+        return self._options["iterations"]
+
+    @property
+    def exploration(self) -> float:
+        """C of UCB1 (or PUCT)."""
+        return self._options["exploration"]
+
+    @property
+    def rollout_limit(self) -> int:
+        """Most moves in one rollout."""
+        return self._options["rollout_limit"]
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, MCTSPlayer) and self._options == other._options
+
+    def __hash__(self) -> int:
+        return hash(repr(sorted(self._options.items())))
+
+    def __repr__(self) -> str:
+        return f"MCTSPlayer({', '.join(f'{k}={v!r}' for k, v in self._options.items())})"
 
     @property
     def label(self) -> str:
-        """Short name for tables, e.g. ``mcts(iterations=100, c=2.83)``."""
-        return f"mcts(iterations={self.iterations}, c={self.exploration:.3g})"
+        """Short name for tables, e.g. ``mcts(iterations=100, c=2.83)``, other options after."""
+        extra = "".join(
+            f", {name}={_label(value) if callable(value) else repr(value)}"
+            for name, value in self._options.items()
+            if name not in ("iterations", "exploration", "rollout_limit")
+        )
+        return f"mcts(iterations={self.iterations}, c={self.exploration:.3g}{extra})"
+
+    def check(self, model: Model | None) -> None:
+        """Checks the options against a game: makes a planner (or an agent) with them.
+
+        Args:
+            model: the game's model (``MCTS`` options only), or None for a
+                game played in a PettingZoo env loop (``MCTSAgent`` options).
+
+        Raises:
+            TypeError, ValueError: as ``MCTS`` or ``MCTSAgent`` refuses the options.
+        """
+        if model is None:
+            from mcts_agent.agent import MCTSAgent
+
+            _construct(MCTSAgent, self._options)
+        else:
+            _construct(functools.partial(MCTS, model), self._options)
 
     def __call__(self, model: Model, seed: int) -> Policy:
         """Returns a planner on ``model`` whose rollouts are seeded with ``seed``."""
-        return MCTS(
-            model,
-            self.iterations,
-            exploration=self.exploration,
-            rollout_limit=self.rollout_limit,
-            seed=seed,
-        )
+        return MCTS(model, seed=seed, **self._options)
 
     def describe(self) -> dict[str, Any]:
-        """Returns the player's settings as a JSON-ready dict."""
+        """Returns the player's settings as a JSON-ready dict (callables by name)."""
         return {
             "kind": "mcts",
-            "iterations": self.iterations,
-            "exploration": self.exploration,
-            "rollout_limit": self.rollout_limit,
+            **{
+                name: _label(value) if callable(value) else value
+                for name, value in self._options.items()
+            },
         }
+
+
+def _construct(make: Callable[..., Any], options: dict[str, Any]) -> Any:
+    """Calls ``make(**options, seed=0)``; an unknown keyword is a TypeError naming valid ones."""
+    try:
+        return make(seed=0, **options)
+    except TypeError as error:
+        match = re.search(r"unexpected keyword argument '(\w+)'", str(error))
+        if match is None:
+            raise
+        target = make.func if isinstance(make, functools.partial) else make
+        valid = [
+            name
+            for name in inspect.signature(target).parameters
+            if name not in ("self", "model", "seed", "search_options")
+        ]
+        if target is not MCTS:
+            valid += [n for n in inspect.signature(MCTS).parameters if n not in valid]
+            valid = [n for n in valid if n not in ("model", "seed")]
+        raise TypeError(
+            f"unknown MCTS option {match[1]!r}; valid options: {', '.join(valid)}"
+        ) from None

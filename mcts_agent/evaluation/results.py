@@ -26,7 +26,16 @@ import numpy as np
 from mcts_agent.evaluation.match_spec import MatchSpec
 from mcts_agent.evaluation.players import _label
 
-__all__ = ["GameLog", "GameRecord", "MatchResult", "SweepResult", "Tally", "write_atomically"]
+__all__ = [
+    "GameLog",
+    "GameRecord",
+    "MatchResult",
+    "SweepResult",
+    "Tally",
+    "new_figure",
+    "save_figure",
+    "write_atomically",
+]
 
 
 @contextlib.contextmanager
@@ -66,6 +75,34 @@ def write_atomically(path: str | os.PathLike, binary: bool = False) -> Iterator[
         with contextlib.suppress(FileNotFoundError):
             os.unlink(temporary)
         raise
+
+
+def new_figure(**options: Any) -> Any:
+    """Returns a ``matplotlib.figure.Figure(layout="constrained", **options)`` (no pyplot).
+
+    Raises:
+        ImportError: if matplotlib is not installed (``pip install 'mcts-agent[plot]'``).
+    """
+    try:
+        from matplotlib.figure import Figure
+    except ImportError as error:
+        raise ImportError(
+            "plotting needs matplotlib: pip install 'mcts-agent[plot]' (or matplotlib)"
+        ) from error
+    return Figure(layout="constrained", **options)
+
+
+def save_figure(figure: Any, path: str | os.PathLike) -> None:
+    """Draws ``figure`` to ``path`` in the format of its extension, atomically (100 dpi).
+
+    Raises:
+        OSError: if the file cannot be written (``path`` is then left as it was).
+    """
+    image_format = os.path.splitext(path)[1].removeprefix(".").lower() or None
+    image = io.BytesIO()
+    figure.savefig(image, format=image_format, dpi=100)
+    with write_atomically(path, binary=True) as f:
+        f.write(image.getbuffer())
 
 
 class Tally(NamedTuple):
@@ -196,17 +233,26 @@ class GameLog:
         Raises:
             OSError: if the file cannot be created or written (e.g. a full disk).
         """
+        self.write_line(
+            {
+                **_spec_dict(spec),
+                "seat": spec.game.seat_names[record.agent_seat],
+                **record.to_dict(),
+            }
+        )
+
+    def write_line(self, line: dict[str, Any]) -> None:
+        """Appends ``line`` (a JSON-ready dict: one game or episode) as :meth:`write` does.
+
+        Raises:
+            OSError: if the file cannot be created or written (e.g. a full disk).
+        """
         if self._file is None:
             if self.path is None:
                 descriptor, self.path = tempfile.mkstemp(prefix="mcts-agent-", suffix=".jsonl")
                 self._file = open(descriptor, "wb", buffering=0)
             else:
                 self._file = open(self.path, "wb", buffering=0)
-        line = {
-            **_spec_dict(spec),
-            "seat": spec.game.seat_names[record.agent_seat],
-            **record.to_dict(),
-        }
         encoded = (json.dumps(line) + "\n").encode()
         size, kept = self._size, self.kept
         try:
@@ -361,8 +407,8 @@ class SweepResult:
 
     Attributes:
         matches: one :class:`MatchResult` per (opponent, exploration, seed,
-            iterations), in that nesting order; every agent is an
-            :class:`MCTSPlayer`.
+            swept options, iterations), in that nesting order; every agent is
+            an :class:`MCTSPlayer`.
     """
 
     matches: tuple[MatchResult, ...]
@@ -371,6 +417,22 @@ class SweepResult:
         if attribute == "seed":
             return len({m.spec.seed for m in self.matches}) > 1
         return len({getattr(m.spec.agent, attribute) for m in self.matches}) > 1
+
+    def swept_options(self) -> list[str]:
+        """Returns the agent's options other than iterations and exploration that vary."""
+        names: dict[str, None] = {}
+        for match in self.matches:
+            names.update(dict.fromkeys(match.spec.agent.options))
+        return [
+            name
+            for name in names
+            if name not in ("iterations", "exploration")
+            and len({repr(m.spec.agent.options.get(name)) for m in self.matches}) > 1
+        ]
+
+    def _option_text(self, match: MatchResult, name: str) -> str:
+        value = match.spec.agent.options.get(name)
+        return _label(value) if callable(value) else str(value)
 
     def rows(self) -> list[dict[str, Any]]:
         """Returns one dict per match and agent seat (seats the agent never took are left out).
@@ -382,8 +444,10 @@ class SweepResult:
             ``games``, ``wins``, ``draws`` and ``losses`` (the agent's, in that
             seat), ``mean_length`` (moves per game) and ``moves_per_second``
             (both over the whole match). :meth:`save_csv` writes these columns
-            in this order.
+            in this order, then one column per swept option
+            (:meth:`swept_options`), named after it.
         """
+        swept = self.swept_options()
         rows = []
         for match in self.matches:
             spec = match.spec
@@ -405,6 +469,7 @@ class SweepResult:
                         "losses": tally.losses,
                         "mean_length": match.mean_length,
                         "moves_per_second": match.moves_per_second,
+                        **{name: spec.agent.options.get(name) for name in swept},
                     }
                 )
         return rows
@@ -421,6 +486,8 @@ class SweepResult:
             key_names.insert(1, "c")
         if self._varies("seed"):
             key_names.insert(-1, "seed")
+        swept = self.swept_options()
+        key_names[-1:-1] = swept
         keys = []
         for match in self.matches:
             spec = match.spec
@@ -429,6 +496,7 @@ class SweepResult:
                 "c": f"{spec.agent.exploration:.3g}",
                 "seed": str(spec.seed),
                 "iterations": str(spec.agent.iterations),
+                **{name: self._option_text(match, name) for name in swept},
             }
             cells = []
             for seat in range(2):
@@ -464,6 +532,11 @@ class SweepResult:
             f"{spec.game.name}: MCTS vs each opponent, {spec.games_per_seat} games per seat"
             + ("" if self._varies("exploration") else f", c = {spec.agent.exploration:.3g}")
             + ("" if self._varies("seed") else f", seed {spec.seed}")
+            + "".join(
+                f", {name} = {self._option_text(first, name)}"
+                for name in spec.agent.options
+                if name not in ("iterations", "exploration", "rollout_limit", *swept)
+            )
             + " (W/D/L of MCTS)"
         )
         return "\n".join([title, groups.rstrip(), *lines])
@@ -483,15 +556,15 @@ class SweepResult:
     def save_csv(self, path: str | os.PathLike) -> None:
         """Writes :meth:`rows` to ``path``: one row per match and agent seat (atomically)."""
         with write_atomically(path) as f:
-            writer = csv.DictWriter(f, fieldnames=_SUMMARY_COLUMNS)
+            writer = csv.DictWriter(f, fieldnames=[*_SUMMARY_COLUMNS, *self.swept_options()])
             writer.writeheader()
             writer.writerows(self.rows())
 
     def plot(self, path: str | os.PathLike) -> None:
         """Draws win and loss rates against iterations (log scale) to an image file.
 
-        One line per opponent, seat (and exploration constant, if it varies);
-        seeds are pooled. The format follows the extension of ``path``
+        One line per opponent, seat (and exploration constant and swept
+        option, if they vary); seeds are pooled. The format follows the extension of ``path``
         (``.png``, ``.svg``, ``.pdf``...); the file is written atomically (see
         :func:`write_atomically`).
 
@@ -499,22 +572,18 @@ class SweepResult:
             ImportError: if matplotlib is not installed (``pip install
                 'mcts-agent[plot]'``).
         """
-        try:
-            from matplotlib.figure import Figure
-        except ImportError as error:
-            raise ImportError(
-                "plotting needs matplotlib: pip install 'mcts-agent[plot]' (or matplotlib)"
-            ) from error
         series: dict[tuple[str, str, str], dict[int, list[int]]] = {}
         show_c = self._varies("exploration")
+        swept = self.swept_options()
         for row in self.rows():
             c = f", c={row['exploration']:.3g}" if show_c else ""
+            c += "".join(f", {name}={row[name]}" for name in swept)
             key = (row["opponent"], row["seat"], c)
             counts = series.setdefault(key, {}).setdefault(row["iterations"], [0, 0, 0])
             counts[0] += row["wins"]
             counts[1] += row["losses"]
             counts[2] += row["games"]
-        figure = Figure(figsize=(10, 4), layout="constrained")
+        figure = new_figure(figsize=(10, 4))
         win_axes, loss_axes = figure.subplots(1, 2, sharex=True)
         seat_names = self.matches[0].seat_names
         colours: dict[tuple[str, str], str] = {}
@@ -536,8 +605,4 @@ class SweepResult:
             axes.grid(True, alpha=0.3)
         loss_axes.legend(fontsize="small")
         figure.suptitle(f"{self.matches[0].spec.game.name}: MCTS against each opponent")
-        image_format = os.path.splitext(path)[1].removeprefix(".").lower() or None
-        image = io.BytesIO()
-        figure.savefig(image, format=image_format, dpi=100)
-        with write_atomically(path, binary=True) as f:
-            f.write(image.getbuffer())
+        save_figure(figure, path)

@@ -22,6 +22,8 @@ those of an undisturbed run.
 
 from __future__ import annotations
 
+import contextlib
+import itertools
 import math
 import multiprocessing.connection
 import os
@@ -30,7 +32,7 @@ import signal
 import socket
 import time
 import warnings
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
 from typing import Any, Literal
@@ -45,6 +47,7 @@ from mcts_agent.evaluation.results import GameRecord, MatchResult, SweepResult
 
 __all__ = [
     "BACKENDS",
+    "MAX_CHUNK",
     "RAY_CONNECT_TIMEOUT",
     "REPORT_EVERY",
     "STOP_TIMEOUT",
@@ -53,6 +56,7 @@ __all__ = [
     "check_ray_address",
     "game_seeds",
     "play_match",
+    "ray_session",
     "run_matches",
     "sweep",
 ]
@@ -139,8 +143,12 @@ def _play_worker_chunk(items: Sequence[tuple[int, int]]) -> list[tuple[int, Game
     return _play_chunk(_WORKER_SPECS, items, REPORT_EVERY)
 
 
+MAX_CHUNK = 32
+"""Most games handed to a worker at once: the games in flight stay near the lowest index."""
+
+
 def _chunks(items: list[tuple[int, int]], workers: int) -> list[list[tuple[int, int]]]:
-    size = max(1, math.ceil(len(items) / (workers * 8)))
+    size = max(1, min(MAX_CHUNK, math.ceil(len(items) / (workers * 8))))
     return [items[i : i + size] for i in range(0, len(items), size)]
 
 
@@ -259,32 +267,53 @@ def _run_items(
             )
 
 
+def _next_chunks(queue: list[list[tuple[int, int]]], rests: list[list[tuple[int, int]]]) -> None:
+    """Puts the unplayed ``rests`` of chunks back into ``queue``, which stays in game order."""
+    queue.extend(rests)
+    queue.sort(key=lambda chunk: chunk[0])
+
+
 def _run_on_processes(
     specs: list[MatchSpec], chunks: list[list[tuple[int, int]]], workers: int
 ) -> Iterator[tuple[int, GameRecord]]:
-    """Plays ``chunks`` on a new pool; yields pairs; returns the items a dead worker left."""
+    """Plays ``chunks`` on a new pool; yields pairs; returns the items a dead worker left.
+
+    At most ``workers`` chunks are in flight, the lowest in game order first
+    (a chunk's unplayed rest goes back into line before later chunks), so the
+    games are played roughly in index order: a sequential test
+    (:mod:`~mcts_agent.evaluation.sprt`) that counts them in order waits little.
+    """
     pool = ProcessPoolExecutor(max_workers=workers, initializer=_start_worker, initargs=(specs,))
     try:
-        pending: dict[Future, list[tuple[int, int]]] = {
-            pool.submit(_play_worker_chunk, chunk): chunk for chunk in chunks
-        }
+        queue = list(chunks)
+        pending: dict[Future, list[tuple[int, int]]] = {}
         lost: list[tuple[int, int]] = []
-        while pending:
+        broken = False
+        while True:
+            while queue and not broken and len(pending) < workers:
+                chunk = queue.pop(0)
+                try:
+                    pending[pool.submit(_play_worker_chunk, chunk)] = chunk
+                except BrokenProcessPool:
+                    lost.extend(chunk)
+                    broken = True
+            if not pending:
+                break
             done, _ = wait(pending, return_when=FIRST_COMPLETED)
+            rests = []
             for future in done:
                 chunk = pending.pop(future)
                 try:
                     pairs = future.result()
                 except BrokenProcessPool:
                     lost.extend(chunk)
+                    broken = True
                     continue
                 yield from pairs
-                rest = chunk[len(pairs) :]
-                if rest:
-                    try:
-                        pending[pool.submit(_play_worker_chunk, rest)] = rest
-                    except BrokenProcessPool:
-                        lost.extend(rest)
+                if len(pairs) < len(chunk):
+                    rests.append(chunk[len(pairs) :])
+            _next_chunks(queue, rests)
+        lost.extend(item for chunk in queue for item in chunk)
         return sorted(lost)
     finally:
         _stop_pool(pool)
@@ -368,16 +397,18 @@ def check_ray_address(address: str | None, timeout: float = RAY_CONNECT_TIMEOUT)
         ) from error
 
 
-def _run_on_ray(
-    specs: list[MatchSpec],
-    items: list[tuple[int, int]],
-    workers: int | None,
-    address: str | None,
-) -> Iterator[tuple[int, GameRecord]]:
-    """Ray's counterpart of :func:`_run_on_processes` (Ray replays a dead worker's tasks)."""
+@contextlib.contextmanager
+def ray_session(address: str | None) -> Iterator[Any]:
+    """Connects to Ray (or starts a local Ray) for the block, unless Ray is running already.
+
+    Yields the ``ray`` module; a Ray started here is shut down when the block ends.
+
+    Raises:
+        ImportError: if Ray is not installed.
+        ConnectionError: if no Ray cluster answers at ``address``.
+    """
     try:
         import ray
-        from ray.exceptions import NodeDiedError, OutOfMemoryError, WorkerCrashedError
     except ImportError as error:
         raise ImportError(
             "backend='ray' needs Ray: pip install 'mcts-agent[ray]' (or ray)"
@@ -395,32 +426,51 @@ def _run_on_ray(
                 f"'ray start --head', or give no address to start a local Ray"
             ) from error
         started = True
-    pending: dict[Any, list[tuple[int, int]]] = {}
     try:
-        cpus = int(ray.cluster_resources().get("CPU", 1))
-        play = ray.remote(num_cpus=1)(_play_chunk)
-        specs_ref = ray.put(specs)
-        for chunk in _chunks(items, workers or cpus):
-            pending[play.remote(specs_ref, chunk, REPORT_EVERY)] = chunk
-        while pending:
-            (done,), _ = ray.wait(list(pending), num_returns=1)
-            chunk = pending.pop(done)
-            try:
-                pairs = ray.get(done)
-            except (WorkerCrashedError, NodeDiedError, OutOfMemoryError) as error:
-                raise WorkerDiedError(
-                    f"a Ray worker died and Ray's retries ran out ({type(error).__name__}); "
-                    f"{len(chunk) + sum(map(len, pending.values()))} games were not played"
-                ) from error
-            yield from pairs
-            rest = chunk[len(pairs) :]
-            if rest:
-                pending[play.remote(specs_ref, rest, REPORT_EVERY)] = rest
+        yield ray
     finally:
-        for ref in pending:  # stopped early: do not leave games running on the cluster
-            ray.cancel(ref, force=True)
         if started:
             ray.shutdown()
+
+
+def _run_on_ray(
+    specs: list[MatchSpec],
+    items: list[tuple[int, int]],
+    workers: int | None,
+    address: str | None,
+) -> Iterator[tuple[int, GameRecord]]:
+    """Ray's counterpart of :func:`_run_on_processes` (Ray replays a dead worker's tasks)."""
+    with ray_session(address) as ray:
+        from ray.exceptions import NodeDiedError, OutOfMemoryError, WorkerCrashedError
+
+        pending: dict[Any, list[tuple[int, int]]] = {}
+        try:
+            cpus = int(ray.cluster_resources().get("CPU", 1))
+            play = ray.remote(num_cpus=1)(_play_chunk)
+            specs_ref = ray.put(specs)
+            queue = _chunks(items, workers or cpus)
+            while True:  # at most `cpus` chunks in flight, in game order (see _run_on_processes)
+                while queue and len(pending) < cpus:
+                    chunk = queue.pop(0)
+                    pending[play.remote(specs_ref, chunk, REPORT_EVERY)] = chunk
+                if not pending:
+                    break
+                (done,), _ = ray.wait(list(pending), num_returns=1)
+                chunk = pending.pop(done)
+                try:
+                    pairs = ray.get(done)
+                except (WorkerCrashedError, NodeDiedError, OutOfMemoryError) as error:
+                    unplayed = len(chunk) + sum(map(len, pending.values())) + sum(map(len, queue))
+                    raise WorkerDiedError(
+                        f"a Ray worker died and Ray's retries ran out ({type(error).__name__}); "
+                        f"{unplayed} games were not played"
+                    ) from error
+                yield from pairs
+                if len(pairs) < len(chunk):
+                    _next_chunks(queue, [chunk[len(pairs) :]])
+        finally:
+            for ref in pending:  # stopped early: do not leave games running on the cluster
+                ray.cancel(ref, force=True)
 
 
 def play_match(
@@ -477,6 +527,7 @@ def sweep(
     seeds: Sequence[int] = (0,),
     games_per_seat: int = 100,
     rollout_limit: int = 1000,
+    options: Mapping[str, Sequence[Any]] | None = None,
     workers: int | None = None,
     backend: Backend = "process",
     address: str | None = None,
@@ -491,8 +542,11 @@ def sweep(
         sweep(make_game("tictactoe"), [PerfectPlayer()], [400, 800, 1600, 2400],
               explorations=[math.sqrt(2), 2 * math.sqrt(2)], games_per_seat=300).table()
 
-    Every match alternates seats (``games_per_seat`` games as each) and uses
-    the same game seeds for the same master seed.
+    Any other option of :class:`MCTSPlayer` is swept with ``options``, one
+    match per combination of values: ``options={"gamma": [0.9, 1.0],
+    "selection": ["uct", "puct"]}``. Every match alternates seats
+    (``games_per_seat`` games as each) and uses the same game seeds for the
+    same master seed.
 
     Args:
         game: the game to play.
@@ -502,6 +556,9 @@ def sweep(
         seeds: master seeds, one match each.
         games_per_seat: games as each seat per match.
         rollout_limit: MCTS's rollout limit.
+        options: ``{option: values}``, more MCTS options to sweep (each
+            combination of values is one match per iterations, exploration
+            and seed; the table gets a column per option that varies).
         workers: local processes (see :func:`run_matches`).
         backend: ``"process"`` or ``"ray"``.
         address: Ray's address, or None.
@@ -514,21 +571,30 @@ def sweep(
 
     Raises:
         ValueError: if a sequence is empty or a value is invalid.
+        TypeError: if an option is unknown (before any game).
         ConnectionError: if no Ray cluster answers at ``address``.
         WorkerDiedError: if workers die again while replaying a dead one's games.
     """
+    options = dict(options or {})
+    for name in ("iterations", "exploration", "rollout_limit", "seed"):
+        if name in options:
+            raise ValueError(f"options must not hold {name!r}: sweep it with its own argument")
     for name, values in (
         ("opponents", opponents),
         ("iterations", iterations),
         ("explorations", explorations),
         ("seeds", seeds),
+        *((f"options[{k!r}]", v) for k, v in options.items()),
     ):
         if len(values) == 0:
             raise ValueError(f"{name} must not be empty")
+    combinations = [
+        dict(zip(options, values, strict=True)) for values in itertools.product(*options.values())
+    ]
     specs = [
         MatchSpec(
             game,
-            MCTSPlayer(n, exploration=c, rollout_limit=rollout_limit),
+            MCTSPlayer(n, exploration=c, rollout_limit=rollout_limit, **extra),
             opponent,
             games_per_seat,
             seed,
@@ -536,6 +602,7 @@ def sweep(
         for opponent in opponents
         for c in explorations
         for seed in seeds
+        for extra in combinations
         for n in iterations
     ]
     results = run_matches(

@@ -1,0 +1,256 @@
+"""Specs: games and agents written as text, ``kind:name=value,name=value``.
+
+The command line and the Python arena read the same specs:
+
+* games (:func:`~mcts_agent.evaluation.make_game`): ``tictactoe``,
+  ``connect_four``, or a PettingZoo id with its env's options,
+  ``classic/go-v5:board_size=9,komi=7.5``;
+* agents (:func:`make_player`): ``random``; ``perfect`` (games small enough
+  to solve: tic-tac-toe); ``minimax:depth=4`` (alpha-beta on any game, with
+  the game's evaluator at the depth limit where it has one;
+  ``evaluator=None`` turns it off); ``mcts:iterations=400,exploration=2.83,
+  selection=puct,...`` (every option of :class:`~mcts_agent.search.MCTS` or
+  :class:`~mcts_agent.agent.MCTSAgent`, by name; ``evaluator=heuristic``
+  names one of the game's evaluators).
+
+Values are Python literals (``ast.literal_eval``: ``400``, ``2.83``,
+``(0.3, 0.25)``, ``None``, ``'text'``); a bare word that is not one
+(``puct``) is the string itself. Commas inside brackets or quotes do not
+split options. Every agent spec is checked against its game when it is read
+(:func:`make_player` makes the planner the games will make), so a bad spec
+fails before any game is played.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from typing import TYPE_CHECKING, Any
+
+from mcts_agent.evaluation.players import (
+    MCTSPlayer,
+    MinimaxPlayer,
+    PerfectPlayer,
+    Player,
+    RandomPlayer,
+)
+
+if TYPE_CHECKING:
+    from mcts_agent.evaluation.games import Game
+
+__all__ = [
+    "AGENT_KINDS",
+    "EvaluatorValue",
+    "format_options",
+    "make_player",
+    "parse_spec",
+    "parse_sweep",
+]
+
+AGENT_KINDS = ("random", "perfect", "minimax", "mcts")
+"""The kinds of agent :func:`make_player` reads."""
+
+_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+_CLOSING = {"(": ")", "[": "]", "{": "}"}
+
+
+def _split_options(text: str, spec: str) -> list[str]:
+    """Splits ``text`` at the commas outside brackets and quotes."""
+    parts, depth, quote, start = [], [], None, 0
+    for i, char in enumerate(text):
+        if quote:
+            quote = None if char == quote else quote
+        elif char in "'\"":
+            quote = char
+        elif char in _CLOSING:
+            depth.append(char)
+        elif char in ")]}":
+            if not depth or _CLOSING[depth.pop()] != char:
+                raise ValueError(f"unbalanced {char!r} in {spec!r}")
+        elif char == "," and not depth:
+            parts.append(text[start:i])
+            start = i + 1
+    if depth or quote:
+        raise ValueError(f"unclosed {(quote or depth[-1])!r} in {spec!r}")
+    parts.append(text[start:])
+    return parts
+
+
+def _value(text: str) -> Any:
+    try:
+        return ast.literal_eval(text)
+    except (ValueError, SyntaxError):
+        if _NAME.match(text):
+            return text
+        raise ValueError(f"expected a Python literal or a word, got {text!r}") from None
+
+
+def parse_spec(spec: str, what: str = "agent") -> tuple[str, dict[str, Any]]:
+    """Reads ``kind[:name=value[,name=value...]]``.
+
+    Args:
+        spec: e.g. ``"mcts:iterations=400,root_noise=(0.3, 0.25)"`` or
+            ``"classic/go-v5:board_size=9"``.
+        what: what the spec is, for messages (``"agent"``, ``"game"``).
+
+    Returns:
+        ``(kind, {name: value})``, the options in the order given.
+
+    Raises:
+        TypeError: if ``spec`` is not a str.
+        ValueError: if the kind is empty, an option is not ``name=value`` with
+            a Python name, a value is neither a literal nor a word, a name is
+            given twice, or a bracket or quote is not closed.
+    """
+    if not isinstance(spec, str):
+        raise TypeError(f"a {what} spec must be a str such as 'mcts:iterations=100', got {spec!r}")
+    kind, colon, rest = spec.strip().partition(":")
+    kind = kind.strip()
+    if not kind:
+        raise ValueError(f"{what} spec {spec!r} has no {what} before the colon")
+    options: dict[str, Any] = {}
+    if colon:
+        for part in _split_options(rest, spec):
+            name, equals, text = part.partition("=")
+            name = name.strip()
+            if not equals or not _NAME.match(name):
+                raise ValueError(
+                    f"{what} spec {spec!r}: expected name=value options separated by commas, "
+                    f"got {part.strip()!r}"
+                )
+            if name in options:
+                raise ValueError(f"{what} spec {spec!r} gives {name!r} twice")
+            try:
+                options[name] = _value(text.strip())
+            except ValueError as error:
+                raise ValueError(f"{what} spec {spec!r}, option {name!r}: {error}") from None
+    return kind, options
+
+
+def parse_sweep(text: str) -> tuple[str, list[Any]]:
+    """Reads ``name=value,value,...``: an option and the values a sweep gives it.
+
+    Values are read as in :func:`parse_spec` (``gamma=0.9,1.0``,
+    ``root_noise=(0.3, 0.25),None``).
+
+    Raises:
+        ValueError: if ``text`` is not ``name=`` and one or more values.
+    """
+    name, equals, rest = text.partition("=")
+    name = name.strip()
+    if not equals or not _NAME.match(name) or not rest.strip():
+        raise ValueError(f"expected name=value,value,... such as gamma=0.9,1.0; got {text!r}")
+    try:
+        return name, [_value(part.strip()) for part in _split_options(rest, text)]
+    except ValueError as error:
+        raise ValueError(f"option {name!r}: {error}") from None
+
+
+def format_options(options: tuple[tuple[str, Any], ...]) -> str:
+    """Returns ``":name=value,..."`` (values as ``repr``), or ``""`` without options."""
+    if not options:
+        return ""
+    return ":" + ",".join(f"{name}={value!r}" for name, value in options)
+
+
+class EvaluatorValue:
+    """An evaluator's value as minimax's evaluation: ``state -> float`` (picklable).
+
+    Args:
+        evaluator: ``(state, actions) -> Evaluation`` (its priors are not used).
+        model: the model whose ``actions(state)`` the evaluator is given.
+        name: the evaluator's name (minimax's ``describe``).
+    """
+
+    def __init__(self, evaluator: Any, model: Any, name: str) -> None:
+        self.evaluator = evaluator
+        self.model = model
+        self.label = name
+
+    def __call__(self, state: Any) -> float:
+        """Returns the evaluator's value of ``state`` for the player to move there."""
+        return float(self.evaluator(state, self.model.actions(state)).value)
+
+    def __eq__(self, other: object) -> bool:
+        return (
+            isinstance(other, EvaluatorValue)
+            and (self.evaluator, self.label) == (other.evaluator, other.label)
+            and type(self.model) is type(other.model)
+        )
+
+    def __hash__(self) -> int:
+        return hash((self.evaluator, self.label))
+
+
+def _game_evaluator(game: Game, name: Any, spec: str) -> Any:
+    evaluators = dict(game.evaluators)
+    if name not in evaluators:
+        names = ", ".join(map(repr, evaluators)) or "none"
+        raise ValueError(
+            f"agent spec {spec!r}: {game.name} has no evaluator {name!r} (it has: {names}; "
+            "evaluator=None for none)"
+        )
+    return evaluators[name]
+
+
+def make_player(spec: str, game: Game) -> Player:
+    """Returns the player ``spec`` describes, checked against ``game`` (see the module docstring).
+
+    Args:
+        spec: ``random``, ``perfect``, ``minimax[:depth=D,evaluator=NAME]`` or
+            ``mcts:name=value,...``.
+        game: the game it will play (for its model, evaluators and solvability).
+
+    Returns:
+        A :class:`RandomPlayer`, :class:`PerfectPlayer`, :class:`MinimaxPlayer`
+        or :class:`MCTSPlayer`.
+
+    Raises:
+        ValueError: if the spec is malformed, names an unknown kind, gives
+            ``random`` or ``perfect`` options, asks for perfect play on a game
+            too big to solve, names an evaluator the game lacks, or an option
+            is out of range (the message of the planner that refused it).
+        TypeError: if an option is unknown or has the wrong type.
+    """
+    kind, options = parse_spec(spec)
+    try:
+        return _make_player(kind, options, game, spec)
+    except (TypeError, ValueError) as error:
+        if str(error).startswith(f"agent spec {spec!r}"):
+            raise
+        raise type(error)(f"agent spec {spec!r}: {error}") from None
+
+
+def _make_player(kind: str, options: dict[str, Any], game: Game, spec: str) -> Player:
+    model = getattr(game, "model", None)
+    if kind in ("random", "perfect"):
+        if options:
+            raise ValueError(f"{kind} takes no options, got {', '.join(options)}")
+        if kind == "perfect" and not game.solvable:
+            raise ValueError(
+                f"perfect play needs a game small enough to solve outright; {game.name} is "
+                "not: use minimax instead"
+            )
+        return RandomPlayer() if kind == "random" else PerfectPlayer()
+    if kind == "minimax":
+        unknown = set(options) - {"depth", "evaluator"}
+        if unknown:
+            raise TypeError(
+                f"unknown minimax option(s) {', '.join(sorted(unknown))}; valid: depth, evaluator"
+            )
+        name = options.get("evaluator", game.evaluators[0][0] if game.evaluators else None)
+        evaluation = None
+        if name is not None:
+            if model is None:
+                raise ValueError(f"{game.name} has no model for an evaluator to read")
+            evaluation = EvaluatorValue(_game_evaluator(game, name, spec), model, name)
+        return MinimaxPlayer(depth=options.get("depth", 4), evaluation=evaluation)
+    if kind == "mcts":
+        if isinstance(options.get("evaluator"), str):
+            options["evaluator"] = _game_evaluator(game, options["evaluator"], spec)
+        from mcts_agent.evaluation.games import ModelGame
+
+        player = MCTSPlayer(options.pop("iterations", None), **options)
+        player.check(model if isinstance(game, ModelGame) else None)
+        return player
+    raise ValueError(f"unknown agent {kind!r}; valid agents: {', '.join(AGENT_KINDS)}")

@@ -1,0 +1,129 @@
+"""Tree reuse between searches (``docs/search.md``, "Tree reuse").
+
+With ``MCTS(reuse_tree=True)``, a search first looks in the previous tree,
+nearest the root first (breadth first, then in the order the nodes were
+made), for a node other than the root whose state is the new root's: equal
+by ``model.key(state)`` when the model has ``key``, else by ``==``. If one is
+found, its subtree becomes the new tree, every node's statistics kept (N, W,
+Q, priors, evaluations, proven values), renumbered in the order the nodes
+were made, so the new root is node 0; the search then adds its own
+iterations to it. Ludii and OpenSpiel's C++ bots reuse trees the same way; in
+a game loop the agent need not be told the opponents' replies: the position
+after them is looked up.
+
+The new root keeps its N and W (so N(root) = the reused visits + the new
+iterations); it has no mover, so its reward and discount become 0.0 and its
+proven value (if any) is recomputed from its children (the root's form: the
+best child's). The general loop then gives it fresh root noise
+(:func:`mcts_agent.general_loop.renew_root`).
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Callable, Hashable
+from typing import Any
+
+import numpy as np
+
+from mcts_agent._validation import describe
+from mcts_agent.tree import ROOT, TERMINAL, Tree
+
+__all__ = ["find_node", "reroot", "subtree_at"]
+
+
+def subtree_at(tree: Tree, state: Any, key: Callable[[Any], Hashable] | None) -> Tree | None:
+    """Returns ``tree``'s subtree at ``state`` as a new tree, or None if ``state`` is not in it.
+
+    Args:
+        tree: the previous search's tree (not changed).
+        state: the new root's state.
+        key: the model's ``key(state) -> Hashable``, or None to compare states with ``==``.
+
+    Raises:
+        TypeError: if comparing two states gives something else than a bool
+            (numpy arrays compare element-wise: give the model a ``key``).
+    """
+    node = find_node(tree, state, key)
+    return None if node is None else reroot(tree, node)
+
+
+def find_node(tree: Tree, state: Any, key: Callable[[Any], Hashable] | None) -> int | None:
+    """Returns the non-root, non-terminal node of ``tree`` nearest the root holding ``state``.
+
+    Breadth first from the root's children; None if no node holds it.
+
+    Raises:
+        TypeError: as :func:`subtree_at`.
+    """
+    target = state if key is None else key(state)
+    states = tree.states
+    children = tree.children
+    untried = tree.untried
+    queue = deque(child for child in children[ROOT] if child >= 0)
+    while queue:
+        node = queue.popleft()
+        if untried[node] == TERMINAL:
+            continue
+        candidate = states[node] if key is None else key(states[node])
+        if _equal(candidate, target):
+            return node
+        queue.extend(child for child in children[node] if child >= 0)
+    return None
+
+
+def reroot(tree: Tree, node: int) -> Tree:
+    """Returns a new tree of ``tree``'s class holding ``node``'s subtree, ``node`` as its root.
+
+    Every per-node field is copied for the subtree's nodes, in the order they
+    were made (a child is always made after its parent, so ``node`` comes
+    first); child indices are renumbered. ``tree`` is not changed.
+
+    Args:
+        tree: the tree.
+        node: a non-terminal node of ``tree``, not its root.
+    """
+    kept = [node]
+    stack = [node]
+    children = tree.children
+    while stack:
+        for child in children[stack.pop()]:
+            if child >= 0:
+                kept.append(child)
+                stack.append(child)
+    kept.sort()
+    new_index = {old: new for new, old in enumerate(kept)}
+    new = object.__new__(type(tree))
+    for field in _fields(type(tree)):
+        values = getattr(tree, field)
+        setattr(new, field, [values[i] for i in kept])
+    new.children = [
+        tuple(new_index[child] if child >= 0 else child for child in children[i]) for i in kept
+    ]
+    new.rewards[ROOT] = 0.0
+    new.discounts[ROOT] = 0.0
+    proven_values = getattr(new, "proven_values", None)
+    if proven_values is not None and proven_values[ROOT] is not None:
+        proven_values[ROOT] = max(
+            proven_values[child]
+            for child in new.children[ROOT]
+            if child >= 0 and proven_values[child] is not None
+        )
+    return new
+
+
+def _fields(cls: type) -> list[str]:
+    """The per-node list fields of a tree class: every ``__slots__`` entry up its bases."""
+    return [field for base in cls.__mro__ for field in getattr(base, "__slots__", ())]
+
+
+def _equal(a: Any, b: Any) -> bool:
+    """``a == b`` as a bool; TypeError if ``==`` gives something else (an array...)."""
+    result = a == b
+    if result is True or result is False or isinstance(result, np.bool_):
+        return bool(result)
+    raise TypeError(
+        f"reuse_tree looks for the new root's state in the previous tree with ==, but "
+        f"{describe(a)} == {describe(b)} gave {describe(result)}, not a bool; give the model "
+        "a key(state) -> hashable (e.g. the state's bytes or a tuple) to compare states by"
+    )

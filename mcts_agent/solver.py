@@ -1,0 +1,226 @@
+"""MCTS-Solver: proven values in the search (``docs/search.md``, "Solver").
+
+Winands, Björnsson & Saito (2008), "Monte-Carlo Tree Search Solver", in the
+negamax form of our backup, and OpenSpiel's ``mcts.py`` (``solve=True``).
+
+A node's proven value V is from the point of view of the player who moved
+into it (as its Q). A terminal node is proven when it is made: V = r. A
+non-terminal node is proven when every action has a proven child, with
+``V = r + d * max over children of V(child)`` (d the node's ``+gamma`` or
+``-gamma`` of the backup); with ``value_bounds=(lo, hi)`` one child proven at
+``hi`` already proves it. The root is proven in the same way, with V = the
+best child's V, from its player to move's point of view; the search then
+stops. In selection a proven child scores exactly V, with no exploration
+term; an iteration that reaches a proven node stops there and backs up as if
+the node's subtree returned the best child's V (0 at a terminal node).
+
+The general loop (:mod:`mcts_agent.general_loop`) selects with
+:func:`selection_rule`, calls :func:`prove_up` after an expansion that made a
+terminal node (the only event that can prove a node: a node is proven only
+by its children), and reads :func:`subtree_return` for the backup.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from mcts_agent._validation import require_float
+from mcts_agent.tree import ROOT, UNVISITED, GuidedTree
+
+__all__ = [
+    "best_child_index",
+    "checked_value_bounds",
+    "prove_up",
+    "selection_rule",
+    "subtree_return",
+]
+
+
+def checked_value_bounds(value_bounds: Any, solve: bool) -> tuple[float, float] | None:
+    """Returns ``value_bounds`` as ``(lo, hi)`` floats, or None; checks it.
+
+    Raises:
+        TypeError: if it is not None or a pair of real numbers.
+        ValueError: if lo >= hi, a bound is not finite, or ``solve`` is off.
+    """
+    if value_bounds is None:
+        return None
+    if not (isinstance(value_bounds, Sequence) and len(value_bounds) == 2):
+        raise TypeError(f"value_bounds must be a pair (lo, hi) or None, got {value_bounds!r}")
+    if not solve:
+        raise ValueError(
+            "value_bounds bound the solver's proven values; without solve=True they are not "
+            f"read, so they must be None, got {value_bounds!r}"
+        )
+    rule = "(any real)"
+    lo = require_float("value_bounds' lo", value_bounds[0], -math.inf, math.inf, rule=rule)
+    hi = require_float("value_bounds' hi", value_bounds[1], -math.inf, math.inf, rule=rule)
+    if not lo < hi:
+        raise ValueError(f"value_bounds must have lo < hi, got ({lo}, {hi})")
+    return lo, hi
+
+
+def selection_rule(
+    tree: GuidedTree, selection: str, exploration: float, unvisited_value: float
+) -> Callable[[int], tuple[int, int]]:
+    """Returns the solver's form of the UCT or PUCT rule on ``tree``: a proven child scores V.
+
+    The rules of the general loop (:mod:`mcts_agent.general_loop`), written out
+    plainly (every action scored, first of the highest, in the model's order),
+    with one change: a tried child whose ``tree.proven_values`` entry is not
+    None scores exactly that value, with no exploration term. UCT tries a
+    node's untried actions first, in order; PUCT scores them
+    ``unvisited_value + c * P * sqrt(max(N, 1))``.
+
+    Args:
+        tree: the tree searched.
+        selection: ``"uct"`` or ``"puct"``.
+        exploration: c >= 0.
+        unvisited_value: PUCT's Q of an untried action.
+
+    Returns:
+        ``select(node) -> (i, child)``: the index of the action to follow and
+        its child, ``UNVISITED`` if the action is untried.
+    """
+    children = tree.children
+    untried = tree.untried
+    visits = tree.visits
+    values = tree.values
+    priors = tree.priors
+    action_indices = tree.action_indices
+    proven_values = tree.proven_values
+    log = math.log
+    sqrt = math.sqrt
+    c = exploration
+
+    def select_uct(node: int) -> tuple[int, int]:
+        kids = children[node]
+        if untried[node]:
+            return len(kids), UNVISITED  # UCT tries the actions in order
+        log_n = log(visits[node])
+        best_score = -math.inf
+        best = kids[0]
+        for kid in kids:
+            score = proven_values[kid]
+            if score is None:
+                score = values[kid] + c * sqrt(log_n / visits[kid])
+            if score > best_score:
+                best_score = score
+                best = kid
+        return action_indices[best], best
+
+    def select_puct(node: int) -> tuple[int, int]:
+        n = visits[node]
+        root_n = sqrt(n if n > 1 else 1)
+        best_score = -math.inf
+        best = 0
+        by_action = tree.children_by_action(node)
+        for i, (child, p) in enumerate(zip(by_action, priors[node], strict=True)):
+            if child == UNVISITED:
+                score = unvisited_value + c * p * root_n  # / (1 + 0)
+            else:
+                score = proven_values[child]
+                if score is None:
+                    score = values[child] + c * p * root_n / (1 + visits[child])
+            if score > best_score:
+                best_score = score
+                best = i
+        return best, by_action[best]
+
+    return select_puct if selection == "puct" else select_uct
+
+
+def _best_proven(tree: GuidedTree, node: int) -> tuple[float, bool]:
+    """``(max V over the node's proven children, every action has a proven child)``."""
+    proven_values = tree.proven_values
+    best = -math.inf
+    every = tree.untried[node] == 0
+    for child in tree.children[node]:
+        if child == UNVISITED:
+            every = False
+            continue
+        value = proven_values[child]
+        if value is None:
+            every = False
+        elif value > best:
+            best = value
+    return best, every
+
+
+def prove_up(tree: GuidedTree, path: list[int], hi: float | None) -> None:
+    """Proves the ancestors of ``path[-1]`` (just proven) that its proof proves.
+
+    Walks up from the parent of ``path[-1]`` (``path`` lists the iteration's
+    nodes below the root, root side first): each node whose children now prove
+    it gets its proven value; the walk stops at the first node still unproven.
+
+    Args:
+        tree: the tree.
+        path: the iteration's nodes below the root; ``path[-1]`` is proven.
+        hi: the upper value bound, or None.
+    """
+    proven_values = tree.proven_values
+    for depth in range(len(path) - 2, -2, -1):
+        node = path[depth] if depth >= 0 else ROOT
+        best, every = _best_proven(tree, node)
+        if not (every or (hi is not None and best >= hi)):
+            return
+        if node == ROOT:
+            proven_values[ROOT] = best
+        else:
+            proven_values[node] = tree.rewards[node] + tree.discounts[node] * best
+
+
+def subtree_return(tree: GuidedTree, node: int) -> float:
+    """G of an iteration stopped at the proven ``node``: its best child's V, 0 if terminal."""
+    if not tree.children[node]:
+        return 0.0
+    return _best_proven(tree, node)[0]
+
+
+def best_child_index(tree: GuidedTree, value_bounds: tuple[float, float] | None) -> int:
+    """The index of the root action to play under the solver's rule.
+
+    If the root is proven: the child of highest proven value, ties to the most
+    visits, then the first. Otherwise the robust child (most visits, then
+    higher value, then first) among the tried children not proven worse than
+    another proven child and, with bounds, not proven at ``lo`` unless every
+    tried child is.
+    """
+    children = tree.children_by_action(ROOT)
+    visits = tree.visits
+    values = tree.values
+    proven_values = tree.proven_values
+    tried = [(i, child) for i, child in enumerate(children) if child != UNVISITED]
+    proven = [proven_values[child] for _, child in tried if proven_values[child] is not None]
+    if proven_values[ROOT] is not None:
+        best_index, best_key = -1, None
+        for i, child in tried:
+            value = proven_values[child]
+            if value is None:
+                continue
+            key = (value, visits[child])
+            if best_key is None or key > best_key:
+                best_index, best_key = i, key
+        return best_index
+    best_proven = max(proven, default=-math.inf)
+    lo = None if value_bounds is None else value_bounds[0]
+    all_at_lo = lo is not None and len(proven) == len(tried) and all(v <= lo for v in proven)
+
+    def eligible(child: int) -> bool:
+        value = proven_values[child]
+        if value is None:
+            return True
+        if value < best_proven:
+            return False
+        return all_at_lo or lo is None or value > lo
+
+    candidates = [(i, child) for i, child in tried if eligible(child)] or tried
+    best_index, best_key2 = -1, (-1, -math.inf)
+    for i, child in candidates:
+        key2 = (visits[child], values[child])
+        if key2 > best_key2:
+            best_index, best_key2 = i, key2
+    return best_index
