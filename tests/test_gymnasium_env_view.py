@@ -201,6 +201,10 @@ def test_observations_an_env_reuses_are_copied_and_actions_index_the_mask():
     assert observation.tolist() == [1] and mask.tolist() == [1, 1, 1]
     with pytest.raises(ValueError, match="not an action of this model"):
         model.action_index(2)
+    # States are equal by their position: the observation (an array) is not compared.
+    first, again = model.step(root, 1).next_state, model.step(root, 1).next_state
+    assert first.observation is not again.observation
+    assert first == again and hash(first) == hash(again) and first != model.step(root, 0).next_state
 
     # Priors over the action space are read at action_index: [-1, 0, 1] -> [1, 2, 3].
     bound = EnvViewEvaluator(lambda obs, mask: Evaluation(0.0, [1.0, 2.0, 3.0])).bind(model)
@@ -226,3 +230,8 @@ def test_grid_maze_views_through_the_agent():
     np.testing.assert_array_equal(network.calls[0][0], observation)
     np.testing.assert_array_equal(network.calls[0][1], info["action_mask"])
     assert_views_are_the_envs(agent, env, check_masks=True)
+    # Tree reuse finds the new position among states holding observation arrays.
+    agent = MCTSAgent(30, reuse_tree=True, seed=0)
+    env.step(agent.act(env))
+    agent.act(env)
+    assert agent.last_summary.reused_visits > 0

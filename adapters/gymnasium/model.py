@@ -207,12 +207,25 @@ class GymnasiumState(NamedTuple):
             returns there, when the model can tell (the Gymnasium envs it
             knows, envs with a ``_get_obs()`` method), else None.
             :meth:`GymnasiumModel.env_view` shows it as the live env would.
+
+    Two states are equal (and hash alike) when their ``snapshot``,
+    ``steps_left`` and ``actions`` are: the observation follows from the
+    position, and is not compared (arrays compare element-wise).
     """
 
     snapshot: Any
     steps_left: int | None
     actions: tuple
     observation: Any
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, GymnasiumState) and self[:3] == other[:3]
+
+    def __ne__(self, other: object) -> bool:
+        return not self == other
+
+    def __hash__(self) -> int:
+        return hash(self[:3])
 
 
 class GymnasiumModel:
