@@ -177,23 +177,8 @@ def _add_search_options(parser: argparse.ArgumentParser, iterations: int) -> Non
         help=f"iterations per move (default: {iterations}); with --time-limit, only if given",
     )
     parser.set_defaults(default_iterations=iterations)
-    parser.add_argument(
-        "--time-limit",
-        type=number_in(1e-9),
-        metavar="SECONDS",
-        help="seconds per move; with --iterations, whichever comes first",
-    )
-    parser.add_argument(
-        "--solve",
-        action="store_true",
-        help="MCTS-Solver: prove wins, losses and draws (value bounds -1, 1); stops once "
-        "the root is proven",
-    )
-    parser.add_argument(
-        "--reuse-tree",
-        action="store_true",
-        help="keep the subtree of the position reached from one search to the next "
-        "(play: from move to move; search runs one search, so nothing to reuse)",
+    _add_anytime_options(
+        parser, "play: from move to move; search runs one search, so nothing to reuse"
     )
     parser.add_argument(
         "--exploration",
@@ -204,6 +189,39 @@ def _add_search_options(parser: argparse.ArgumentParser, iterations: int) -> Non
     parser.add_argument(
         "--seed", type=int_at_least(0), default=0, help="seed of the rollouts (default: 0)"
     )
+
+
+def _add_anytime_options(parser: argparse.ArgumentParser, reuse_note: str) -> None:
+    """``--time-limit``, ``--solve`` and ``--reuse-tree``: MCTS's budget, solver and reuse."""
+    parser.add_argument(
+        "--time-limit",
+        type=number_in(1e-9),
+        metavar="SECONDS",
+        help="seconds per move; with --iterations, whichever comes first",
+    )
+    parser.add_argument(
+        "--solve",
+        action="store_true",
+        help="MCTS-Solver: prove wins, losses and draws (value bounds -1, 1, the rewards of "
+        "these games); a search stops once its root is proven",
+    )
+    parser.add_argument(
+        "--reuse-tree",
+        action="store_true",
+        help=f"keep the subtree of the position reached from one search to the next ({reuse_note})",
+    )
+
+
+def _anytime_options(args: argparse.Namespace) -> dict[str, Any]:
+    """The MCTS options of ``--time-limit``, ``--solve`` and ``--reuse-tree`` (those given)."""
+    options: dict[str, Any] = {}
+    if args.time_limit is not None:
+        options["time_limit"] = args.time_limit
+    if args.solve:
+        options.update(solve=True, value_bounds=(-1.0, 1.0))
+    if args.reuse_tree:
+        options["reuse_tree"] = True
+    return options
 
 
 def _sweep_option(text: str) -> tuple[str, list[Any]]:
@@ -320,6 +338,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="sweep any other MCTS option too, one match per value (repeatable), e.g. "
         "--option gamma=0.9,1.0 --option selection=uct,puct",
     )
+    _add_anytime_options(evaluate, "from move to move within each game")
     evaluate.add_argument(
         "--rollout-limit",
         type=int_at_least(0),
@@ -775,6 +794,10 @@ def _evaluate(args: argparse.Namespace, parser: argparse.ArgumentParser, out: Te
                     parser.error(f"argument --option: {game.name} has no evaluator {value!r}")
             values = [evaluators.get(v, v) if isinstance(v, str) else v for v in values]
         swept[name] = list({repr(v): v for v in values}.values())
+    for name, value in _anytime_options(args).items():  # one value each: in the title
+        if name in swept:
+            parser.error(f"argument --option: {name} is set by its own flag too")
+        swept[name] = [value]
     for values in itertools.product(*swept.values()):
         try:  # each combination checked before any game
             MCTSPlayer(1, **dict(zip(swept, values, strict=True))).check(
@@ -1015,14 +1038,7 @@ def _planner(args: argparse.Namespace, model: Any) -> MCTS:
     if iterations is None and args.time_limit is None:
         iterations = args.default_iterations
     return MCTS(
-        model,
-        iterations,
-        time_limit=args.time_limit,
-        exploration=args.exploration,
-        seed=args.seed,
-        solve=args.solve,
-        value_bounds=(-1.0, 1.0) if args.solve else None,
-        reuse_tree=args.reuse_tree,
+        model, iterations, exploration=args.exploration, seed=args.seed, **_anytime_options(args)
     )
 
 

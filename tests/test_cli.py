@@ -747,3 +747,18 @@ def test_evaluate_sweeps_any_option_given_with_option(capsys):
         with pytest.raises(SystemExit):
             main([*argv, "--option", option])
         assert message in capsys.readouterr().err
+
+
+def test_evaluate_takes_the_anytime_flags_as_the_agents_options(capsys):
+    status = main(
+        ["evaluate", "--opponent", "random", "--iterations", "50", "--games", "2", "--workers", "1"]
+        + ["--time-limit", "0.01", "--solve", "--reuse-tree", "--no-progress"]
+    )
+    assert status == 0
+    title = capsys.readouterr().out.splitlines()[0]
+    for setting in ("time_limit = 0.01", "solve = True", "value_bounds = (-1.0, 1.0)"):
+        assert setting in title
+    assert "reuse_tree = True" in title
+    with pytest.raises(SystemExit):
+        main(["evaluate", "--games", "2", "--solve", "--option", "solve=True,False"])
+    assert "solve is set by its own flag too" in capsys.readouterr().err
