@@ -6,7 +6,8 @@ search calls an evaluator with the model's state and actions
 (``evaluator(state, actions)``, :mod:`mcts_agent.evaluator`); these helpers
 convert:
 
-* :meth:`mcts_agent.adapters.PettingZooModel.env_view` returns the
+* :meth:`mcts_agent.adapters.PettingZooModel.env_view` and
+  :meth:`mcts_agent.adapters.GymnasiumModel.env_view` return the
   :class:`EnvView` of one state;
 * :class:`EnvViewEvaluator` wraps ``network(observation, action_mask) ->
   Evaluation(value, priors over the whole action space)`` into an evaluator
@@ -14,7 +15,8 @@ convert:
 
 :class:`~mcts_agent.agent.MCTSAgent` binds an ``EnvViewEvaluator`` to the
 model of each env it plans on (PettingZoo envs are then planned through
-``PettingZooModel``, also tic-tac-toe and connect four)::
+``PettingZooModel``, also tic-tac-toe and connect four; Gymnasium envs
+through ``GymnasiumModel``)::
 
     def network(observation, action_mask):       # e.g. a torch model behind it
         value, logits = net(observation)
@@ -25,9 +27,10 @@ model of each env it plans on (PettingZoo envs are then planned through
 Used directly: ``MCTS(model, 800, selection="puct",
 evaluator=EnvViewEvaluator(network).bind(model))``.
 
-Gymnasium envs have no env view yet: ``GymnasiumModel`` does not keep the
-observations its steps return, and Gymnasium has no ``observe``; binding an
-``EnvViewEvaluator`` to it raises TypeError. A plain evaluator there receives
+Gymnasium envs have no ``observe``: ``GymnasiumModel`` keeps in each state
+the observation its step returned (and reads the live position's from the
+envs it knows or an env's ``_get_obs()``), and shows it through the live
+env's stateless observation wrappers. A plain evaluator there receives
 ``GymnasiumState``.
 """
 
@@ -50,9 +53,13 @@ class EnvView(NamedTuple):
         observation: the env's observation for that player (PettingZoo:
             ``env.observe(agent)``, or its ``"observation"`` entry when the
             observation is a dict with an ``"action_mask"``, as in PettingZoo's
-            classic games).
+            classic games; Gymnasium: what ``env.step`` returned on the way
+            to the state).
         action_mask: numpy int8 array, shape ``[n]`` for a ``Discrete(n)``
-            action space: 1 for the legal actions of the state, 0 elsewhere.
+            action space (Gymnasium ``MultiDiscrete``: one entry per
+            combination): 1 for the legal actions of the state, 0 elsewhere.
+            Entry ``i`` is action ``i`` (PettingZoo), action
+            ``model.action_index(a) == i`` (Gymnasium: ``a - start``).
     """
 
     observation: Any
@@ -65,8 +72,8 @@ class EnvViewEvaluator:
     Args:
         network: ``(observation, action_mask) -> Evaluation(value, priors)``,
             ``value`` from the point of view of the player to move (or None
-            to roll out), ``priors`` over the env's whole ``Discrete`` action
-            space (shape ``[n]``, indexed by action; entries of illegal
+            to roll out), ``priors`` over the env's whole action space
+            (shape of the mask, indexed as the mask; entries of illegal
             actions are ignored) or None for uniform priors.
 
     Raises:
@@ -85,7 +92,9 @@ class EnvViewEvaluator:
         """Returns the evaluator of ``model``'s states.
 
         Args:
-            model: a model with ``env_view(state) -> EnvView`` (``PettingZooModel``).
+            model: a model with ``env_view(state) -> EnvView`` (``PettingZooModel``,
+                ``GymnasiumModel``) and, if its actions are not the mask's
+                indices, ``action_index(action) -> int`` (``GymnasiumModel``).
 
         Returns:
             ``evaluator(state, actions) -> Evaluation`` with the legal actions'
@@ -97,15 +106,20 @@ class EnvViewEvaluator:
         env_view = getattr(model, "env_view", None)
         if not callable(env_view):
             raise TypeError(
-                f"EnvViewEvaluator needs a model with env_view(state) (PettingZooModel); "
+                f"EnvViewEvaluator needs a model with env_view(state) (PettingZooModel, "
+                f"GymnasiumModel); "
                 f"{type(model).__name__} has none"
             )
         network = self.network
+        action_index = getattr(model, "action_index", None)
 
         def evaluator(state: Any, actions: Sequence[Any]) -> Evaluation:
             value, priors = network(*env_view(state))
             if priors is not None:
-                priors = [priors[a] for a in actions]
+                if action_index is None:
+                    priors = [priors[a] for a in actions]
+                else:
+                    priors = [priors[action_index(a)] for a in actions]
             return Evaluation(value, priors)
 
         return evaluator

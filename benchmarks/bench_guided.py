@@ -4,7 +4,7 @@ Sections (``--sections``, all by default; everything in this one process):
 
 * ``c4-time``: connect four, PUCT + :func:`~mcts_agent.envs.connect_four.heuristic_evaluator`
   against plain UCT (random rollouts), the same CPU time per move
-  (``--move-time``, 0.2 s). ``MCTS`` has no time budget yet, so each player
+  (``--move-time``, 0.2 s). ``MCTS``'s ``time_limit`` counts wall time, so each player
   sets its iterations for a move from its own measured rate (iterations per
   CPU second over its previous moves of the match, starting from a short
   calibration), and the table reports the CPU time each side actually took

@@ -173,7 +173,7 @@ class GridMazeEnv(gym.Env[np.ndarray, int]):
         super().reset(seed=seed)
         self._layout = _generate(self.np_random, self.size, self.num_traps, self.loop_fraction)
         self._position = self._layout.start
-        return self._observation(), {"action_mask": self.action_mask()}
+        return self._get_obs(), {"action_mask": self.action_mask()}
 
     def step(self, action: int) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
         """Moves the agent one cell (a wall stops it); see the module docstring.
@@ -198,7 +198,7 @@ class GridMazeEnv(gym.Env[np.ndarray, int]):
         cells = layout.cells
         position = self._position
         if cells[position] in (GOAL, TRAP):
-            return self._observation(), 0.0, True, False, {"action_mask": self.action_mask()}
+            return self._get_obs(), 0.0, True, False, {"action_mask": self.action_mask()}
         target = position + self._offsets[action]
         if cells[target] != WALL:
             position = self._position = target
@@ -210,7 +210,7 @@ class GridMazeEnv(gym.Env[np.ndarray, int]):
         else:
             reward, terminated = -self.step_cost, False
         return (
-            self._observation(),
+            self._get_obs(),
             reward,
             terminated,
             False,
@@ -225,7 +225,7 @@ class GridMazeEnv(gym.Env[np.ndarray, int]):
         """
         if self.render_mode is None:
             return None
-        grid = self._observation()
+        grid = self._get_obs()
         if self.render_mode == "ansi":
             return "\n".join("".join(_SYMBOLS[int(code)] for code in row) for row in grid) + "\n"
         pixels = self.cell_pixels
@@ -293,7 +293,8 @@ class GridMazeEnv(gym.Env[np.ndarray, int]):
         """The agent's cell, ``row * size + column`` (-1 before the first ``reset``)."""
         return self._position
 
-    def _observation(self) -> np.ndarray:
+    def _get_obs(self) -> np.ndarray:
+        """The observation of the current position (the method name of Gymnasium's envs)."""
         if self._layout is None:
             raise RuntimeError("call reset() first")
         grid = np.frombuffer(self._layout.cells, dtype=np.uint8).copy()

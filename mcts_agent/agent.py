@@ -157,8 +157,9 @@ class MCTSAgent:
             ``GymnasiumState`` and the env's actions). An
             :class:`~mcts_agent.adapters.env_view.EnvViewEvaluator` is bound
             to each model planned on, so its network sees the env's
-            observation and action mask instead (PettingZoo envs; they are
-            then planned through ``PettingZooModel``).
+            observation and action mask instead (PettingZoo envs are then
+            planned through ``PettingZooModel``; Gymnasium envs: see
+            ``GymnasiumModel.env_view``).
 
     Attributes:
         last_summary: :class:`~mcts_agent.search.SearchSummary` of the last

@@ -10,7 +10,6 @@ import sys
 from pathlib import Path
 from types import SimpleNamespace
 
-import gymnasium
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -657,10 +656,6 @@ def test_an_env_view_evaluator_sees_the_observation_and_mask_of_the_player_to_mo
         MCTS(ConnectFourModel(), 5, evaluator=EnvViewEvaluator(network)).search(C4_START)
     with pytest.raises(TypeError, match="ConnectFourModel has none"):
         EnvViewEvaluator(network).bind(ConnectFourModel())
-    frozen_lake = gymnasium.make("FrozenLake-v1", is_slippery=False)
-    frozen_lake.reset(seed=0)
-    with pytest.raises(TypeError, match="GymnasiumModel has none"):
-        MCTSAgent(5, selection="puct", evaluator=EnvViewEvaluator(network)).act(frozen_lake)
 
 
 @pytest.mark.parametrize(

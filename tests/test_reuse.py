@@ -214,3 +214,27 @@ def test_a_reused_root_with_fresh_noise_never_tries_an_action_twice(seed):
         if not node.terminated:
             below = sum(tree[child].visits for child in tree.children[index])
             assert node.visits == below + 1  # every node (the reused root too) made by one
+
+
+@pytest.mark.parametrize(
+    "env_id, kwargs",
+    [("CartPole-v1", {}), ("FrozenLake-v1", {"is_slippery": False}), ("FrozenLake-v1", {})],
+    ids=["cartpole", "frozenlake", "frozenlake-slippery"],
+)
+def test_the_agent_reuses_its_tree_in_a_gymnasium_episode(env_id, kwargs):
+    # CartPole's snapshot holds a numpy array (== is element-wise): the model's key compares
+    # positions; slippery FrozenLake reaches its next position through a chance node.
+    import gymnasium
+
+    env = gymnasium.make(env_id, **kwargs)
+    env.reset(seed=0)
+    agent = MCTSAgent(200, seed=0, reuse_tree=True, rollout_limit=20)
+    reused = []
+    for _ in range(5):
+        action = agent.act(env)
+        reused.append(agent.last_summary.reused_visits)
+        _, _, terminated, truncated, _ = env.step(action)
+        if terminated or truncated:
+            break
+    assert reused[0] == 0
+    assert len(reused) >= 2 and all(r > 0 for r in reused[1:]), reused

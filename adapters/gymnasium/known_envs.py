@@ -1,7 +1,8 @@
 """The Gymnasium envs the adapter knows by heart (Gymnasium 1.4).
 
 For each: the attributes that hold its whole position (the ``"snapshot"``
-clone), the mask of its current position, whether its position is terminal,
+clone), the observation and the mask of its current position, whether its
+position is terminal,
 what makes it stochastic, and, for the toy-text envs and CartPole, a faster
 replica of its ``step`` (checked against the env's own at start-up).
 """
@@ -25,6 +26,7 @@ from gymnasium.envs.toy_text import BlackjackEnv, CliffWalkingEnv, FrozenLakeEnv
 __all__ = [
     "FAST_STEPPERS",
     "KNOWN_MASKS",
+    "KNOWN_OBSERVATIONS",
     "KNOWN_SNAPSHOTS",
     "KNOWN_TERMINATIONS",
     "TABLE_ENVS",
@@ -52,6 +54,30 @@ KNOWN_SNAPSHOTS: dict[type, tuple[str, ...]] = {
 # masks only in ``info``.
 KNOWN_MASKS: dict[type, Callable[[Any], Any]] = {
     TaxiEnv: lambda env: env.action_mask(env.s),
+}
+
+
+def _toy_text_observation(env: Any) -> int:
+    return int(env.s)
+
+
+def _state_observation(env: Any) -> np.ndarray:
+    return np.array(env.state, dtype=np.float32)
+
+
+# The observation of the current position, as the env's ``reset`` and ``step``
+# return it (Gymnasium 1.4), given the env or its replica of ``FAST_STEPPERS``
+# in that position (they keep the same position attributes); exact classes only.
+# Gymnasium envs do not keep the observation they returned.
+KNOWN_OBSERVATIONS: dict[type, Callable[[Any], Any]] = {
+    FrozenLakeEnv: _toy_text_observation,
+    CliffWalkingEnv: _toy_text_observation,
+    TaxiEnv: _toy_text_observation,
+    CartPoleEnv: _state_observation,
+    AcrobotEnv: lambda env: env._get_ob(),
+    MountainCarEnv: _state_observation,
+    Continuous_MountainCarEnv: _state_observation,
+    PendulumEnv: lambda env: env._get_obs(),
 }
 
 

@@ -44,10 +44,12 @@ Making your own env plannable: keep everything ``step`` reads in a few
 attributes and give the env ``get_state()`` (returns a snapshot that later
 steps of the env cannot change, e.g. a tuple of ints and immutable objects)
 and ``set_state(state)``; if it has action masks, give it ``action_mask()``
-(the mask of the current position, 1 = legal); and ``is_terminal()`` (True
+(the mask of the current position, 1 = legal); ``is_terminal()`` (True
 once the episode has terminated; the name OpenSpiel's states use), so that
-the model refuses to plan from a finished episode. The adapter checks the
-clone and the determinism when it starts (below).
+the model refuses to plan from a finished episode; and, for networks that
+evaluate observations, ``_get_obs()`` (the observation of the current
+position, the name Gymnasium's envs and its custom-env tutorial use). The
+adapter checks the clone and the determinism when it starts (below).
 
 Finished episodes: :meth:`GymnasiumModel.state_of` raises ``ValueError``
 once the live env's ``TimeLimit`` has truncated the episode or its position
@@ -126,6 +128,18 @@ every action; observation wrappers, ``OrderEnforcing``, ``PassiveEnvChecker``,
 Any other wrapper that overrides ``step`` (reward wrappers, ``StickyAction``,
 frame skipping...) is rejected, since planning would ignore it.
 
+Observations (:meth:`GymnasiumModel.env_view`, for
+:class:`~mcts_agent.adapters.env_view.EnvViewEvaluator`): each state keeps the
+observation the step into it returned (copied for the ``"user"`` and
+``"env_methods"`` clones, whose scratch env is stepped again and may return
+the same array changed); a state of :meth:`~GymnasiumModel.state_of` reads the
+live position's from a clone, by the rule of the Gymnasium envs we know or the
+env's ``_get_obs()`` (else it is None, and ``env_view`` of that state says
+so). ``env_view`` passes it through the live env's stateless observation
+wrappers (``TransformObservation`` and its subclasses), so a network sees
+what the wrapped env would return. Keeping it costs under 1% of a step
+and rollout in instructions (README, "Speed").
+
 Truncation: a state carries the steps left before the live env's
 ``TimeLimit`` (the smallest one if there are several) truncates the episode.
 The step that uses the last one, like a step where the inner env says
@@ -137,6 +151,7 @@ the planner's ``rollout_limit`` bounds rollouts.
 
 from __future__ import annotations
 
+import copy
 import functools
 import itertools
 import math
@@ -150,6 +165,7 @@ from gymnasium import spaces
 from gymnasium.wrappers import TransformAction
 
 from mcts_agent.adapters.env_probe import instance, random_generator_paths
+from mcts_agent.adapters.env_view import EnvView
 from mcts_agent.adapters.gymnasium.checks import (
     CHECK_EVERY,
     check_clone_and_determinism,
@@ -159,6 +175,7 @@ from mcts_agent.adapters.gymnasium.checks import (
 from mcts_agent.adapters.gymnasium.cloning import bind_cloning
 from mcts_agent.adapters.gymnasium.known_envs import (
     KNOWN_MASKS,
+    KNOWN_OBSERVATIONS,
     KNOWN_SNAPSHOTS,
     KNOWN_TERMINATIONS,
     known_chance,
@@ -176,6 +193,7 @@ from mcts_agent.adapters.gymnasium.stochastic import (
 )
 from mcts_agent.adapters.gymnasium.wrappers import (
     check_reset,
+    observation_transforms,
     read_wrappers,
     steps_before_truncation,
 )
@@ -200,16 +218,36 @@ class GymnasiumState(NamedTuple):
             the episode; None if it has none.
         actions: tuple, the legal actions here in the model's order; empty
             once the episode has ended.
-        observation: the observation of the step that reached the position,
-            frozen into tuples: the key of a stochastic env planned on deep
-            copies (:mod:`~mcts_agent.adapters.gymnasium.stochastic`); None
-            otherwise.
+        observation: the observation of the unwrapped env in this position:
+            what its ``step`` returned on the way here (copied when the env
+            that stepped is stepped again), or for a state of
+            :meth:`GymnasiumModel.state_of` what its ``reset``/``step``
+            returns there, when the model can tell (the Gymnasium envs it
+            knows, envs with a ``_get_obs()`` method), else None.
+            :meth:`GymnasiumModel.env_view` shows it as the live env would;
+            the key of a stochastic env planned on deep copies is made from
+            it (:func:`~mcts_agent.adapters.gymnasium.stochastic.observation_key`).
+
+    Two states are equal (and hash alike) when their ``snapshot``,
+    ``steps_left`` and ``actions`` are: the observation follows from the
+    position, and is not compared (arrays compare element-wise). Snapshots
+    holding arrays (CartPole's) do not compare to a bool either: the model's
+    ``key`` (:meth:`GymnasiumModel.key`) is what the search compares.
     """
 
     snapshot: Any
     steps_left: int | None
     actions: tuple
-    observation: Any = None
+    observation: Any
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, GymnasiumState) and self[:3] == other[:3]
+
+    def __ne__(self, other: object) -> bool:
+        return not self == other
+
+    def __hash__(self) -> int:
+        return hash(self[:3])
 
 
 class GymnasiumModel:
@@ -223,6 +261,12 @@ class GymnasiumModel:
         chance: None for a deterministic env (``step``); ``"outcomes"`` or
             ``"sample_step"`` for a stochastic one, the method it has
             instead (:mod:`~mcts_agent.adapters.gymnasium.stochastic`).
+        key: ``key(state) -> Hashable``, which states are the same position
+            (tree reuse and chance nodes compare these): the snapshot frozen
+            (arrays as bytes) and the steps left; for a stochastic env on deep
+            copies, the observation frozen and the steps left (it must then be
+            Markov). A deterministic env on deep copies is equal only to
+            itself, so ``reuse_tree`` finds nothing there.
 
     Actions: every action of a ``Discrete(n, start)`` space (the ints
     ``start .. start + n - 1``), every combination of a ``MultiDiscrete``
@@ -346,12 +390,28 @@ class GymnasiumModel:
         self._checkout, self._commit, self._capture = bind_cloning(
             self.clone_method, unwrapped, get_state, set_state, fast=chance is None
         )
+        # Observations (env_view): the live position's is read by a known function or the
+        # env's _get_obs(); a scratch env stepped again may change the array it returned.
+        self._observation_of = KNOWN_OBSERVATIONS.get(env_class)
+        if self._observation_of is None and callable(getattr(env_class, "_get_obs", None)):
+            self._observation_of = env_class._get_obs
+        self._copies_observations = self.clone_method in ("user", "env_methods")
+        try:
+            self._observation_wrappers = observation_transforms(env)
+            self._view_error: str | None = None
+        except ValueError as error:  # raised by env_view only: planning is not affected
+            self._observation_wrappers = []
+            self._view_error = str(error)
+        self._view_masks: dict[tuple, np.ndarray] = {}
         self._parameters: Parameters | None = None  # none watched during the checks
         # Chance found while planning: the known envs' steps do not draw.
         self._checks_chance = self.clone_method != "snapshot"
         self._chance_countdown = CHECK_EVERY
         self._chance_checks = 0
         self.chance: str | None = None
+        # The position's key (tree reuse, chance): the snapshot frozen (arrays as bytes) and
+        # the steps left. A deep-copy snapshot is an env, equal only to itself.
+        self.key = snapshot_key
         if chance == "outcomes":  # a stochastic toy-text table: no clone is stepped
             if self.clone_method != "snapshot":
                 raise ValueError(
@@ -433,7 +493,7 @@ class GymnasiumModel:
             )
         env = self._checkout(snapshot)
         outcome = env.step(self._inner_actions[action])
-        _, reward, terminated, truncated, info = outcome
+        observation, reward, terminated, truncated, info = outcome
         if steps_left is not None:
             steps_left -= 1
         ended = terminated or truncated or steps_left == 0
@@ -445,12 +505,16 @@ class GymnasiumModel:
                 next_snapshot = self._commit(env)
                 self._check_chance(snapshot, (action,), (outcome,))
                 return StepResult(
-                    GymnasiumState(next_snapshot, steps_left, next_actions),
+                    GymnasiumState(next_snapshot, steps_left, next_actions, outcome[0]),
                     float(reward),
                     bool(ended),
                 )
+        if self._copies_observations:
+            observation = _copied(observation)
         return StepResult(
-            GymnasiumState(self._commit(env), steps_left, next_actions), float(reward), bool(ended)
+            GymnasiumState(self._commit(env), steps_left, next_actions, observation),
+            float(reward),
+            bool(ended),
         )
 
     def _check_chance(self, snapshot: Any, actions: Sequence, outcomes: Sequence) -> None:
@@ -609,7 +673,86 @@ class GymnasiumModel:
             actions = self._all_actions
         else:
             actions = self._legal_actions(self._position_mask(self._unwrapped))
-        return GymnasiumState(snapshot, steps_left, actions)
+        return GymnasiumState(snapshot, steps_left, actions, self._observe(snapshot))
+
+    def _observe(self, snapshot: Any) -> Any:
+        """The observation of ``snapshot``'s position, read from a clone; None if unknown."""
+        if self._observation_of is None:
+            return None
+        env = snapshot if self.clone_method == "deepcopy" else self._checkout(snapshot)
+        observation = self._observation_of(env)
+        return _copied(observation) if self._copies_observations else observation
+
+    def env_view(self, state: GymnasiumState) -> EnvView:
+        """Returns what the live env would show in ``state``: its observation and action mask.
+
+        For evaluators written against observations
+        (:class:`~mcts_agent.adapters.env_view.EnvViewEvaluator`, which
+        :class:`~mcts_agent.agent.MCTSAgent` binds to this model). The
+        observation is ``state.observation`` passed through the live env's
+        observation wrappers, innermost first (``TransformObservation`` and
+        its subclasses: ``FlattenObservation``, ``DtypeObservation``,
+        ``RescaleObservation``...), so it is what ``env.step`` would have
+        returned on the way to ``state``. It is the state's own object when
+        there is no such wrapper: do not change it in place.
+
+        Args:
+            state: a state of this model.
+
+        Returns:
+            ``EnvView(observation, action_mask)``; the mask (int8, read-only,
+            shape ``[num_actions]``: ``n`` for ``Discrete(n)``, one entry per
+            combination in C order for ``MultiDiscrete``, indexed by
+            :meth:`action_index`) is 1 for ``state.actions``: the env's mask
+            where it has one (``info["action_mask"]``, an ``action_mask``
+            function), all ones otherwise; all zeros once the episode is over.
+
+        Raises:
+            ValueError: if the live env has an observation wrapper that is not
+                a function of the observation alone (``NormalizeObservation``,
+                ``TimeAwareObservation``...), or the observation of ``state`` is
+                unknown: a state of :meth:`state_of` for an env the adapter
+                does not know and that has no ``_get_obs()`` method (Gymnasium
+                envs do not keep the observation they returned).
+        """
+        if self._view_error is not None:
+            raise ValueError(self._view_error)
+        observation = state.observation
+        if observation is None:
+            raise ValueError(
+                f"the observation of this position of {type(self._unwrapped).__name__} is "
+                "unknown: Gymnasium envs do not keep the observation they returned, and the "
+                "adapter can read it only from the envs it knows and from an env's own "
+                "_get_obs() method (as Gymnasium's envs and its custom-env tutorial have). Give "
+                "the env a _get_obs() returning the observation of its current position"
+            )
+        for wrapper in self._observation_wrappers:
+            observation = wrapper.observation(observation)
+        actions = state.actions
+        mask = self._view_masks.get(actions)
+        if mask is None:
+            mask = np.zeros(len(self._all_actions), dtype=np.int8)
+            mask[[self._action_indices[a] for a in actions]] = 1
+            mask.flags.writeable = False
+            self._view_masks[actions] = mask
+        return EnvView(observation, mask)
+
+    def action_index(self, action: Any) -> int:
+        """Returns the index of a model action in :meth:`env_view`'s mask and in priors over it.
+
+        ``action - start`` for a ``Discrete(n, start)`` space; the position of
+        the combination in C order for ``MultiDiscrete``.
+
+        Raises:
+            ValueError: if ``action`` is not an action of this model.
+        """
+        try:
+            return self._action_indices[action]
+        except (KeyError, TypeError):
+            raise ValueError(
+                f"{action!r} is not an action of this model; expected one of "
+                f"{_abbreviate(self._all_actions)}"
+            ) from None
 
     def to_env_action(self, action: Any) -> Any:
         """Returns the action of ``env.action_space`` for a model action.
@@ -674,6 +817,7 @@ class GymnasiumModel:
                 inner = wrapper.action(inner)
             inner_actions[action] = inner
         self._all_actions = all_actions
+        self._action_indices = {a: i for i, a in enumerate(all_actions)}
         self._env_actions = env_actions
         self._inner_actions = inner_actions
         self._mask_cache: dict[Hashable, tuple] = {}
@@ -732,6 +876,13 @@ def _binary_mask(mask: Any, shape: tuple[int, ...]) -> np.ndarray:
     if array.dtype != np.bool_ and not np.isin(array, (0, 1)).all():
         raise ValueError(f"an action mask must hold only 0 and 1 (1 = legal), got {array}")
     return array.astype(bool)
+
+
+def _copied(observation: Any) -> Any:
+    """A copy of an observation that later steps of the env cannot change."""
+    if type(observation) is np.ndarray:
+        return observation.copy()
+    return copy.deepcopy(observation)
 
 
 def _abbreviate(actions: tuple) -> str:

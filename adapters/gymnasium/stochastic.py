@@ -27,6 +27,7 @@ are planned as one).
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Hashable
 from typing import TYPE_CHECKING, Any
 
@@ -107,7 +108,10 @@ class TableOutcomes:
                 (
                     probability,
                     StepResult(
-                        GymnasiumState(next_snapshot, steps_left, next_actions), reward, ended
+                        # The observation of these envs is the cell (or Taxi's state) index.
+                        GymnasiumState(next_snapshot, steps_left, next_actions, next_s),
+                        reward,
+                        ended,
                     ),
                 )
             )
@@ -115,13 +119,31 @@ class TableOutcomes:
 
 
 def snapshot_key(state: GymnasiumState) -> Hashable:
-    """The key of a state whose snapshot tells its position: the snapshot frozen, the steps left."""
-    return freeze(state.snapshot), state.steps_left
+    """The key of a state whose snapshot tells its position: its values, the steps left.
+
+    The snapshot's values as nested tuples of Python numbers (:func:`by_value`),
+    so the same position compares equal however the env holds it: CartPole's
+    live ``state`` is an array, a clone stepped by the model holds a tuple.
+    """
+    return by_value(state.snapshot), state.steps_left
+
+
+def by_value(value: Any) -> Hashable:
+    """``value`` as nested tuples of Python scalars: arrays by ``tolist``, dicts by sorted items."""
+    if isinstance(value, np.ndarray):
+        return by_value(value.tolist())
+    if isinstance(value, np.generic):
+        return value.item()
+    if isinstance(value, dict):
+        return tuple((key, by_value(value[key])) for key in sorted(value, key=repr))
+    if isinstance(value, (tuple, list)):
+        return tuple(by_value(v) for v in value)
+    return value
 
 
 def observation_key(state: GymnasiumState) -> Hashable:
-    """The key of a ``"deepcopy"`` state: the observation that reached it, the steps left."""
-    return state.observation, state.steps_left
+    """The key of a ``"deepcopy"`` state: the observation that reached it frozen, the steps left."""
+    return freeze(state.observation), state.steps_left
 
 
 def sampled_step(
@@ -139,8 +161,8 @@ def sampled_step(
     the clone copied from the live env.
 
     Returns:
-        The step's ``StepResult``; its state carries the observation frozen
-        (the ``"deepcopy"`` clone's key).
+        The step's ``StepResult``; its state carries the observation (the
+        ``"deepcopy"`` clone's key is made from it).
 
     Raises:
         ValueError: if ``action`` is not legal in ``state``.
@@ -158,7 +180,9 @@ def sampled_step(
         steps_left -= 1
     ended = terminated or truncated or steps_left == 0
     next_actions = () if ended else model._next_actions(env, info)
-    next_state = GymnasiumState(model._commit(env), steps_left, next_actions, freeze(observation))
+    if model._copies_observations:  # the scratch env stepped again may change the array
+        observation = copy.deepcopy(observation)
+    next_state = GymnasiumState(model._commit(env), steps_left, next_actions, observation)
     return StepResult(next_state, float(reward), bool(ended))
 
 

@@ -6,6 +6,7 @@ from typing import Any
 
 import gymnasium as gym
 from gymnasium.wrappers import (
+    AddRenderObservation,
     HumanRendering,
     OrderEnforcing,
     PassiveEnvChecker,
@@ -14,11 +15,12 @@ from gymnasium.wrappers import (
     RenderCollection,
     TimeLimit,
     TransformAction,
+    TransformObservation,
 )
 
 from mcts_agent.adapters.gymnasium.known_envs import KNOWN_SNAPSHOTS
 
-__all__ = ["check_reset", "read_wrappers", "steps_before_truncation"]
+__all__ = ["check_reset", "observation_transforms", "read_wrappers", "steps_before_truncation"]
 
 # Wrappers that neither change what a step does nor need translating.
 _INERT_WRAPPERS = (
@@ -93,3 +95,41 @@ def read_wrappers(env: gym.Env) -> tuple[list[TimeLimit], list[TransformAction]]
             )
         layer = layer.env
     return time_limits, translators
+
+
+def observation_transforms(env: gym.Env) -> list[gym.ObservationWrapper]:
+    """Returns the env's observation wrappers, innermost first, to apply to planned observations.
+
+    The model steps ``env.unwrapped``, whose observations these wrappers would
+    transform on their way out of the live env. Gymnasium's
+    ``TransformObservation`` and its subclasses (``FlattenObservation``,
+    ``DtypeObservation``, ``ReshapeObservation``, ``RescaleObservation``,
+    ``FilterObservation``, ``GrayscaleObservation``, ``ResizeObservation``...)
+    apply a function of the observation alone, so ``wrapper.observation(obs)``
+    gives what the live env would show in any planned position.
+
+    Raises:
+        ValueError: for an observation wrapper that keeps state across steps
+            or reads the live env (``NormalizeObservation``'s running
+            statistics, ``TimeAwareObservation``'s clock, ``DelayObservation``,
+            ``AddRenderObservation``): its output in a planned position is
+            not a function of that position's observation.
+    """
+    transforms: list[gym.ObservationWrapper] = []
+    layer: Any = env
+    while isinstance(layer, gym.Wrapper):
+        if isinstance(layer, gym.ObservationWrapper):
+            if not isinstance(layer, TransformObservation) or isinstance(
+                layer, AddRenderObservation
+            ):
+                raise ValueError(
+                    f"the env is wrapped in {type(layer).__name__}, whose observations are not "
+                    "a function of the position alone (it keeps state across steps or reads "
+                    "the live env), so a planned position's observation cannot be made as the "
+                    "live env would show it. Unwrap it for the env view, and apply it in the "
+                    "network if needed"
+                )
+            transforms.append(layer)
+        layer = layer.env
+    transforms.reverse()
+    return transforms
