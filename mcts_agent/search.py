@@ -473,7 +473,15 @@ class MCTS(Generic[StateT]):
                     return callback(self, done)
 
             done, stop_reason = budgets.run(
-                loop, grown.__len__, solved, budget, clock, start, on_iteration=step
+                loop,
+                grown.__len__,
+                solved,
+                budget,
+                clock,
+                start,
+                # An iteration of a stochastic model may make a chance node and an outcome node.
+                nodes_per_iteration=2 if self.stochastic else 1,
+                on_iteration=step,
             )
             if not math.isfinite(sum(tree.value_sums)):  # a W is NaN or infinite (or only the sum)
                 _check_value_sums(tree)

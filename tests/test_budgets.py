@@ -293,3 +293,16 @@ def test_the_agent_passes_on_iteration_to_its_planners():
     agent.act(env)
     assert agent.last_summary.iterations == 20
     assert agent.last_summary.stop_reason == "on_iteration"
+
+
+def test_a_node_cap_holds_for_a_stochastic_model_whose_iterations_make_two_nodes():
+    # Pig: an iteration may make a chance node and its outcome node, so a chunk runs at most
+    # half the room left.
+    from mcts_agent.envs.pig import PigModel
+
+    model = PigModel()
+    planner = MCTS(model, 100_000, max_nodes=501, seed=0)
+    planner.search(model.initial_state())
+    summary = planner.summary()
+    assert summary.stop_reason == "max_nodes"
+    assert 499 <= summary.nodes <= 501
