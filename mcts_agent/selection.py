@@ -63,7 +63,13 @@ def expansion_order(node_priors: Sequence[float], c: float) -> Sequence[int]:
     return sorted(range(len(node_priors)), key=node_priors.__getitem__, reverse=True)
 
 
-def puct_score_all(tree: GuidedTree, node: int, c: float, unvisited_value: float) -> int:
+def puct_score_all(
+    tree: GuidedTree,
+    node: int,
+    c: float,
+    unvisited_value: float,
+    proven_values: Sequence[float | None] | None = None,
+) -> int:
     """Returns the index of the action PUCT selects at ``node``, every action scored.
 
     The rule as written: ``Q(a) + c * P(a) * sqrt(max(N(s), 1)) / (1 + N(a))``
@@ -75,6 +81,8 @@ def puct_score_all(tree: GuidedTree, node: int, c: float, unvisited_value: float
         node: a non-terminal node of ``tree``.
         c: the exploration, >= 0.
         unvisited_value: Q of an untried action.
+        proven_values: the solver's per-node proven values (:mod:`mcts_agent.solver`):
+            a tried child proven at V scores exactly V; None for the plain rule.
     """
     visits = tree.visits
     values = tree.values
@@ -86,6 +94,8 @@ def puct_score_all(tree: GuidedTree, node: int, c: float, unvisited_value: float
     for i, (child, p) in enumerate(zip(by_action, tree.priors[node], strict=True)):
         if child == UNVISITED:
             score = unvisited_value + c * p * root_n  # / (1 + 0)
+        elif proven_values is not None and proven_values[child] is not None:
+            score = proven_values[child]
         else:
             score = values[child] + c * p * root_n / (1 + visits[child])
         if score > best_score:

@@ -27,6 +27,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from mcts_agent._validation import require_float
+from mcts_agent.selection import puct_score_all
 from mcts_agent.tree import ROOT, UNVISITED, GuidedTree
 
 __all__ = [
@@ -88,7 +89,6 @@ def selection_rule(
     untried = tree.untried
     visits = tree.visits
     values = tree.values
-    priors = tree.priors
     action_indices = tree.action_indices
     proven_values = tree.proven_values
     log = math.log
@@ -112,22 +112,8 @@ def selection_rule(
         return action_indices[best], best
 
     def select_puct(node: int) -> tuple[int, int]:
-        n = visits[node]
-        root_n = sqrt(n if n > 1 else 1)
-        best_score = -math.inf
-        best = 0
-        by_action = tree.children_by_action(node)
-        for i, (child, p) in enumerate(zip(by_action, priors[node], strict=True)):
-            if child == UNVISITED:
-                score = unvisited_value + c * p * root_n  # / (1 + 0)
-            else:
-                score = proven_values[child]
-                if score is None:
-                    score = values[child] + c * p * root_n / (1 + visits[child])
-            if score > best_score:
-                best_score = score
-                best = i
-        return best, by_action[best]
+        i = puct_score_all(tree, node, c, unvisited_value, proven_values)
+        return i, tree.children_by_action(node)[i]
 
     return select_puct if selection == "puct" else select_uct
 

@@ -243,3 +243,23 @@ def test_connect_four_forced_wins_in_five_are_proven_and_played():
         assert summary.stop_reason == "solved", i
         assert summary.proven_value == 1.0
         assert oracle.action_values(state)[summary.action] == 1.0
+
+
+def test_the_solver_under_puct_proves_tic_tac_toe_positions_right():
+    model = TicTacToeModel()
+    oracle = ExhaustiveMinimax(model)
+    for i, state in enumerate(tic_tac_toe_positions(min_marks=4)[::40]):
+        planner = MCTS(
+            model,
+            20_000,
+            exploration=4 * C / 2,
+            seed=i,
+            solve=True,
+            value_bounds=BOUNDS,
+            selection="puct",
+        )
+        planner.search(state)
+        summary = planner.summary()
+        assert summary.stop_reason == "solved"
+        assert summary.proven_value == oracle.value(state)
+        assert summary.action in oracle.best_actions(state)
