@@ -106,6 +106,12 @@ class ChanceRecord:
         self.results = results
         self.keys = keys
 
+    def __copy__(self) -> ChanceRecord:
+        """A copy whose ``index`` grows apart (tree reuse keeps the previous tree as it was)."""
+        record = ChanceRecord(self.action, self.cumulative, self.results, self.keys)
+        record.index = dict(self.index)
+        return record
+
 
 def outcome_key(key: Callable[[Any], Hashable] | None, result: StepResult) -> Hashable:
     """The key of an outcome: ``(key(next_state), reward, terminated)``, checked hashable.

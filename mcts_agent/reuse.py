@@ -20,6 +20,7 @@ best child's). The general loop then gives it fresh root noise
 
 from __future__ import annotations
 
+import copy
 from collections import deque
 from collections.abc import Callable, Hashable
 from typing import Any
@@ -105,6 +106,8 @@ def reroot(tree: Tree, node: int) -> Tree:
     new.children = [
         tuple(new_index[child] if child >= 0 else child for child in children[i]) for i in kept
     ]
+    if getattr(new, "chance_records", None) is not None:  # their outcome indexes grow
+        new.chance_records = [None if r is None else copy.copy(r) for r in new.chance_records]
     new.rewards[ROOT] = 0.0
     new.discounts[ROOT] = 0.0
     proven_values = getattr(new, "proven_values", None)

@@ -238,3 +238,20 @@ def test_the_agent_reuses_its_tree_in_a_gymnasium_episode(env_id, kwargs):
             break
     assert reused[0] == 0
     assert len(reused) >= 2 and all(r > 0 for r in reused[1:]), reused
+
+
+def test_reuse_through_chance_nodes_leaves_the_previous_tree_as_it_was():
+    from mcts_agent.envs.pig import ROLL, PigModel
+
+    model = PigModel()
+    planner = MCTS(model, 300, seed=0, reuse_tree=True)
+    start = model.initial_state()
+    planner.search(start)
+    old = planner.tree
+    before = [None if r is None else dict(r.index) for r in old.chance_records]
+    state = next(  # an outcome of rolling that the old tree holds
+        r.next_state for _, r in model.outcomes(start, ROLL) if find_node(old, r.next_state, None)
+    )
+    planner.search(state)
+    assert planner.summary().reused_visits > 0
+    assert [None if r is None else dict(r.index) for r in old.chance_records] == before
