@@ -58,7 +58,9 @@ from __future__ import annotations
 import math
 import random
 from collections.abc import Sequence
+from typing import Any
 
+from mcts_agent import compiled
 from mcts_agent.evaluator import Evaluation
 from mcts_agent.model import StepResult
 from mcts_agent.plots import BoardLayout
@@ -343,6 +345,15 @@ class ConnectFourModel:
         if won:
             return StepResult((x, o), 1.0, True)
         return StepResult((x, o), 0.0, (mask | bit) == _FULL)
+
+    def native_rollout(self) -> Any:
+        """Returns the compiled core's capsule of :meth:`rollout`, or None without the core.
+
+        The same playout in C (``docs/search.md``, "Compiled core": the protocol),
+        drawing the same random numbers; a subclass that overrides
+        :meth:`rollout` loses it.
+        """
+        return compiled.native_rollout("connect_four")
 
     def rollout(
         self, state: tuple[int, int], rng: random.Random, limit: int, gamma: float

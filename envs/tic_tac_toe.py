@@ -23,7 +23,9 @@ from __future__ import annotations
 
 import operator
 import random
+from typing import Any
 
+from mcts_agent import compiled
 from mcts_agent.minimax import ExhaustiveMinimax
 from mcts_agent.model import StepResult
 from mcts_agent.plots import BoardLayout
@@ -206,6 +208,15 @@ class TicTacToeModel:
             f"action {action!r} is not legal in {format_board(state)!r}; "
             f"legal actions: {list(legal)}"
         )
+
+    def native_rollout(self) -> Any:
+        """Returns the compiled core's capsule of :meth:`rollout`, or None without the core.
+
+        The same playout in C (``docs/search.md``, "Compiled core": the protocol),
+        drawing the same random numbers; a subclass that overrides
+        :meth:`rollout` loses it.
+        """
+        return compiled.native_rollout("tic_tac_toe")
 
     def rollout(self, state: int, rng: random.Random, limit: int, gamma: float) -> float:
         """Plays uniformly random moves from ``state``; returns the mover's return.

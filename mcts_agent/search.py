@@ -19,7 +19,7 @@ import time
 from collections.abc import Callable, Hashable, Sequence
 from typing import Any, Generic, NamedTuple
 
-from mcts_agent import budgets, chance, export, general_loop, reuse, solver
+from mcts_agent import budgets, chance, compiled, export, general_loop, reuse, solver
 from mcts_agent._validation import (
     checked_actions,
     checked_player,
@@ -452,9 +452,10 @@ class MCTS(Generic[StateT]):
                 if tree is None:
                     tree = Tree(state, checked_player(model.player(state), state), root_actions)
                 grown = tree
+                plain = compiled.plain_loop(self)  # the compiled core, else self._run
 
                 def loop(n: int) -> int:
-                    self._run(grown, n)
+                    plain(grown, n)
                     return n
 
                 def solved() -> bool:

@@ -1,0 +1,1309 @@
+/* mcts_agent._core: the plain UCT loop of docs/search.md, compiled (docs/search.md, "Compiled core").
+ *
+ * The loop is MCTS._run of mcts_agent/search.py, statement for statement: the same IEEE
+ * operations in the same order (UCB1 as Q + c * sqrt(log(N) / n), backup as r + d * g,
+ * Q = W / N), built with floating-point contraction off (setup.py), so the trees are the
+ * pure loop's bit for bit. The model's Python methods are called exactly as the pure loop
+ * calls them; the off-fast-path checks call the same Python functions (mcts_agent._validation).
+ *
+ * Storage (Store): one C struct per node (N, W, Q, reward, discount, untried, first child,
+ * next sibling), and three Python lists (states, players, actions) that the Tree holds
+ * as they are; Column is a read-only sequence view of one numeric field or of the children.
+ *
+ * Native rollouts: a capsule named "mcts_agent.native_rollout" holding a NativeRollout
+ * (below); the loop calls it with a Mersenne Twister that continues random.Random's state
+ * exactly (read with getstate() before a chunk, written back with setstate() after), and
+ * draws random() as random.Random does (genrand_res53). Tic-tac-toe's and connect four's
+ * rollouts are here (native_rollout("tic_tac_toe"), native_rollout("connect_four")).
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <structmember.h>
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+
+#if defined(__clang__)
+#pragma STDC FP_CONTRACT OFF
+#endif
+
+/* ------------------------------------------------------------------ MT19937 */
+
+#define MT_N 624
+#define MT_M 397
+
+typedef struct {
+    uint32_t state[MT_N];
+    int index;
+} MTState;
+
+/* CPython's genrand_uint32 (Modules/_randommodule.c), the reference MT19937 of Matsumoto & Nishimura. */
+static uint32_t
+mt_uint32(MTState *mt)
+{
+    static const uint32_t mag01[2] = {0x0U, 0x9908b0dfU};
+    uint32_t y;
+    uint32_t *s = mt->state;
+    if (mt->index >= MT_N) {
+        int kk;
+        for (kk = 0; kk < MT_N - MT_M; kk++) {
+            y = (s[kk] & 0x80000000U) | (s[kk + 1] & 0x7fffffffU);
+            s[kk] = s[kk + MT_M] ^ (y >> 1) ^ mag01[y & 0x1U];
+        }
+        for (; kk < MT_N - 1; kk++) {
+            y = (s[kk] & 0x80000000U) | (s[kk + 1] & 0x7fffffffU);
+            s[kk] = s[kk + (MT_M - MT_N)] ^ (y >> 1) ^ mag01[y & 0x1U];
+        }
+        y = (s[MT_N - 1] & 0x80000000U) | (s[0] & 0x7fffffffU);
+        s[MT_N - 1] = s[MT_M - 1] ^ (y >> 1) ^ mag01[y & 0x1U];
+        mt->index = 0;
+    }
+    y = s[mt->index++];
+    y ^= (y >> 11);
+    y ^= (y << 7) & 0x9d2c5680U;
+    y ^= (y << 15) & 0xefc60000U;
+    y ^= (y >> 18);
+    return y;
+}
+
+/* random.Random.random(): 53 random bits in [0, 1), as CPython's random_random. */
+static double
+mt_random(void *rng)
+{
+    MTState *mt = (MTState *)rng;
+    uint32_t a = mt_uint32(mt) >> 5, b = mt_uint32(mt) >> 6;
+    return (a * 67108864.0 + b) * (1.0 / 9007199254740992.0);
+}
+
+/* Reads rng.getstate() into mt; returns the state tuple (new reference) or NULL. */
+static PyObject *
+mt_read(PyObject *rng, MTState *mt)
+{
+    PyObject *state = PyObject_CallMethod(rng, "getstate", NULL);
+    if (state == NULL)
+        return NULL;
+    PyObject *words = PyTuple_Check(state) && PyTuple_GET_SIZE(state) == 3
+                          ? PyTuple_GET_ITEM(state, 1) : NULL;
+    if (words == NULL || !PyTuple_Check(words) || PyTuple_GET_SIZE(words) != MT_N + 1) {
+        PyErr_SetString(PyExc_TypeError, "random.Random.getstate() has an unexpected form");
+        Py_DECREF(state);
+        return NULL;
+    }
+    for (int i = 0; i < MT_N; i++) {
+        unsigned long w = PyLong_AsUnsignedLong(PyTuple_GET_ITEM(words, i));
+        if (w == (unsigned long)-1 && PyErr_Occurred()) {
+            Py_DECREF(state);
+            return NULL;
+        }
+        mt->state[i] = (uint32_t)w;
+    }
+    long index = PyLong_AsLong(PyTuple_GET_ITEM(words, MT_N));
+    if (index == -1 && PyErr_Occurred()) {
+        Py_DECREF(state);
+        return NULL;
+    }
+    mt->index = (int)index;
+    return state;
+}
+
+/* rng.setstate((version, mt's words and index, gauss_next of old)); 0 or -1. */
+static int
+mt_write(PyObject *rng, const MTState *mt, PyObject *old)
+{
+    PyObject *words = PyTuple_New(MT_N + 1);
+    if (words == NULL)
+        return -1;
+    for (int i = 0; i < MT_N; i++) {
+        PyObject *w = PyLong_FromUnsignedLong(mt->state[i]);
+        if (w == NULL) {
+            Py_DECREF(words);
+            return -1;
+        }
+        PyTuple_SET_ITEM(words, i, w);
+    }
+    PyObject *index = PyLong_FromLong(mt->index);
+    if (index == NULL) {
+        Py_DECREF(words);
+        return -1;
+    }
+    PyTuple_SET_ITEM(words, MT_N, index);
+    PyObject *state = PyTuple_Pack(3, PyTuple_GET_ITEM(old, 0), words, PyTuple_GET_ITEM(old, 2));
+    Py_DECREF(words);
+    if (state == NULL)
+        return -1;
+    PyObject *done = PyObject_CallMethod(rng, "setstate", "(O)", state);
+    Py_DECREF(state);
+    if (done == NULL)
+        return -1;
+    Py_DECREF(done);
+    return 0;
+}
+
+/* ------------------------------------------------------------------ native rollouts */
+
+/* The protocol (docs/search.md, "Compiled core"): a capsule named NATIVE_ROLLOUT_NAME whose
+ * pointer is a NativeRollout. rollout(state, random, rng, limit, gamma, &g) plays the model's
+ * random rollout from state (limit >= 1 moves, at least one legal action), drawing every
+ * random number as random() (a float in [0, 1), random.Random.random's), and writes its
+ * return to *g; it returns 0, or -1 with a Python exception set. */
+#define NATIVE_ROLLOUT_NAME "mcts_agent.native_rollout"
+#define NATIVE_ROLLOUT_VERSION 1
+
+typedef struct {
+    int version;
+    int (*rollout)(PyObject *state, double (*random)(void *), void *rng, long long limit,
+                   double gamma, double *g);
+} NativeRollout;
+
+static uint8_t ttt_has_line[512];
+
+static int
+popcount64(uint64_t b)
+{
+    int count = 0;
+    for (; b; b &= b - 1)
+        count++;
+    return count;
+}
+
+static int
+ttt_rollout(PyObject *state, double (*random)(void *), void *rng, long long limit,
+            double gamma, double *g)
+{
+    /* TicTacToeModel.rollout: the empty cells in increasing order, a uniform index
+     * int(random() * n), swap-remove, the mover's line test, coef *= -gamma. */
+    long s = PyLong_Check(state) ? PyLong_AsLong(state) : -1;
+    if (s == -1 && PyErr_Occurred())
+        return -1;
+    long x = s & 0x1ff, o = s >> 9;
+    if (s < 0 || o > 0x1ff || (x & o)) {
+        PyErr_Format(PyExc_ValueError, "not a tic-tac-toe state: %R", state);
+        return -1;
+    }
+    int empty[9], n = 0;
+    for (int i = 0; i < 9; i++)
+        if (!((x | o) >> i & 1))
+            empty[n++] = i;
+    if (n == 0 || ttt_has_line[x] || ttt_has_line[o]) {
+        PyErr_Format(PyExc_ValueError, "the tic-tac-toe game is over in state %R", state);
+        return -1;
+    }
+    int x_to_move = popcount64((uint64_t)x) == popcount64((uint64_t)o);
+    double coef = 1.0;
+    for (;;) {
+        int i = (int)(random(rng) * n);
+        int cell = empty[i];
+        n -= 1;
+        empty[i] = empty[n];
+        if (x_to_move) {
+            x |= 1L << cell;
+            if (ttt_has_line[x]) {
+                *g = coef;
+                return 0;
+            }
+        }
+        else {
+            o |= 1L << cell;
+            if (ttt_has_line[o]) {
+                *g = coef;
+                return 0;
+            }
+        }
+        limit -= 1;
+        if (n == 0 || limit == 0) {
+            *g = 0.0;
+            return 0;
+        }
+        x_to_move = !x_to_move;
+        coef *= -gamma;
+    }
+}
+
+#define C4_TOP_ROW 0x810204081020ULL    /* bit 7 * c + 5 of every column c */
+static uint64_t c4_full; /* the six cells of every column (set by the module's init) */
+
+static int
+c4_has_four(uint64_t b)
+{
+    uint64_t m = b & (b >> 1);
+    if (m & (m >> 2))
+        return 1;
+    m = b & (b >> 7);
+    if (m & (m >> 14))
+        return 1;
+    m = b & (b >> 6);
+    if (m & (m >> 12))
+        return 1;
+    m = b & (b >> 8);
+    return (m & (m >> 16)) != 0;
+}
+
+static int
+c4_rollout(PyObject *state, double (*random)(void *), void *rng, long long limit,
+           double gamma, double *g)
+{
+    /* ConnectFourModel.rollout: free[] holds the lowest empty cell of each column not full,
+     * in column order; a uniform index, the cell moves up (the column leaves when it fills),
+     * the mover's four test, coef *= -gamma. */
+    if (!PyTuple_Check(state) || PyTuple_GET_SIZE(state) != 2) {
+        PyErr_Format(PyExc_ValueError,
+                     "a connect four state is a tuple (x, o) of two int bitboards, got %R", state);
+        return -1;
+    }
+    unsigned long long xs = PyLong_AsUnsignedLongLong(PyTuple_GET_ITEM(state, 0));
+    if (xs == (unsigned long long)-1 && PyErr_Occurred())
+        return -1;
+    unsigned long long os = PyLong_AsUnsignedLongLong(PyTuple_GET_ITEM(state, 1));
+    if (os == (unsigned long long)-1 && PyErr_Occurred())
+        return -1;
+    uint64_t x = xs, o = os, mask = x | o;
+    if ((x & o) || (mask & ~c4_full)) {
+        PyErr_Format(PyExc_ValueError, "not a connect four state: %R", state);
+        return -1;
+    }
+    uint64_t mover, other;
+    if (popcount64(x) == popcount64(o)) {
+        mover = x;
+        other = o;
+    }
+    else {
+        mover = o;
+        other = x;
+    }
+    uint64_t free_cells[7];
+    int n = 0;
+    for (int c = 0; c < 7; c++) {
+        uint64_t column = 0x3fULL << (7 * c);
+        if (!(mask & (1ULL << (7 * c + 5))))
+            free_cells[n++] = (mask + (1ULL << (7 * c))) & column;
+    }
+    if (n == 0) {
+        PyErr_Format(PyExc_ValueError, "the connect four board is full in state %R", state);
+        return -1;
+    }
+    double coef = 1.0;
+    for (;;) {
+        int i = (int)(random(rng) * n);
+        uint64_t bit = free_cells[i];
+        if (bit & C4_TOP_ROW) {
+            n -= 1;
+            free_cells[i] = free_cells[n];
+        }
+        else
+            free_cells[i] = bit << 1;
+        uint64_t b = mover | bit;
+        if (c4_has_four(b)) {
+            *g = coef;
+            return 0;
+        }
+        limit -= 1;
+        if (n == 0 || limit == 0) {
+            *g = 0.0;
+            return 0;
+        }
+        mover = other;
+        other = b;
+        coef *= -gamma;
+    }
+}
+
+static NativeRollout ttt_native = {NATIVE_ROLLOUT_VERSION, ttt_rollout};
+static NativeRollout c4_native = {NATIVE_ROLLOUT_VERSION, c4_rollout};
+
+/* ------------------------------------------------------------------ storage */
+
+#define TERMINAL (-1)
+#define NO_NODE (-1)
+
+typedef struct {
+    double value;      /* Q = W / N */
+    int64_t visits;    /* N */
+    int32_t next;      /* next sibling (the parent's next child in the model's order), or -1 */
+    int32_t first;     /* first child, or -1 */
+    int32_t untried;   /* actions not tried yet, or TERMINAL */
+    int32_t unused;
+    double value_sum;  /* W */
+    double reward;
+    double discount;   /* +gamma or -gamma (0.0 at the root) */
+} NodeRecord;
+
+typedef struct {
+    PyObject_HEAD
+    NodeRecord *nodes;
+    Py_ssize_t size, capacity;
+    PyObject *states, *players, *actions; /* lists, the Tree's own */
+} StoreObject;
+
+static PyTypeObject StoreType;
+static PyTypeObject ColumnType;
+
+static int
+store_reserve(StoreObject *self, Py_ssize_t needed)
+{
+    if (needed <= self->capacity)
+        return 0;
+    Py_ssize_t grown = self->capacity + self->capacity / 8;
+    Py_ssize_t capacity = needed > grown ? needed : grown;
+    if ((size_t)capacity > PY_SSIZE_T_MAX / sizeof(NodeRecord) || capacity > INT32_MAX) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    NodeRecord *nodes = PyMem_Realloc(self->nodes, (size_t)capacity * sizeof(NodeRecord));
+    if (nodes == NULL) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    self->nodes = nodes;
+    self->capacity = capacity;
+    return 0;
+}
+
+static void
+store_dealloc(StoreObject *self)
+{
+    PyObject_GC_UnTrack(self);
+    PyMem_Free(self->nodes);
+    Py_XDECREF(self->states);
+    Py_XDECREF(self->players);
+    Py_XDECREF(self->actions);
+    Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+static int
+store_traverse(StoreObject *self, visitproc visit, void *arg)
+{
+    Py_VISIT(self->states);
+    Py_VISIT(self->players);
+    Py_VISIT(self->actions);
+    return 0;
+}
+
+static int
+store_clear(StoreObject *self)
+{
+    Py_CLEAR(self->states);
+    Py_CLEAR(self->players);
+    Py_CLEAR(self->actions);
+    return 0;
+}
+
+static double
+float_item(PyObject *list, Py_ssize_t i, int *failed)
+{
+    double v = PyFloat_AsDouble(PyList_GET_ITEM(list, i));
+    if (v == -1.0 && PyErr_Occurred())
+        *failed = 1;
+    return v;
+}
+
+/* Store(states, players, actions, rewards, discounts, children, untried, visits, value_sums,
+ * values): the nodes of a Tree's lists; the first three lists are kept (not copied). */
+static PyObject *
+store_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
+{
+    PyObject *f[10];
+    if (kwds != NULL && PyDict_GET_SIZE(kwds)) {
+        PyErr_SetString(PyExc_TypeError, "Store takes positional arguments only");
+        return NULL;
+    }
+    if (!PyArg_UnpackTuple(args, "Store", 10, 10, &f[0], &f[1], &f[2], &f[3], &f[4], &f[5],
+                           &f[6], &f[7], &f[8], &f[9]))
+        return NULL;
+    Py_ssize_t size = -1;
+    for (int k = 0; k < 10; k++) {
+        if (!PyList_CheckExact(f[k])) {
+            PyErr_SetString(PyExc_TypeError, "Store takes the ten per-node lists of a Tree");
+            return NULL;
+        }
+        if (size < 0)
+            size = PyList_GET_SIZE(f[k]);
+        else if (PyList_GET_SIZE(f[k]) != size) {
+            PyErr_SetString(PyExc_ValueError, "a Tree's per-node lists differ in length");
+            return NULL;
+        }
+    }
+    StoreObject *self = (StoreObject *)type->tp_alloc(type, 0);
+    if (self == NULL)
+        return NULL;
+    self->states = Py_NewRef(f[0]);
+    self->players = Py_NewRef(f[1]);
+    self->actions = Py_NewRef(f[2]);
+    if (store_reserve(self, size > 0 ? size : 1) < 0)
+        goto fail;
+    self->size = size;
+    int failed = 0;
+    for (Py_ssize_t i = 0; i < size; i++) {
+        NodeRecord *r = &self->nodes[i];
+        r->reward = float_item(f[3], i, &failed);
+        r->discount = float_item(f[4], i, &failed);
+        long untried = PyLong_AsLong(PyList_GET_ITEM(f[6], i));
+        long long visits = PyLong_AsLongLong(PyList_GET_ITEM(f[7], i));
+        if (PyErr_Occurred())
+            goto fail;
+        r->untried = (int32_t)untried;
+        r->visits = visits;
+        r->value_sum = float_item(f[8], i, &failed);
+        r->value = float_item(f[9], i, &failed);
+        r->first = r->next = NO_NODE;
+        r->unused = 0;
+        if (failed)
+            goto fail;
+        if (!PyTuple_Check(PyList_GET_ITEM(f[2], i))) {
+            PyErr_SetString(PyExc_TypeError, "a Tree's actions are tuples");
+            goto fail;
+        }
+    }
+    for (Py_ssize_t i = 0; i < size; i++) {
+        PyObject *kids = PyList_GET_ITEM(f[5], i);
+        if (!PyTuple_Check(kids)) {
+            PyErr_SetString(PyExc_TypeError, "a Tree's children are tuples");
+            goto fail;
+        }
+        int32_t *link = &self->nodes[i].first;
+        for (Py_ssize_t j = 0; j < PyTuple_GET_SIZE(kids); j++) {
+            long child = PyLong_AsLong(PyTuple_GET_ITEM(kids, j));
+            if (child == -1 && PyErr_Occurred())
+                goto fail;
+            if (child <= 0 || child >= size) {
+                PyErr_Format(PyExc_ValueError, "child %ld of node %zd is not a node", child, i);
+                goto fail;
+            }
+            *link = (int32_t)child;
+            link = &self->nodes[child].next;
+        }
+    }
+    return (PyObject *)self;
+fail:
+    Py_DECREF(self);
+    return NULL;
+}
+
+static PyObject *
+store_nbytes(StoreObject *self, void *closure)
+{
+    return PyLong_FromSsize_t(self->capacity * (Py_ssize_t)sizeof(NodeRecord));
+}
+
+static PyObject *
+store_len_get(StoreObject *self, void *closure)
+{
+    return PyLong_FromSsize_t(self->size);
+}
+
+static PyGetSetDef store_getset[] = {
+    {"nbytes", (getter)store_nbytes, NULL, "bytes of the node records held (capacity)", NULL},
+    {"size", (getter)store_len_get, NULL, "nodes held", NULL},
+    {NULL},
+};
+
+static PyMemberDef store_members[] = {
+    {"states", T_OBJECT, offsetof(StoreObject, states), READONLY, "the nodes' states (a list)"},
+    {"players", T_OBJECT, offsetof(StoreObject, players), READONLY, "the players (a list)"},
+    {"actions", T_OBJECT, offsetof(StoreObject, actions), READONLY, "the actions (a list)"},
+    {NULL},
+};
+
+static PyTypeObject StoreType = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "mcts_agent._core.Store",
+    .tp_basicsize = sizeof(StoreObject),
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC,
+    .tp_doc = "A search tree's nodes as C records, plus its states, players and actions lists.",
+    .tp_new = store_new,
+    .tp_dealloc = (destructor)store_dealloc,
+    .tp_traverse = (traverseproc)store_traverse,
+    .tp_clear = (inquiry)store_clear,
+    .tp_getset = store_getset,
+    .tp_members = store_members,
+};
+
+/* ------------------------------------------------------------------ column views */
+
+enum { F_REWARDS, F_DISCOUNTS, F_CHILDREN, F_UNTRIED, F_VISITS, F_VALUE_SUMS, F_VALUES, F_COUNT };
+static const char *field_names[F_COUNT] = {"rewards",  "discounts", "children", "untried",
+                                           "visits",   "value_sums", "values"};
+
+typedef struct {
+    PyObject_HEAD
+    StoreObject *store;
+    int field;
+} ColumnObject;
+
+static PyObject *
+column_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
+{
+    PyObject *store;
+    const char *name;
+    if (!PyArg_ParseTuple(args, "O!s:Column", &StoreType, &store, &name))
+        return NULL;
+    int field = -1;
+    for (int k = 0; k < F_COUNT; k++)
+        if (strcmp(name, field_names[k]) == 0)
+            field = k;
+    if (field < 0) {
+        PyErr_Format(PyExc_ValueError, "no field %s", name);
+        return NULL;
+    }
+    ColumnObject *self = (ColumnObject *)type->tp_alloc(type, 0);
+    if (self == NULL)
+        return NULL;
+    self->store = (StoreObject *)Py_NewRef(store);
+    self->field = field;
+    return (PyObject *)self;
+}
+
+static void
+column_dealloc(ColumnObject *self)
+{
+    Py_XDECREF(self->store);
+    Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+static Py_ssize_t
+column_len(ColumnObject *self)
+{
+    return self->store->size;
+}
+
+static PyObject *
+children_tuple(StoreObject *store, Py_ssize_t i)
+{
+    Py_ssize_t count = 0;
+    for (int32_t c = store->nodes[i].first; c != NO_NODE; c = store->nodes[c].next)
+        count++;
+    PyObject *kids = PyTuple_New(count);
+    if (kids == NULL)
+        return NULL;
+    Py_ssize_t j = 0;
+    for (int32_t c = store->nodes[i].first; c != NO_NODE; c = store->nodes[c].next) {
+        PyObject *index = PyLong_FromLong(c);
+        if (index == NULL) {
+            Py_DECREF(kids);
+            return NULL;
+        }
+        PyTuple_SET_ITEM(kids, j++, index);
+    }
+    return kids;
+}
+
+static PyObject *
+column_item(ColumnObject *self, Py_ssize_t i)
+{
+    StoreObject *store = self->store;
+    if (i < 0 || i >= store->size) {
+        PyErr_Format(PyExc_IndexError, "node index %zd out of range for %zd nodes", i,
+                     store->size);
+        return NULL;
+    }
+    NodeRecord *r = &store->nodes[i];
+    switch (self->field) {
+    case F_REWARDS: return PyFloat_FromDouble(r->reward);
+    case F_DISCOUNTS: return PyFloat_FromDouble(r->discount);
+    case F_CHILDREN: return children_tuple(store, i);
+    case F_UNTRIED: return PyLong_FromLong(r->untried);
+    case F_VISITS: return PyLong_FromLongLong(r->visits);
+    case F_VALUE_SUMS: return PyFloat_FromDouble(r->value_sum);
+    default: return PyFloat_FromDouble(r->value);
+    }
+}
+
+static PyObject *
+column_list(ColumnObject *self, PyObject *unused)
+{
+    Py_ssize_t n = self->store->size;
+    PyObject *list = PyList_New(n);
+    if (list == NULL)
+        return NULL;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *item = column_item(self, i);
+        if (item == NULL) {
+            Py_DECREF(list);
+            return NULL;
+        }
+        PyList_SET_ITEM(list, i, item);
+    }
+    return list;
+}
+
+static PyObject *
+column_subscript(ColumnObject *self, PyObject *key)
+{
+    if (PyIndex_Check(key)) {
+        Py_ssize_t i = PyNumber_AsSsize_t(key, PyExc_IndexError);
+        if (i == -1 && PyErr_Occurred())
+            return NULL;
+        if (i < 0)
+            i += self->store->size;
+        return column_item(self, i);
+    }
+    if (PySlice_Check(key)) {
+        PyObject *all = column_list(self, NULL);
+        if (all == NULL)
+            return NULL;
+        PyObject *part = PyObject_GetItem(all, key);
+        Py_DECREF(all);
+        return part;
+    }
+    PyErr_Format(PyExc_TypeError, "node indices must be integers or slices, not %.200s",
+                 Py_TYPE(key)->tp_name);
+    return NULL;
+}
+
+static PyObject *
+column_richcompare(PyObject *a, PyObject *b, int op)
+{
+    /* Compares as lists (a Column equals the list of its items). */
+    PyObject *la = PyObject_TypeCheck(a, &ColumnType) ? column_list((ColumnObject *)a, NULL)
+                                                      : Py_NewRef(a);
+    if (la == NULL)
+        return NULL;
+    PyObject *lb = PyObject_TypeCheck(b, &ColumnType) ? column_list((ColumnObject *)b, NULL)
+                                                      : Py_NewRef(b);
+    if (lb == NULL) {
+        Py_DECREF(la);
+        return NULL;
+    }
+    PyObject *result = Py_NotImplemented;
+    Py_INCREF(result);
+    if (PyList_Check(la) && PyList_Check(lb)) {
+        Py_DECREF(result);
+        result = PyObject_RichCompare(la, lb, op);
+    }
+    Py_DECREF(la);
+    Py_DECREF(lb);
+    return result;
+}
+
+static PyObject *
+column_reduce(ColumnObject *self, PyObject *unused)
+{
+    /* A copy (copy.deepcopy, pickle) is the list of the items. */
+    PyObject *list = column_list(self, NULL);
+    if (list == NULL)
+        return NULL;
+    return Py_BuildValue("(O(N))", (PyObject *)&PyList_Type, list);
+}
+
+static PyObject *
+column_repr(ColumnObject *self)
+{
+    PyObject *list = column_list(self, NULL);
+    if (list == NULL)
+        return NULL;
+    PyObject *text = PyUnicode_FromFormat("Column(%s, %R)", field_names[self->field], list);
+    Py_DECREF(list);
+    return text;
+}
+
+static PyObject *
+column_store(ColumnObject *self, void *closure)
+{
+    return Py_NewRef((PyObject *)self->store);
+}
+
+static PySequenceMethods column_as_sequence = {
+    .sq_length = (lenfunc)column_len,
+    .sq_item = (ssizeargfunc)column_item,
+};
+
+static PyMappingMethods column_as_mapping = {
+    .mp_length = (lenfunc)column_len,
+    .mp_subscript = (binaryfunc)column_subscript,
+};
+
+static PyMethodDef column_methods[] = {
+    {"tolist", (PyCFunction)column_list, METH_NOARGS, "The items as a new list."},
+    {"__reduce__", (PyCFunction)column_reduce, METH_NOARGS, "Copies as a list."},
+    {NULL},
+};
+
+static PyGetSetDef column_getset[] = {
+    {"store", (getter)column_store, NULL, "the Store viewed", NULL},
+    {NULL},
+};
+
+static PyTypeObject ColumnType = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "mcts_agent._core.Column",
+    .tp_basicsize = sizeof(ColumnObject),
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_SEQUENCE,
+    .tp_doc = "Column(store, field): a read-only sequence view of one per-node field of a Store.",
+    .tp_new = column_new,
+    .tp_dealloc = (destructor)column_dealloc,
+    .tp_as_sequence = &column_as_sequence,
+    .tp_as_mapping = &column_as_mapping,
+    .tp_richcompare = column_richcompare,
+    .tp_repr = (reprfunc)column_repr,
+    .tp_methods = column_methods,
+    .tp_getset = column_getset,
+    .tp_hash = PyObject_HashNotImplemented,
+};
+
+/* ------------------------------------------------------------------ the loop */
+
+/* next_state, reward, terminated = result (any iterable of exactly three; new references). */
+static int
+unpack3(PyObject *result, PyObject **a, PyObject **b, PyObject **c)
+{
+    if (PyTuple_Check(result) && PyTuple_GET_SIZE(result) == 3) {
+        *a = Py_NewRef(PyTuple_GET_ITEM(result, 0));
+        *b = Py_NewRef(PyTuple_GET_ITEM(result, 1));
+        *c = Py_NewRef(PyTuple_GET_ITEM(result, 2));
+        return 0;
+    }
+    PyObject *it = PyObject_GetIter(result);
+    if (it == NULL)
+        return -1;
+    PyObject *items[3] = {NULL, NULL, NULL};
+    for (int k = 0; k < 3; k++) {
+        items[k] = PyIter_Next(it);
+        if (items[k] == NULL) {
+            if (!PyErr_Occurred())
+                PyErr_Format(PyExc_ValueError, "not enough values to unpack (expected 3, got %d)",
+                             k);
+            goto fail;
+        }
+    }
+    PyObject *extra = PyIter_Next(it);
+    if (extra != NULL) {
+        Py_DECREF(extra);
+        PyErr_SetString(PyExc_ValueError, "too many values to unpack (expected 3)");
+        goto fail;
+    }
+    if (PyErr_Occurred())
+        goto fail;
+    Py_DECREF(it);
+    *a = items[0];
+    *b = items[1];
+    *c = items[2];
+    return 0;
+fail:
+    Py_DECREF(it);
+    for (int k = 0; k < 3; k++)
+        Py_XDECREF(items[k]);
+    return -1;
+}
+
+static PyObject *
+call2(PyObject *f, PyObject *x, PyObject *y)
+{
+    PyObject *args[2] = {x, y};
+    return PyObject_Vectorcall(f, args, 2, NULL);
+}
+
+static PyObject *
+call3(PyObject *f, PyObject *x, PyObject *y, PyObject *z)
+{
+    PyObject *args[3] = {x, y, z};
+    return PyObject_Vectorcall(f, args, 3, NULL);
+}
+
+/* After step(state, action) failed with a TypeError or ValueError: check_step(model, state,
+ * action) names the broken answer (its exception replaces the first, chained to it); if it
+ * finds nothing, the first error stands. */
+static void
+step_failed(PyObject *check_step, PyObject *model, PyObject *state, PyObject *action)
+{
+    if (!PyErr_ExceptionMatches(PyExc_TypeError) && !PyErr_ExceptionMatches(PyExc_ValueError))
+        return;
+    PyObject *type, *value, *tb;
+    PyErr_Fetch(&type, &value, &tb);
+    PyErr_NormalizeException(&type, &value, &tb);
+    if (tb != NULL)
+        PyException_SetTraceback(value, tb);
+    PyObject *done = call3(check_step, model, state, action);
+    if (done != NULL) {
+        Py_DECREF(done);
+        PyErr_Restore(type, value, tb);
+        return;
+    }
+    PyObject *t2, *v2, *tb2;
+    PyErr_Fetch(&t2, &v2, &tb2);
+    PyErr_NormalizeException(&t2, &v2, &tb2);
+    PyException_SetContext(v2, value); /* steals value */
+    Py_DECREF(type);
+    Py_XDECREF(tb);
+    PyErr_Restore(t2, v2, tb2);
+}
+
+typedef struct {
+    PyObject *checked_reward, *checked_terminated, *checked_actions, *checked_player,
+        *checked_return, *check_step, *backup_error;
+} Checks;
+
+static const char *run_doc =
+    "run(store, tree, model, fused, generic, native, rng, exploration, gamma, limit, "
+    "iterations, checks)\n\n"
+    "Runs ``iterations`` of MCTS._run's loop on ``store`` (the views of ``tree``). ``fused``: "
+    "the model's rollout(state, rng, limit, gamma) or None; ``generic``: rollout(state, "
+    "actions, player) or None; ``native``: a native rollout capsule or None (then ``rng`` "
+    "is a random.Random whose state it continues). ``checks``: the tuple (checked_reward, "
+    "checked_terminated, checked_actions, checked_player, checked_return, check_step, "
+    "backup_error) of mcts_agent.search's slow paths.";
+
+static PyObject *
+core_run(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 12) {
+        PyErr_SetString(PyExc_TypeError, "run takes 12 arguments");
+        return NULL;
+    }
+    if (!PyObject_TypeCheck(args[0], &StoreType)) {
+        PyErr_SetString(PyExc_TypeError, "run's first argument must be a Store");
+        return NULL;
+    }
+    StoreObject *store = (StoreObject *)args[0];
+    PyObject *tree = args[1], *model = args[2], *fused = args[3], *generic = args[4];
+    PyObject *native_capsule = args[5], *rng = args[6];
+    double c = PyFloat_AsDouble(args[7]);
+    double gamma = PyFloat_AsDouble(args[8]);
+    PyObject *gamma_obj = args[8], *limit_obj = args[9];
+    long long limit = PyLong_AsLongLong(args[9]);
+    long long iterations = PyLong_AsLongLong(args[10]);
+    if (PyErr_Occurred())
+        return NULL;
+    Checks ck;
+    if (!PyArg_UnpackTuple(args[11], "checks", 7, 7, &ck.checked_reward, &ck.checked_terminated,
+                           &ck.checked_actions, &ck.checked_player, &ck.checked_return,
+                           &ck.check_step, &ck.backup_error))
+        return NULL;
+    NativeRollout *native = NULL;
+    if (native_capsule != Py_None) {
+        native = PyCapsule_GetPointer(native_capsule, NATIVE_ROLLOUT_NAME);
+        if (native == NULL)
+            return NULL;
+        if (native->version != NATIVE_ROLLOUT_VERSION) {
+            PyErr_Format(PyExc_ValueError, "native rollout version %d, expected %d",
+                         native->version, NATIVE_ROLLOUT_VERSION);
+            return NULL;
+        }
+    }
+    if (fused == Py_None)
+        fused = NULL;
+    if (generic == Py_None)
+        generic = NULL;
+    PyObject *step = PyObject_GetAttrString(model, "step");
+    PyObject *model_actions = PyObject_GetAttrString(model, "actions");
+    PyObject *model_player = PyObject_GetAttrString(model, "player");
+    MTState *mt = NULL;
+    PyObject *rng_state = NULL;
+    int32_t *path = NULL;
+    Py_ssize_t path_capacity = 0;
+    PyObject *rollout_g = Py_NewRef(Py_None); /* the last rollout's return, as Python's */
+    double rollout_value = 0.0;
+    int native_rolled = 0;                    /* rollout_g is rollout_value's (native) */
+    PyObject *result = NULL;
+    double minus_gamma = -gamma;
+    if (step == NULL || model_actions == NULL || model_player == NULL)
+        goto done;
+    if (native != NULL) {
+        mt = PyMem_Malloc(sizeof(MTState));
+        if (mt == NULL) {
+            PyErr_NoMemory();
+            goto done;
+        }
+        rng_state = mt_read(rng, mt);
+        if (rng_state == NULL)
+            goto done;
+    }
+    PyObject *states = store->states, *players = store->players, *node_actions = store->actions;
+    if (store_reserve(store, store->size + (Py_ssize_t)iterations) < 0)
+        goto done;
+
+    for (long long it = 0; it < iterations; it++) {
+        if ((it & 1023) == 1023 && PyErr_CheckSignals() < 0)
+            goto done;
+        NodeRecord *nodes = store->nodes;
+        int32_t node = 0;
+        Py_ssize_t depth = 0;
+        /* 1. Selection: descend while the node is not terminal and fully expanded. */
+        while (nodes[node].untried == 0) {
+            double log_n = log((double)nodes[node].visits);
+            double best_score = NAN;
+            int32_t best_child = NO_NODE;
+            for (int32_t child = nodes[node].first; child != NO_NODE; child = nodes[child].next) {
+                double score = nodes[child].value + c * sqrt(log_n / (double)nodes[child].visits);
+                if (!(score <= best_score)) {
+                    best_score = score;
+                    best_child = child;
+                }
+            }
+            if (best_child == NO_NODE) {
+                PyErr_Format(PyExc_RuntimeError, "node %d has no child and no untried action",
+                             node);
+                goto done;
+            }
+            node = best_child;
+            if (depth == path_capacity) {
+                Py_ssize_t capacity = path_capacity ? 2 * path_capacity : 64;
+                int32_t *grown = PyMem_Realloc(path, (size_t)capacity * sizeof(int32_t));
+                if (grown == NULL) {
+                    PyErr_NoMemory();
+                    goto done;
+                }
+                path = grown;
+                path_capacity = capacity;
+            }
+            path[depth++] = node;
+        }
+
+        /* 2. Expansion: the first untried action, stepped once for ever. */
+        int32_t left = nodes[node].untried;
+        if (left > 0) {
+            PyObject *state = PyList_GET_ITEM(states, node);
+            PyObject *actions = PyList_GET_ITEM(node_actions, node);
+            PyObject *action = PyTuple_GET_ITEM(actions, PyTuple_GET_SIZE(actions) - left);
+            Py_INCREF(state);
+            Py_INCREF(action);
+            PyObject *next_state = NULL, *reward = NULL, *terminated = NULL;
+            PyObject *child_actions = NULL, *child_player = NULL;
+            PyObject *outcome = call2(step, state, action);
+            int ok = outcome != NULL && unpack3(outcome, &next_state, &reward, &terminated) == 0;
+            Py_XDECREF(outcome);
+            if (!ok) {
+                step_failed(ck.check_step, model, state, action);
+                goto expansion_failed;
+            }
+            double r;
+            if (Py_IS_TYPE(reward, &PyFloat_Type))
+                r = PyFloat_AS_DOUBLE(reward);
+            else {
+                PyObject *checked = call3(ck.checked_reward, reward, state, action);
+                if (checked == NULL)
+                    goto expansion_failed;
+                r = PyFloat_AsDouble(checked);
+                Py_DECREF(checked);
+                if (r == -1.0 && PyErr_Occurred())
+                    goto expansion_failed;
+            }
+            if (terminated != Py_False && terminated != Py_True) {
+                PyObject *checked = call3(ck.checked_terminated, terminated, state, action);
+                if (checked == NULL)
+                    goto expansion_failed;
+                Py_SETREF(terminated, checked);
+            }
+            if (terminated == Py_False) {
+                child_actions = PyObject_CallOneArg(model_actions, next_state);
+                if (child_actions == NULL)
+                    goto expansion_failed;
+                if (!PyTuple_CheckExact(child_actions)) {
+                    PyObject *checked = call2(ck.checked_actions, child_actions, next_state);
+                    if (checked == NULL)
+                        goto expansion_failed;
+                    Py_SETREF(child_actions, checked);
+                }
+                if (PyTuple_GET_SIZE(child_actions)) {
+                    child_player = PyObject_CallOneArg(model_player, next_state);
+                    if (child_player == NULL)
+                        goto expansion_failed;
+                    if (!PyLong_CheckExact(child_player)) {
+                        PyObject *checked = call2(ck.checked_player, child_player, next_state);
+                        if (checked == NULL)
+                            goto expansion_failed;
+                        Py_DECREF(checked);
+                    }
+                }
+            }
+            else
+                child_actions = PyTuple_New(0);
+            if (child_player == NULL)
+                child_player = Py_NewRef(Py_None);
+            if (child_actions == NULL)
+                goto expansion_failed;
+            {
+                /* gamma if child_player == players[node] else minus_gamma */
+                PyObject *same = PyObject_RichCompare(child_player,
+                                                      PyList_GET_ITEM(players, node), Py_EQ);
+                if (same == NULL)
+                    goto expansion_failed;
+                int truth = PyObject_IsTrue(same);
+                Py_DECREF(same);
+                if (truth < 0)
+                    goto expansion_failed;
+                Py_ssize_t child = store->size;
+                if (store_reserve(store, child + 1) < 0 ||
+                    PyList_Append(states, next_state) < 0 ||
+                    PyList_Append(players, child_player) < 0 ||
+                    PyList_Append(node_actions, child_actions) < 0)
+                    goto expansion_failed;
+                nodes = store->nodes;
+                NodeRecord *record = &nodes[child];
+                Py_ssize_t count = PyTuple_GET_SIZE(child_actions);
+                record->value = 0.0;
+                record->visits = 0;
+                record->next = NO_NODE;
+                record->first = NO_NODE;
+                record->untried = count ? (int32_t)count : TERMINAL;
+                record->unused = 0;
+                record->value_sum = 0.0;
+                record->reward = r;
+                record->discount = truth ? gamma : minus_gamma;
+                store->size = child + 1;
+                int32_t *link = &nodes[node].first;
+                while (*link != NO_NODE)
+                    link = &nodes[*link].next;
+                *link = (int32_t)child;
+                nodes[node].untried = left - 1;
+                node = (int32_t)child;
+            }
+            Py_DECREF(state);
+            Py_DECREF(action);
+            Py_DECREF(next_state);
+            Py_DECREF(reward);
+            Py_DECREF(terminated);
+            Py_DECREF(child_actions);
+            Py_DECREF(child_player);
+            if (depth == path_capacity) {
+                Py_ssize_t capacity = path_capacity ? 2 * path_capacity : 64;
+                int32_t *grown = PyMem_Realloc(path, (size_t)capacity * sizeof(int32_t));
+                if (grown == NULL) {
+                    PyErr_NoMemory();
+                    goto done;
+                }
+                path = grown;
+                path_capacity = capacity;
+            }
+            path[depth++] = node;
+            goto expanded;
+        expansion_failed:
+            Py_DECREF(state);
+            Py_DECREF(action);
+            Py_XDECREF(next_state);
+            Py_XDECREF(reward);
+            Py_XDECREF(terminated);
+            Py_XDECREF(child_actions);
+            Py_XDECREF(child_player);
+            goto done;
+        }
+    expanded:;
+
+        /* 3. Simulation: G = 0 at a terminal node or with rollouts off. */
+        double g;
+        nodes = store->nodes;
+        if (nodes[node].untried == TERMINAL)
+            g = 0.0;
+        else if (native != NULL) {
+            if (native->rollout(PyList_GET_ITEM(states, node), mt_random, mt, limit, gamma, &g) < 0)
+                goto done;
+            rollout_value = g;
+            native_rolled = 1;
+        }
+        else if (fused != NULL || generic != NULL) {
+            PyObject *state = PyList_GET_ITEM(states, node);
+            PyObject *value;
+            if (fused != NULL) {
+                PyObject *fargs[4] = {state, rng, limit_obj, gamma_obj};
+                value = PyObject_Vectorcall(fused, fargs, 4, NULL);
+            }
+            else
+                value = call3(generic, state, PyList_GET_ITEM(node_actions, node),
+                              PyList_GET_ITEM(players, node));
+            if (value == NULL)
+                goto done;
+            Py_SETREF(rollout_g, value);
+            native_rolled = 0;
+            if (PyFloat_Check(value))
+                g = PyFloat_AS_DOUBLE(value);
+            else if (PyLong_Check(value)) {
+                g = PyLong_AsDouble(value);
+                if (g == -1.0 && PyErr_Occurred())
+                    goto done;
+            }
+            else {
+                PyObject *checked = call2(ck.checked_return, value, state);
+                if (checked == NULL)
+                    goto done;
+                g = PyFloat_AsDouble(checked);
+                Py_DECREF(checked);
+                if (g == -1.0 && PyErr_Occurred())
+                    goto done;
+            }
+        }
+        else
+            g = 0.0;
+
+        /* 4. Backup, leaf first: G = r + gamma*G if the mover moves again, else r - gamma*G. */
+        for (Py_ssize_t k = depth - 1; k >= 0; k--) {
+            NodeRecord *record = &nodes[path[k]];
+            g = record->reward + record->discount * g;
+            int64_t n = record->visits + 1;
+            record->visits = n;
+            double w = record->value_sum + g;
+            record->value_sum = w;
+            record->value = w / (double)n;
+        }
+        if (!isfinite(g)) {
+            int32_t leaf = path[depth - 1];
+            int rolled_out = limit > 0 && nodes[leaf].untried != TERMINAL;
+            PyObject *path_list = PyList_New(depth);
+            if (path_list == NULL)
+                goto done;
+            for (Py_ssize_t k = 0; k < depth; k++) {
+                PyObject *index = PyLong_FromLong(path[k]);
+                if (index == NULL) {
+                    Py_DECREF(path_list);
+                    goto done;
+                }
+                PyList_SET_ITEM(path_list, k, index);
+            }
+            PyObject *returned;
+            if (!rolled_out)
+                returned = Py_NewRef(Py_None);
+            else if (native_rolled)
+                returned = PyFloat_FromDouble(rollout_value);
+            else
+                returned = Py_NewRef(rollout_g);
+            PyObject *error = returned ? call3(ck.backup_error, tree, path_list, returned) : NULL;
+            Py_DECREF(path_list);
+            Py_XDECREF(returned);
+            if (error != NULL) {
+                PyErr_SetObject((PyObject *)Py_TYPE(error), error);
+                Py_DECREF(error);
+            }
+            goto done;
+        }
+        nodes[0].visits += 1;
+    }
+    result = Py_NewRef(Py_None);
+
+done:
+    if (rng_state != NULL) { /* the planner's generator continues where the rollouts left it */
+        PyObject *type, *value, *tb;
+        PyErr_Fetch(&type, &value, &tb);
+        if (mt_write(rng, mt, rng_state) < 0) {
+            Py_XDECREF(type);
+            Py_XDECREF(value);
+            Py_XDECREF(tb);
+            Py_CLEAR(result);
+        }
+        else
+            PyErr_Restore(type, value, tb);
+        Py_DECREF(rng_state);
+    }
+    PyMem_Free(mt);
+    PyMem_Free(path);
+    Py_DECREF(rollout_g);
+    Py_XDECREF(step);
+    Py_XDECREF(model_actions);
+    Py_XDECREF(model_player);
+    return result;
+}
+
+/* ------------------------------------------------------------------ module */
+
+static PyObject *
+core_native_rollout(PyObject *module, PyObject *name)
+{
+    const char *game = PyUnicode_Check(name) ? PyUnicode_AsUTF8(name) : NULL;
+    if (game == NULL) {
+        PyErr_SetString(PyExc_TypeError, "native_rollout takes a game name (str)");
+        return NULL;
+    }
+    if (strcmp(game, "tic_tac_toe") == 0)
+        return PyCapsule_New(&ttt_native, NATIVE_ROLLOUT_NAME, NULL);
+    if (strcmp(game, "connect_four") == 0)
+        return PyCapsule_New(&c4_native, NATIVE_ROLLOUT_NAME, NULL);
+    PyErr_Format(PyExc_ValueError, "no native rollout for %R; there are 'tic_tac_toe' and "
+                 "'connect_four'", name);
+    return NULL;
+}
+
+static PyObject *
+core_call_native(PyObject *module, PyObject *args)
+{
+    /* call_native(capsule, state, rng, limit, gamma): one native rollout's return, drawn from
+     * rng (a random.Random, continued); for tests of the distribution of returns. */
+    PyObject *capsule, *state, *rng;
+    long long limit;
+    double gamma;
+    if (!PyArg_ParseTuple(args, "OOOLd:call_native", &capsule, &state, &rng, &limit, &gamma))
+        return NULL;
+    NativeRollout *native = PyCapsule_GetPointer(capsule, NATIVE_ROLLOUT_NAME);
+    if (native == NULL)
+        return NULL;
+    MTState mt;
+    PyObject *old = mt_read(rng, &mt);
+    if (old == NULL)
+        return NULL;
+    double g = 0.0;
+    int failed = native->rollout(state, mt_random, &mt, limit, gamma, &g) < 0;
+    PyObject *type, *value, *tb;
+    PyErr_Fetch(&type, &value, &tb);
+    int written = mt_write(rng, &mt, old);
+    Py_DECREF(old);
+    PyErr_Restore(type, value, tb);
+    if (failed || written < 0)
+        return NULL;
+    return PyFloat_FromDouble(g);
+}
+
+static PyObject *
+core_random(PyObject *module, PyObject *args)
+{
+    /* random(rng, count): ``count`` draws of rng.random() by the C generator (rng continued). */
+    PyObject *rng;
+    Py_ssize_t count;
+    if (!PyArg_ParseTuple(args, "On:random", &rng, &count))
+        return NULL;
+    MTState mt;
+    PyObject *old = mt_read(rng, &mt);
+    if (old == NULL)
+        return NULL;
+    PyObject *list = PyList_New(count > 0 ? count : 0);
+    for (Py_ssize_t i = 0; list != NULL && i < count; i++) {
+        PyObject *x = PyFloat_FromDouble(mt_random(&mt));
+        if (x == NULL)
+            Py_CLEAR(list);
+        else
+            PyList_SET_ITEM(list, i, x);
+    }
+    if (list != NULL && mt_write(rng, &mt, old) < 0)
+        Py_CLEAR(list);
+    Py_DECREF(old);
+    return list;
+}
+
+static PyMethodDef core_methods[] = {
+    {"run", (PyCFunction)(void (*)(void))core_run, METH_FASTCALL, NULL},
+    {"native_rollout", (PyCFunction)core_native_rollout, METH_O,
+     "native_rollout(game) -> capsule: 'tic_tac_toe' or 'connect_four'."},
+    {"call_native", (PyCFunction)core_call_native, METH_VARARGS,
+     "call_native(capsule, state, rng, limit, gamma) -> float: one native rollout."},
+    {"random", (PyCFunction)core_random, METH_VARARGS,
+     "random(rng, count) -> list of floats: rng.random() drawn by the C generator."},
+    {NULL},
+};
+
+static struct PyModuleDef core_module = {
+    PyModuleDef_HEAD_INIT, "mcts_agent._core",
+    "The compiled plain UCT loop of mcts_agent (see mcts_agent/compiled.py).", -1, core_methods,
+};
+
+PyMODINIT_FUNC
+PyInit__core(void)
+{
+    static const int lines[8] = {0x7, 0x38, 0x1c0, 0x49, 0x92, 0x124, 0x111, 0x54};
+    for (int marks = 0; marks < 512; marks++) {
+        ttt_has_line[marks] = 0;
+        for (int k = 0; k < 8; k++)
+            if ((marks & lines[k]) == lines[k])
+                ttt_has_line[marks] = 1;
+    }
+    c4_full = 0;
+    for (int col = 0; col < 7; col++)
+        c4_full |= 0x3fULL << (7 * col);
+    core_methods[0].ml_doc = run_doc;
+    if (PyType_Ready(&StoreType) < 0 || PyType_Ready(&ColumnType) < 0)
+        return NULL;
+    PyObject *m = PyModule_Create(&core_module);
+    if (m == NULL)
+        return NULL;
+    if (PyModule_AddObjectRef(m, "Store", (PyObject *)&StoreType) < 0 ||
+        PyModule_AddObjectRef(m, "Column", (PyObject *)&ColumnType) < 0 ||
+        PyModule_AddIntConstant(m, "NODE_BYTES", (long)sizeof(NodeRecord)) < 0 ||
+        PyModule_AddIntConstant(m, "NATIVE_ROLLOUT_VERSION", NATIVE_ROLLOUT_VERSION) < 0) {
+        Py_DECREF(m);
+        return NULL;
+    }
+    return m;
+}

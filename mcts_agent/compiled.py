@@ -1,0 +1,174 @@
+"""The optional compiled core: the plain UCT loop in C, with the very same trees.
+
+``mcts_agent._core`` (``mcts_agent/_core.c``, built by ``pip install`` when a C
+compiler is there) runs the plain loop of ``docs/search.md`` exactly as
+:meth:`mcts_agent.search.MCTS._run` does, statement for statement: the same IEEE
+operations in the same order, floating-point contraction off, the model's
+Python methods called in the same order with the same arguments, and the same
+checks (the slow paths are this package's Python functions). The tree's nodes
+are C records; :class:`~mcts_agent.tree.Tree` reads them through
+``_core.Column`` views (read-only sequences that compare equal to the lists
+of the pure loop), and keeps its ``states``, ``players`` and ``actions`` as
+Python lists.
+
+The pure-Python loop stays, unchanged, as the reference and the fallback:
+:func:`core_backend` says which one runs; ``MCTS_AGENT_PURE_PYTHON=1`` in the
+environment (read at import) forces Python.
+
+Native rollouts (``docs/search.md``, "Compiled core"): a model whose class
+defines ``native_rollout(self)`` returning a capsule named
+``"mcts_agent.native_rollout"`` (or None) hands the core a rollout in C; the
+core uses it only where the pure loop would call the model's own ``rollout``
+(no ``rollout_policy``, rollouts on) and only while ``type(model).rollout`` is
+the ``rollout`` of the class that defines ``native_rollout`` (a subclass that
+overrides ``rollout`` loses it), and the planner's generator is a
+``random.Random`` (not a subclass). The core then draws the rollouts' random
+numbers with a Mersenne Twister that continues the generator's state
+(``getstate``/``setstate`` around each chunk of iterations), exactly as
+``random.Random.random`` would, so the generator ends where the pure loop
+leaves it.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+from typing import Any
+
+from mcts_agent._validation import (
+    checked_actions,
+    checked_player,
+    checked_return,
+    checked_reward,
+    checked_terminated,
+)
+from mcts_agent.tree import Tree
+
+__all__ = ["NATIVE_ROLLOUT_CAPSULE", "PURE_PYTHON_VARIABLE", "core_backend", "native_rollout"]
+
+PURE_PYTHON_VARIABLE = "MCTS_AGENT_PURE_PYTHON"
+"""The environment variable that forces the pure-Python loop when set to ``1``."""
+
+NATIVE_ROLLOUT_CAPSULE = "mcts_agent.native_rollout"
+"""The name of a native rollout's capsule (``docs/search.md``, "Compiled core")."""
+
+_NUMERIC_FIELDS = ("rewards", "discounts", "children", "untried", "visits", "value_sums", "values")
+"""The Tree fields held as C records and read through ``_core.Column`` views."""
+
+_core: Any
+try:
+    from mcts_agent import _core
+except ImportError:  # built without a compiler, or the build failed: the pure loop runs
+    _core = None
+if os.environ.get(PURE_PYTHON_VARIABLE) == "1":
+    _core = None
+
+
+def core_backend() -> str:
+    """Returns ``"compiled"`` if the plain loop runs in C, else ``"python"``.
+
+    ``"python"`` when ``mcts_agent._core`` was not built (no C compiler at
+    install) or ``MCTS_AGENT_PURE_PYTHON=1`` was set when ``mcts_agent`` was
+    imported. The general loop (PUCT, evaluators, the solver, chance...) is
+    Python either way (``docs/search.md``, "Compiled core").
+    """
+    return "python" if _core is None else "compiled"
+
+
+def native_rollout(game: str) -> Any:
+    """Returns the core's native rollout capsule for ``game``, or None without the core.
+
+    Args:
+        game: ``"tic_tac_toe"`` or ``"connect_four"``.
+
+    Raises:
+        ValueError: if the core has no native rollout for ``game``.
+    """
+    return None if _core is None else _core.native_rollout(game)
+
+
+def plain_loop(planner: Any) -> Any:
+    """Returns ``loop(tree, iterations)`` running the plain UCT loop for ``planner``.
+
+    The compiled loop when the core is there, else ``planner._run``. Either
+    continues ``tree`` and the planner's generator; both build the same tree.
+    """
+    if _core is None:
+        return planner._run
+    return lambda tree, iterations: _run(planner, tree, iterations)
+
+
+def _store(tree: Tree) -> Any:
+    """Returns the ``_core.Store`` behind ``tree``, first moving its lists into one if need be.
+
+    A tree made by :class:`~mcts_agent.tree.Tree` (or copied by
+    :func:`mcts_agent.reuse.reroot`) holds lists; its numeric fields become
+    C records and its fields ``Column`` views of them (``states``,
+    ``players``, ``actions`` stay the same lists).
+    """
+    visits = tree.visits
+    if visits.__class__ is _core.Column:
+        return visits.store
+    store = _core.Store(
+        tree.states,
+        tree.players,
+        tree.actions,
+        tree.rewards,
+        tree.discounts,
+        tree.children,
+        tree.untried,
+        tree.visits,
+        tree.value_sums,
+        tree.values,
+    )
+    for field in _NUMERIC_FIELDS:
+        setattr(tree, field, _core.Column(store, field))
+    return store
+
+
+def _native(planner: Any, fused: Any) -> Any:
+    """Returns the model's native rollout capsule if the core may replace ``fused`` by it."""
+    model = planner.model
+    if fused is None or type(planner.rng) is not random.Random:
+        return None
+    for owner in type(model).__mro__:
+        if "native_rollout" in owner.__dict__:
+            break
+    else:
+        return None
+    own = owner.__dict__.get("rollout")
+    if own is None or getattr(fused, "__func__", None) is not own:
+        return None  # a subclass (or the instance) replaced the rollout the capsule fuses
+    if getattr(fused, "__self__", None) is not model:
+        return None
+    return model.native_rollout()
+
+
+def _run(planner: Any, tree: Tree, iterations: int) -> None:
+    """``iterations`` of the plain loop on ``tree`` in C (what ``planner._run`` does)."""
+    from mcts_agent import search  # the slow paths; search imports this module
+
+    fused, generic = planner._rollouts()
+    native = _native(planner, fused)
+    _core.run(
+        _store(tree),
+        tree,
+        planner.model,
+        None if native is not None else fused,
+        generic,
+        native,
+        planner.rng,
+        planner.exploration,
+        planner.gamma,
+        planner.rollout_limit,
+        iterations,
+        (
+            checked_reward,
+            checked_terminated,
+            checked_actions,
+            checked_player,
+            checked_return,
+            search._check_step,
+            search._backup_error,
+        ),
+    )
