@@ -9,12 +9,15 @@ The public surface::
 ``mcts_agent.__version__`` is the installed distribution's version (the one in
 pyproject.toml, read with :func:`importlib.metadata.version`), or ``"unknown"``
 when the package is imported from a source tree that was never installed.
+``mcts_agent.core_backend()`` says whether the plain search loop runs compiled
+(``"compiled"``, ``mcts_agent._core``) or in pure Python (``"python"``).
 """
 
 import logging
 from importlib.metadata import PackageNotFoundError, version
 
 from mcts_agent.agent import MCTSAgent
+from mcts_agent.compiled import core_backend
 from mcts_agent.evaluator import Evaluation, Evaluator
 from mcts_agent.minimax import AlphaBetaMinimax, ExhaustiveMinimax
 from mcts_agent.model import Model, RolloutModel, StepResult, StochasticModel
@@ -53,4 +56,5 @@ __all__ = (
     "StochasticModel",
     "Tree",
     "__version__",
+    "core_backend",
 )

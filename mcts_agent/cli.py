@@ -46,7 +46,7 @@ import warnings
 from collections.abc import Callable, Sequence
 from typing import Any, TextIO
 
-from mcts_agent import __version__
+from mcts_agent import __version__, core_backend
 from mcts_agent.boards import Board, ModelBoard, board_for
 from mcts_agent.evaluation import (
     AGENT_KINDS,
@@ -306,7 +306,12 @@ def build_parser() -> argparse.ArgumentParser:
         prog="mcts-agent",
         description="UCT Monte Carlo Tree Search: evaluate, tournament, search, play.",
     )
-    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
+    parser.add_argument(
+        "--version",
+        action="version",
+        version=f"%(prog)s {__version__} (core: {core_backend()})",
+        help="print the version and the active core (compiled or python) and exit",
+    )
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     evaluate = commands.add_parser(

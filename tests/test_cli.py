@@ -408,7 +408,8 @@ def test_the_version_is_the_installed_distributions_from_pyproject(capsys):
     with pytest.raises(SystemExit) as done:
         main(["--version"])
     assert done.value.code == 0
-    assert capsys.readouterr().out == f"mcts-agent {mcts_agent.__version__}\n"
+    backend = mcts_agent.core_backend()
+    assert capsys.readouterr().out == f"mcts-agent {mcts_agent.__version__} (core: {backend})\n"
 
 
 # ------------------------------------------------ output paths, Ray, checked before any game

@@ -11,7 +11,7 @@ import pettingzoo
 import pytest
 from scripted_games import exact_rollout_distribution, reference_rollout
 
-from mcts_agent import MCTS
+from mcts_agent import MCTS, compiled
 from mcts_agent.envs.connect_four import (
     EMPTY_BOARD,
     ConnectFourModel,
@@ -231,6 +231,17 @@ def test_parse_board_rejects_non_text():
 
 # ------------------------------------------------------------------ the fused rollout
 
+# The fused rollout in Python, and the compiled core's native one (if built).
+_NATIVE = MODEL.native_rollout()
+ROLLOUTS = [
+    pytest.param(MODEL.rollout, id="python"),
+    pytest.param(
+        _NATIVE and partial(compiled._core.call_native, _NATIVE),
+        id="native",
+        marks=pytest.mark.skipif(_NATIVE is None, reason="the compiled core is not built"),
+    ),
+]
+
 
 def counts_of(rollout, state, seed, samples, limit, gamma):
     rng = random.Random(seed)
@@ -291,14 +302,17 @@ LATE_POSITIONS = [
 ]
 
 
+@pytest.mark.parametrize("rollout", ROLLOUTS)
 @pytest.mark.parametrize("text", LATE_POSITIONS, ids=["x-to-move", "o-to-move"])
 @pytest.mark.parametrize("gamma", [1.0, 0.9])
-def test_the_fused_rollout_has_the_exact_distribution_of_random_play_late_in_a_game(text, gamma):
+def test_the_fused_rollout_has_the_exact_distribution_of_random_play_late_in_a_game(
+    text, gamma, rollout
+):
     state = parse_board(text)
     exact = exact_rollout_distribution(MODEL, state, gamma)
     assert len(exact) >= 3  # wins, losses and (pooled) draws are all possible
     samples = 20_000
-    counts = counts_of(MODEL.rollout, state, 0, samples, 1000, gamma)
+    counts = counts_of(rollout, state, 0, samples, 1000, gamma)
     assert set(counts) <= set(exact), (counts, exact)
     for g, p in exact.items():
         observed = counts.get(g, 0) / samples
@@ -310,11 +324,12 @@ def test_the_fused_rollout_has_the_exact_distribution_of_random_play_late_in_a_g
     [([], 1000, 0.9), ([3, 3, 2], 1000, 0.95), ([], 9, 0.9)],
     ids=["empty-board", "after-three-moves", "cut-short-after-nine"],
 )
-def test_the_fused_rollout_matches_the_step_by_step_rollout(columns, limit, gamma):
+@pytest.mark.parametrize("rollout", ROLLOUTS)
+def test_the_fused_rollout_matches_the_step_by_step_rollout(columns, limit, gamma, rollout):
     # With gamma < 1 every (winner, length) of a game gives its own return, so this
     # compares the distribution of who wins and when.
     state = play(columns)
-    fused = counts_of(MODEL.rollout, state, 1, 6000, limit, gamma)
+    fused = counts_of(rollout, state, 1, 6000, limit, gamma)
     reference = counts_of(partial(reference_rollout, MODEL), state, 2, 6000, limit, gamma)
     assert len(reference) >= 4
     assert chi_square_homogeneity_p_value(fused, reference) > 1e-3, (fused, reference)

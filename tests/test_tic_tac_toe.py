@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import math
 import random
+from functools import partial
 
 import pytest
 from scripted_games import exact_rollout_distribution
 
-from mcts_agent import MCTS, StepResult
+from mcts_agent import MCTS, StepResult, compiled
 from mcts_agent.envs.tic_tac_toe import (
     EMPTY_BOARD,
     TicTacToeModel,
@@ -122,16 +123,29 @@ def test_perfect_policy_never_loses_to_random_and_draws_itself():
     assert reward == 0.0
 
 
+# The fused rollout in Python, and the compiled core's native one (if built).
+_NATIVE = MODEL.native_rollout()
+ROLLOUTS = [
+    pytest.param(MODEL.rollout, id="python"),
+    pytest.param(
+        _NATIVE and partial(compiled._core.call_native, _NATIVE),
+        id="native",
+        marks=pytest.mark.skipif(_NATIVE is None, reason="the compiled core is not built"),
+    ),
+]
+
+
+@pytest.mark.parametrize("rollout", ROLLOUTS)
 @pytest.mark.parametrize("board", ["XX.OO....", "X...O....", "........."])
 @pytest.mark.parametrize("gamma", [1.0, 0.9])
-def test_the_fused_rollout_has_the_distribution_of_uniform_random_play(board, gamma):
+def test_the_fused_rollout_has_the_distribution_of_uniform_random_play(board, gamma, rollout):
     state = parse_board(board)
     exact = exact_rollout_distribution(MODEL, state, gamma)
     rng = random.Random(0)
     samples = 20_000
     counts = {}
     for _ in range(samples):
-        g = round(MODEL.rollout(state, rng, 1000, gamma), 9)
+        g = round(rollout(state, rng, 1000, gamma), 9)
         counts[g] = counts.get(g, 0) + 1
     assert all(any(math.isclose(g, e) for e in exact) for g in counts), (counts, exact)
     for g, p in exact.items():
@@ -139,10 +153,11 @@ def test_the_fused_rollout_has_the_distribution_of_uniform_random_play(board, ga
         assert abs(observed - p) < 4.5 * math.sqrt(p * (1 - p) / samples) + 1e-9, (g, p, observed)
 
 
-def test_a_rollout_cut_short_counts_only_the_rewards_it_received():
+@pytest.mark.parametrize("rollout", ROLLOUTS)
+def test_a_rollout_cut_short_counts_only_the_rewards_it_received(rollout):
     rng = random.Random(0)
     # X to move can win at once; one move later the rollout stops whatever happened.
-    values = {MODEL.rollout(parse_board("XX.OO...."), rng, 1, 1.0) for _ in range(200)}
+    values = {rollout(parse_board("XX.OO...."), rng, 1, 1.0) for _ in range(200)}
     assert values == {0.0, 1.0}
 
 

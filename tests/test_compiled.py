@@ -1,0 +1,317 @@
+"""The compiled core builds the pure-Python loop's trees, node for node and bit for bit.
+
+Every case searches twice with the same planner configuration, once with the
+pure-Python loop (``MCTS._run``) and once with the compiled one
+(``mcts_agent._core``), and compares every per-node field, the root summary,
+the move and the state of the planner's generator afterwards.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import copy
+import math
+import os
+import random
+import subprocess
+import sys
+from functools import partial
+from types import SimpleNamespace
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from scripted_games import games
+
+from mcts_agent import MCTS, compiled, core_backend
+from mcts_agent.envs.connect_four import EMPTY_BOARD as C4_START
+from mcts_agent.envs.connect_four import ConnectFourModel
+from mcts_agent.envs.tic_tac_toe import EMPTY_BOARD, TicTacToeModel, parse_board
+
+CORE = compiled._core
+FORCED_PYTHON = os.environ.get(compiled.PURE_PYTHON_VARIABLE) == "1"
+if CORE is None and os.environ.get("CI") and not FORCED_PYTHON:
+    raise RuntimeError("CI builds the compiled core (a C compiler is there); it is missing")
+pytestmark = pytest.mark.skipif(CORE is None, reason="the compiled core is not built")
+
+C = 2 * math.sqrt(2)
+FIELDS = ("states", "players", "rewards", "discounts", "actions", "children", "untried")
+FIELDS += ("visits", "value_sums", "values")
+
+
+@contextlib.contextmanager
+def pure_python():
+    """The pure-Python loop inside the block (as without the core)."""
+    saved = compiled._core
+    compiled._core = None
+    try:
+        yield
+    finally:
+        compiled._core = saved
+
+
+def snapshot(planner):
+    """Every per-node field (as lists), the summary without its time, the move, the generator."""
+    tree = planner.tree
+    fields = tuple(list(getattr(tree, field)) for field in FIELDS)
+    summary = planner.summary()._replace(elapsed=0.0)
+    return fields, summary, planner.best_action(), planner.rng.getstate()
+
+
+def searched(model, state, searches=1, **config):
+    planner = MCTS(model, **config)
+    for _ in range(searches):
+        planner.search(state)
+    return planner
+
+
+def assert_same_on_both(model, state, **config):
+    """Searches on both backends; asserts the same trees; returns the compiled planner."""
+    with pure_python():
+        reference = searched(model, state, **config)
+        assert reference.tree.visits.__class__ is list
+    planner = searched(model, state, **config)
+    assert planner.tree.visits.__class__ is CORE.Column
+    assert snapshot(planner) == snapshot(reference)
+    return planner
+
+
+class PythonRollout(TicTacToeModel):
+    """Tic-tac-toe whose rollout is overridden (the same playout): the native rollout is lost."""
+
+    calls = 0
+
+    def rollout(self, state, rng, limit, gamma):
+        PythonRollout.calls += 1
+        return super().rollout(state, rng, limit, gamma)
+
+
+def generic(model):
+    """The model through the plain protocol only: the search's generic rollout."""
+    return SimpleNamespace(actions=model.actions, step=model.step, player=model.player)
+
+
+def first_legal(state, actions, rng):
+    return actions[-1] if rng.random() < 0.5 else actions[0]
+
+
+# ------------------------------------------------------------------ whole trees
+
+
+NATIVE_CASES = [
+    pytest.param(model, start, iterations, seed, id=f"{name}-{iterations}-seed{seed}")
+    for name, model, start, sizes in (
+        ("tictactoe", TicTacToeModel(), EMPTY_BOARD, {1_000: 3, 10_000: 3}),
+        ("connect_four", ConnectFourModel(), C4_START, {1_000: 3, 10_000: 1}),
+    )
+    for iterations, seeds in sizes.items()
+    for seed in range(seeds)
+]
+
+
+@pytest.mark.parametrize("gamma", [1.0, 0.9])
+@pytest.mark.parametrize("model, start, iterations, seed", NATIVE_CASES)
+def test_native_rollouts_build_the_pure_trees(model, start, iterations, seed, gamma):
+    assert_same_on_both(model, start, iterations=iterations, exploration=C, gamma=gamma, seed=seed)
+
+
+@pytest.mark.parametrize(
+    "model, start, gamma",
+    [(TicTacToeModel(), EMPTY_BOARD, 0.9), (ConnectFourModel(), C4_START, 1.0)],
+    ids=["tictactoe", "connect_four"],
+)
+def test_at_100k_iterations_the_trees_are_the_same(model, start, gamma):
+    assert_same_on_both(model, start, iterations=100_000, exploration=C, gamma=gamma, seed=7)
+
+
+@pytest.mark.parametrize("gamma", [1.0, 0.9])
+@pytest.mark.parametrize(
+    "model, start, config",
+    [
+        (PythonRollout(), EMPTY_BOARD, {}),
+        (generic(TicTacToeModel()), parse_board("X...O...."), {}),
+        (generic(ConnectFourModel()), C4_START, {"iterations": 300}),
+        (TicTacToeModel(), EMPTY_BOARD, {"rollout_policy": first_legal}),
+        (TicTacToeModel(), EMPTY_BOARD, {"rollout_limit": 0}),
+        (TicTacToeModel(), EMPTY_BOARD, {"rollout_limit": 2, "exploration": 0.0}),
+    ],
+    ids=["python-rollout", "generic", "generic-c4", "policy", "no-rollout", "limit-2-greedy"],
+)
+def test_python_rollouts_policies_and_limits_build_the_pure_trees(model, start, config, gamma):
+    config = {"iterations": 2_000, "exploration": C, "seed": 3, "gamma": gamma, **config}
+    assert_same_on_both(model, start, **config)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    game=games,
+    config=st.fixed_dictionaries(
+        {
+            "iterations": st.integers(1, 100),
+            "exploration": st.floats(0.0, 4.0),
+            "gamma": st.floats(0.0, 1.0),
+            "rollout_limit": st.integers(0, 6),
+            "seed": st.integers(0, 2**32),
+        }
+    ),
+)
+def test_random_games_of_one_to_three_players_build_the_pure_trees(game, config):
+    assert_same_on_both(game, "", **config)
+
+
+def test_searches_in_chunks_with_reuse_and_a_callback_build_the_pure_trees():
+    # reuse_tree: the second search continues a subtree copied into lists (reuse.reroot),
+    # which the compiled loop takes over; a callback runs the loop one iteration at a time.
+    model = TicTacToeModel()
+    for config in (
+        {"reuse_tree": True},
+        {"on_iteration": lambda planner, i: None},
+        {"max_nodes": 700},
+    ):
+        config = {"iterations": 1_500, "exploration": C, "seed": 5, "gamma": 0.9, **config}
+        with pure_python():
+            reference = MCTS(model, **config)
+        planner = MCTS(model, **config)
+        for state in (EMPTY_BOARD, parse_board("X...O...."), parse_board("XX..O...O")):
+            with pure_python():
+                reference.search(state)
+            planner.search(state)
+            assert snapshot(planner) == snapshot(reference)
+            assert planner.summary().reused_visits == reference.summary().reused_visits
+
+
+def test_a_chunked_compiled_search_is_one_search():
+    model = ConnectFourModel()
+    whole = searched(model, C4_START, iterations=3_000, exploration=C, seed=11, gamma=0.9)
+    chunked = MCTS(model, 1, exploration=C, seed=11, gamma=0.9)
+    chunked.search(C4_START)  # one iteration, then 2,999 more in uneven chunks
+    loop = compiled.plain_loop(chunked)
+    for n in (1, 2, 996, 2_000):
+        loop(chunked.tree, n)
+    assert [list(getattr(chunked.tree, f)) for f in FIELDS] == [
+        list(getattr(whole.tree, f)) for f in FIELDS
+    ]
+    assert chunked.rng.getstate() == whole.rng.getstate()
+
+
+# ------------------------------------------------------------------ failures
+
+
+def test_failures_are_the_pure_loops_and_keep_the_generator_where_it_stopped():
+    class FailsLate(TicTacToeModel):
+        steps = 0
+
+        def step(self, state, action):
+            FailsLate.steps += 1
+            if FailsLate.steps == 500:
+                raise KeyError("the 500th step")
+            return super().step(state, action)
+
+    errors, generators = [], []
+    for backend in (pure_python, contextlib.nullcontext):
+        FailsLate.steps = 0
+        planner = MCTS(FailsLate(), 1_000, exploration=C, seed=2)
+        with backend(), pytest.raises(KeyError, match="the 500th step") as raised:
+            planner.search(EMPTY_BOARD)
+        errors.append(str(raised.value))
+        generators.append(planner.rng.getstate())
+        with pytest.raises(RuntimeError, match="no search has run yet"):
+            planner.tree  # noqa: B018 (the failed search kept no tree)
+    assert errors[0] == errors[1]
+    assert generators[0] == generators[1]  # advanced by the same native rollouts' draws
+
+
+# ------------------------------------------------------------------ the generator
+
+
+@pytest.mark.parametrize("seed", [0, 1, 12345])
+def test_the_cores_generator_continues_random_random_exactly(seed):
+    rng, reference = random.Random(seed), random.Random(seed)
+    reference.random()
+    rng.random()
+    draws = CORE.random(rng, 1_500)  # past one regeneration of the 624 words
+    assert draws == [reference.random() for _ in range(1_500)]
+    assert rng.getstate() == reference.getstate()
+    assert rng.random() == reference.random()
+
+
+@pytest.mark.parametrize(
+    "model, states",
+    [
+        (TicTacToeModel(), [EMPTY_BOARD, parse_board("XX.OO...."), parse_board("X...O....")]),
+        (ConnectFourModel(), [C4_START, (1 << 21, 1 << 22), (0b111, 0b111 << 7)]),
+    ],
+    ids=["tictactoe", "connect_four"],
+)
+@pytest.mark.parametrize("limit, gamma", [(1000, 1.0), (1000, 0.9), (3, 0.9)])
+def test_native_rollouts_return_what_the_python_rollouts_return_draw_for_draw(
+    model, states, limit, gamma
+):
+    native = partial(CORE.call_native, model.native_rollout())
+    for state in states:
+        rng, reference = random.Random(4), random.Random(4)
+        returns = [native(state, rng, limit, gamma) for _ in range(300)]
+        assert returns == [model.rollout(state, reference, limit, gamma) for _ in range(300)]
+        assert rng.getstate() == reference.getstate()
+
+
+# ------------------------------------------------------------------ the protocol, the views
+
+
+def test_a_subclass_that_overrides_rollout_loses_the_native_rollout():
+    PythonRollout.calls = 0
+    planner = searched(PythonRollout(), EMPTY_BOARD, iterations=200, seed=0)
+    assert PythonRollout.calls > 150  # every iteration not ending at a terminal node
+    assert compiled._native(planner, planner.model.rollout) is None
+    plain = MCTS(TicTacToeModel(), 1, seed=0)
+    assert compiled._native(plain, plain.model.rollout) is not None
+    assert compiled._native(plain, None) is None
+    plain.rng = copy.copy(plain.rng)
+    assert compiled._native(plain, plain.model.rollout) is not None
+
+    class OwnGenerator(random.Random):
+        pass
+
+    plain.rng = OwnGenerator(0)  # its random() may differ: the Python rollout runs
+    assert compiled._native(plain, plain.model.rollout) is None
+
+
+def test_the_tree_reads_the_node_records_through_views():
+    planner = searched(TicTacToeModel(), EMPTY_BOARD, iterations=500, exploration=C, seed=1)
+    tree = planner.tree
+    with pure_python():
+        reference = searched(TicTacToeModel(), EMPTY_BOARD, iterations=500, exploration=C, seed=1)
+    for field in ("visits", "values", "children", "untried", "rewards"):
+        view, lists = getattr(tree, field), getattr(reference.tree, field)
+        assert view == lists and lists == view and not view != lists
+        assert len(view) == len(lists) and view[-1] == lists[-1] and view[3:9] == lists[3:9]
+        assert copy.deepcopy(view) == lists and copy.deepcopy(view).__class__ is list
+        with pytest.raises(IndexError):
+            view[len(lists)]
+    assert tree.states is tree.visits.store.states  # the object fields are the Tree's lists
+    assert list(tree) == list(reference.tree)  # every Node
+    assert tree.visits.store.nbytes == CORE.NODE_BYTES * len(tree)  # one chunk: no spare room
+    assert CORE.NODE_BYTES <= 56
+
+
+# ------------------------------------------------------------------ the backend
+
+
+def test_the_backend_is_reported_and_can_be_forced_to_python():
+    assert core_backend() == "compiled"
+    with pure_python():
+        assert core_backend() == "python"
+    script = "import mcts_agent; print(mcts_agent.core_backend())"
+    environment = {**os.environ, compiled.PURE_PYTHON_VARIABLE: "1"}
+    forced = subprocess.run(
+        [sys.executable, "-c", script], env=environment, capture_output=True, text=True, check=True
+    )
+    assert forced.stdout.strip() == "python"
+    version = subprocess.run(
+        [sys.executable, "-m", "mcts_agent.cli", "--version"],
+        env=environment,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert version.stdout.strip().endswith("(core: python)")
