@@ -16,10 +16,17 @@ searches are slower.
 Planners:
 
 * ``ours``: ``mcts_agent.MCTS`` on :class:`~mcts_agent.envs.tic_tac_toe.TicTacToeModel`
-  or :class:`~mcts_agent.envs.connect_four.ConnectFourModel` (fused rollouts).
+  or :class:`~mcts_agent.envs.connect_four.ConnectFourModel`, on the active core
+  (``mcts_agent.core_backend()``, printed first): compiled, with the models' native
+  rollouts, when the core is built.
+* ``ours, Python rollout``: the same core, with the model's fused rollout in Python
+  (the model without ``native_rollout``).
+* ``ours, pure Python``: the pure-Python loop (``mcts_agent.compiled.pure_python()``),
+  fused Python rollout: the search of issue 6.
 * ``ours + PettingZoo``: ``mcts_agent.MCTS`` on
   :class:`~mcts_agent.adapters.pettingzoo.PettingZooModel` of
-  ``classic/tictactoe-v3`` / ``classic/connect_four-v3``.
+  ``classic/tictactoe-v3`` / ``classic/connect_four-v3`` (active core), and
+  ``ours + PettingZoo, pure Python``.
 * ``OpenSpiel C++``: ``pyspiel.MCTSBot`` with ``pyspiel.RandomRolloutEvaluator(1)``.
 * ``OpenSpiel Python``: ``open_spiel.python.algorithms.mcts.MCTSBot`` with
   ``RandomRolloutEvaluator(1)``.
@@ -28,8 +35,10 @@ Planners:
   Version 1.0.4 backs up one reward (X's) to every node, so O's nodes also
   maximise X's result; its speed is still comparable, its play is not.
 
-Targets (issue 6, same-run ratios, tic-tac-toe at 10k iterations): ours at least
-2x ``mcts``, 6x OpenSpiel Python and 0.25x OpenSpiel C++. Needs the ``bench``
+Targets (issue 15, same-run ratios at 10k iterations): tic-tac-toe, ours at
+least 0.9x OpenSpiel C++, 6x ``mcts`` and 20x OpenSpiel Python, with a Python
+rollout at least 0.4x OpenSpiel C++; connect four, ours at least 0.9x OpenSpiel
+C++; ours at 100k iterations at least 0.9x its rate at 1k. Needs the ``bench``
 extra (``open-spiel``, ``mcts``).
 
 Run: ``python benchmarks/compare_peers.py`` (``--repeats``, ``--max-seconds``).
@@ -47,6 +56,7 @@ import statistics
 import sys
 import time
 from collections.abc import Callable
+from types import SimpleNamespace
 from typing import Any
 
 import numpy as np
@@ -61,8 +71,9 @@ except ImportError as missing:
 
 from machine import describe_machine
 
-from mcts_agent import MCTS
+from mcts_agent import MCTS, core_backend
 from mcts_agent.adapters.pettingzoo import PettingZooModel
+from mcts_agent.compiled import pure_python
 from mcts_agent.envs.connect_four import EMPTY_BOARD as CONNECT_FOUR_START
 from mcts_agent.envs.connect_four import ConnectFourModel
 from mcts_agent.envs.tic_tac_toe import EMPTY_BOARD, TicTacToeModel
@@ -82,6 +93,21 @@ def ours(model: Any, state: Any) -> Search:
         return MCTS(model, iterations, exploration=C, seed=seed)(state)
 
     return search
+
+
+def with_python_rollout(model: Any) -> Any:
+    """The model's methods and its fused Python rollout, without its native rollout."""
+    return SimpleNamespace(
+        actions=model.actions, step=model.step, player=model.player, rollout=model.rollout
+    )
+
+
+def on_pure_python(search: Search) -> Search:
+    def run(iterations: int, seed: int) -> Any:
+        with pure_python():
+            return search(iterations, seed)
+
+    return run
 
 
 def ours_through_pettingzoo(env_name: str) -> Search:
@@ -242,9 +268,16 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     print(describe_machine(("mcts-agent", "open_spiel", "mcts", "pettingzoo", "numpy")))
 
+    print(f"Core: {core_backend()}")
+
     tic_tac_toe = {
         OURS: ours(TicTacToeModel(), EMPTY_BOARD),
+        "ours, Python rollout": ours(with_python_rollout(TicTacToeModel()), EMPTY_BOARD),
+        "ours, pure Python": on_pure_python(ours(TicTacToeModel(), EMPTY_BOARD)),
         "ours + PettingZoo": ours_through_pettingzoo("classic/tictactoe-v3"),
+        "ours + PettingZoo, pure Python": on_pure_python(
+            ours_through_pettingzoo("classic/tictactoe-v3")
+        ),
         "OpenSpiel C++": openspiel_cpp("tic_tac_toe"),
         "OpenSpiel Python": openspiel_python("tic_tac_toe"),
         "mcts (PyPI)": mcts_package(),
@@ -255,21 +288,38 @@ def main(argv: list[str] | None = None) -> int:
 
     connect_four = {
         OURS: ours(ConnectFourModel(), CONNECT_FOUR_START),
+        "ours, Python rollout": ours(with_python_rollout(ConnectFourModel()), CONNECT_FOUR_START),
+        "ours, pure Python": on_pure_python(ours(ConnectFourModel(), CONNECT_FOUR_START)),
         "ours + PettingZoo": ours_through_pettingzoo("classic/connect_four-v3"),
+        "ours + PettingZoo, pure Python": on_pure_python(
+            ours_through_pettingzoo("classic/connect_four-v3")
+        ),
         "OpenSpiel C++": openspiel_cpp("connect_four"),
         "OpenSpiel Python": openspiel_python("connect_four"),
     }
     c4_repeats = max(1, (args.repeats + 1) // 2)
     c4_results = measure(connect_four, (10_000,), c4_repeats, args.max_seconds, args.seed)
-    report("connect four", c4_results, (10_000,))
+    c4_medians, _ = report("connect four", c4_results, (10_000,))
 
-    print("\nTargets, tic-tac-toe at 10,000 iterations (ours / peer, same run):\n")
-    ours_rate = medians[(OURS, 10_000)]
-    for peer, target in (("mcts (PyPI)", 2.0), ("OpenSpiel Python", 6.0), ("OpenSpiel C++", 0.25)):
-        ratio = ours_rate / medians[(peer, 10_000)]
-        verdict = "met" if ratio >= target else "NOT met"
-        print(f"- ours / {peer}: {ratio:.2f} (target >= {target}): {verdict}")
-    print("\nRate at 100,000 iterations / rate at 1,000 (target for ours: >= 0.75):\n")
+    print("\nTargets at 10,000 iterations (rate / peer's rate, same run):\n")
+    targets = (
+        (medians, OURS, "mcts (PyPI)", 6.0),
+        (medians, OURS, "OpenSpiel Python", 20.0),
+        (medians, OURS, "OpenSpiel C++", 0.9),
+        (medians, "ours, Python rollout", "OpenSpiel C++", 0.4),
+        (c4_medians, OURS, "OpenSpiel C++", 0.9),
+        (medians, OURS, "ours, pure Python", None),
+        (medians, "ours + PettingZoo", "ours + PettingZoo, pure Python", None),
+        (c4_medians, OURS, "ours, pure Python", None),
+        (c4_medians, "ours + PettingZoo", "ours + PettingZoo, pure Python", None),
+    )
+    for table, name, peer, target in targets:
+        game = "tic-tac-toe" if table is medians else "connect four"
+        ratio = table[(name, 10_000)] / table[(peer, 10_000)]
+        verdict = "" if target is None else f" (target >= {target}): "
+        verdict += "" if target is None else "met" if ratio >= target else "NOT met"
+        print(f"- {game}, {name} / {peer}: {ratio:.2f}{verdict}")
+    print("\nRate at 100,000 iterations / rate at 1,000 (target for ours: >= 0.9):\n")
     for name in tic_tac_toe:
         if (name, 100_000) in medians:
             flat = medians[(name, 100_000)] / medians[(name, 1_000)]

@@ -31,8 +31,10 @@ leaves it.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import random
+from collections.abc import Iterator
 from typing import Any
 
 from mcts_agent._validation import (
@@ -44,7 +46,13 @@ from mcts_agent._validation import (
 )
 from mcts_agent.tree import Tree
 
-__all__ = ["NATIVE_ROLLOUT_CAPSULE", "PURE_PYTHON_VARIABLE", "core_backend", "native_rollout"]
+__all__ = [
+    "NATIVE_ROLLOUT_CAPSULE",
+    "PURE_PYTHON_VARIABLE",
+    "core_backend",
+    "native_rollout",
+    "pure_python",
+]
 
 PURE_PYTHON_VARIABLE = "MCTS_AGENT_PURE_PYTHON"
 """The environment variable that forces the pure-Python loop when set to ``1``."""
@@ -73,6 +81,23 @@ def core_backend() -> str:
     Python either way (``docs/search.md``, "Compiled core").
     """
     return "python" if _core is None else "compiled"
+
+
+@contextlib.contextmanager
+def pure_python() -> Iterator[None]:
+    """Runs the pure-Python loop inside the ``with`` block, as if the core were not built.
+
+    For comparisons in one process (the benchmarks, the identity tests); not
+    thread-safe (it switches the module's core off and back on). Trees are the
+    same either way.
+    """
+    global _core
+    saved = _core
+    _core = None
+    try:
+        yield
+    finally:
+        _core = saved
 
 
 def native_rollout(game: str) -> Any:

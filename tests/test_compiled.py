@@ -24,6 +24,7 @@ from hypothesis import strategies as st
 from scripted_games import games
 
 from mcts_agent import MCTS, compiled, core_backend
+from mcts_agent.compiled import pure_python
 from mcts_agent.envs.connect_four import EMPTY_BOARD as C4_START
 from mcts_agent.envs.connect_four import ConnectFourModel
 from mcts_agent.envs.tic_tac_toe import EMPTY_BOARD, TicTacToeModel, parse_board
@@ -37,17 +38,6 @@ pytestmark = pytest.mark.skipif(CORE is None, reason="the compiled core is not b
 C = 2 * math.sqrt(2)
 FIELDS = ("states", "players", "rewards", "discounts", "actions", "children", "untried")
 FIELDS += ("visits", "value_sums", "values")
-
-
-@contextlib.contextmanager
-def pure_python():
-    """The pure-Python loop inside the block (as without the core)."""
-    saved = compiled._core
-    compiled._core = None
-    try:
-        yield
-    finally:
-        compiled._core = saved
 
 
 def snapshot(planner):
