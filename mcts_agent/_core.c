@@ -342,7 +342,7 @@ store_reserve(StoreObject *self, Py_ssize_t needed)
 {
     if (needed <= self->capacity)
         return 0;
-    Py_ssize_t grown = self->capacity + self->capacity / 8;
+    Py_ssize_t grown = self->capacity + self->capacity / 8 + 64; /* at most 1/8 spare */
     Py_ssize_t capacity = needed > grown ? needed : grown;
     if ((size_t)capacity > PY_SSIZE_T_MAX / sizeof(NodeRecord) || capacity > INT32_MAX) {
         PyErr_NoMemory();
@@ -907,8 +907,6 @@ core_run(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
             goto done;
     }
     PyObject *states = store->states, *players = store->players, *node_actions = store->actions;
-    if (store_reserve(store, store->size + (Py_ssize_t)iterations) < 0)
-        goto done;
 
     for (long long it = 0; it < iterations; it++) {
         if ((it & 1023) == 1023 && PyErr_CheckSignals() < 0)
