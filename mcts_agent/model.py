@@ -103,6 +103,10 @@ class RolloutModel(Model[StateT], Protocol[StateT]):
     played, and return the discounted return from the point of view of
     ``player(state)``, with the sign rule of the backup (a reward of another
     player counts negatively).
+
+    The class may also define ``native_rollout(self)``, returning a capsule of
+    the same rollout in C for the compiled core (``docs/search.md``, "Compiled
+    core"), or None; a subclass that overrides ``rollout`` loses it.
     """
 
     def rollout(self, state: StateT, rng: random.Random, limit: int, gamma: float) -> float:
