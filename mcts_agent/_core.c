@@ -555,14 +555,29 @@ column_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
 static void
 column_dealloc(ColumnObject *self)
 {
+    PyObject_GC_UnTrack(self);
     Py_XDECREF(self->store);
     Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+static int
+column_traverse(ColumnObject *self, visitproc visit, void *arg)
+{
+    Py_VISIT(self->store);
+    return 0;
+}
+
+static int
+column_clear(ColumnObject *self)
+{
+    Py_CLEAR(self->store);
+    return 0;
 }
 
 static Py_ssize_t
 column_len(ColumnObject *self)
 {
-    return self->store->size;
+    return self->store == NULL ? 0 : self->store->size;
 }
 
 static PyObject *
@@ -590,9 +605,9 @@ static PyObject *
 column_item(ColumnObject *self, Py_ssize_t i)
 {
     StoreObject *store = self->store;
-    if (i < 0 || i >= store->size) {
+    if (store == NULL || i < 0 || i >= store->size) {
         PyErr_Format(PyExc_IndexError, "node index %zd out of range for %zd nodes", i,
-                     store->size);
+                     column_len(self));
         return NULL;
     }
     NodeRecord *r = &store->nodes[i];
@@ -610,7 +625,7 @@ column_item(ColumnObject *self, Py_ssize_t i)
 static PyObject *
 column_list(ColumnObject *self, PyObject *unused)
 {
-    Py_ssize_t n = self->store->size;
+    Py_ssize_t n = column_len(self);
     PyObject *list = PyList_New(n);
     if (list == NULL)
         return NULL;
@@ -633,7 +648,7 @@ column_subscript(ColumnObject *self, PyObject *key)
         if (i == -1 && PyErr_Occurred())
             return NULL;
         if (i < 0)
-            i += self->store->size;
+            i += column_len(self);
         return column_item(self, i);
     }
     if (PySlice_Check(key)) {
@@ -698,7 +713,7 @@ column_repr(ColumnObject *self)
 static PyObject *
 column_store(ColumnObject *self, void *closure)
 {
-    return Py_NewRef((PyObject *)self->store);
+    return Py_NewRef(self->store == NULL ? Py_None : (PyObject *)self->store);
 }
 
 static PySequenceMethods column_as_sequence = {
@@ -726,7 +741,9 @@ static PyTypeObject ColumnType = {
     PyVarObject_HEAD_INIT(NULL, 0)
     .tp_name = "mcts_agent._core.Column",
     .tp_basicsize = sizeof(ColumnObject),
-    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_SEQUENCE,
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_SEQUENCE | Py_TPFLAGS_HAVE_GC,
+    .tp_traverse = (traverseproc)column_traverse,
+    .tp_clear = (inquiry)column_clear,
     .tp_doc = "Column(store, field): a read-only sequence view of one per-node field of a Store.",
     .tp_new = column_new,
     .tp_dealloc = (destructor)column_dealloc,
@@ -1121,6 +1138,7 @@ core_run(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
             g = 0.0;
 
         /* 4. Backup, leaf first: G = r + gamma*G if the mover moves again, else r - gamma*G. */
+        nodes = store->nodes; /* (a rollout that re-entered the core may have moved them) */
         for (Py_ssize_t k = depth - 1; k >= 0; k--) {
             NodeRecord *record = &nodes[path[k]];
             g = record->reward + record->discount * g;

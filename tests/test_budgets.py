@@ -15,6 +15,8 @@ from mcts_agent.envs.connect_four import EMPTY_BOARD as C4_START
 from mcts_agent.envs.connect_four import ConnectFourModel
 from mcts_agent.envs.tic_tac_toe import EMPTY_BOARD, TicTacToeModel
 
+pytestmark = pytest.mark.usefixtures("each_backend")  # both search backends
+
 C = 2 * math.sqrt(2)
 
 

@@ -24,6 +24,8 @@ from scripted_games import (
 from mcts_agent import MCTS, UNVISITED, StepResult
 from mcts_agent.envs.tic_tac_toe import EMPTY_BOARD, TicTacToeModel
 
+pytestmark = pytest.mark.usefixtures("each_backend")  # both search backends
+
 # ---------------------------------------------------------------- the worked examples
 
 
