@@ -79,9 +79,8 @@ class TableOutcomes:
         Raises:
             ValueError: if ``action`` is not legal in ``state``.
         """
-        from mcts_agent.adapters.gymnasium.model import GymnasiumState
-
         snapshot, steps_left, actions, _ = state
+        make_state = state.__class__  # GymnasiumState (its module imports this one)
         if action not in actions:
             raise ValueError(
                 f"action {action!r} is not legal here; legal actions: {list(actions)!r}"
@@ -109,7 +108,7 @@ class TableOutcomes:
                     probability,
                     StepResult(
                         # The observation of these envs is the cell (or Taxi's state) index.
-                        GymnasiumState(next_snapshot, steps_left, next_actions, next_s),
+                        make_state(next_snapshot, steps_left, next_actions, next_s),
                         reward,
                         ended,
                     ),
