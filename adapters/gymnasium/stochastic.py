@@ -129,6 +129,11 @@ def snapshot_key(state: GymnasiumState) -> Hashable:
 
 def by_value(value: Any) -> Hashable:
     """``value`` as nested tuples of Python scalars: arrays by ``tolist``, dicts by sorted items."""
+    cls = value.__class__
+    if cls is int or cls is float or cls is bool or value is None:
+        return value  # the common case first: toy-text snapshots are tuples of ints
+    if cls is tuple and all(v.__class__ is int for v in value):
+        return value
     if isinstance(value, np.ndarray):
         return by_value(value.tolist())
     if isinstance(value, np.generic):
