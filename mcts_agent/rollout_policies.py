@@ -94,7 +94,7 @@ class CautiousRolloutPolicy:
                 )
             least = min(risks)
             safe = self._safe[key] = tuple(
-                action for action, risk in zip(actions, risks) if risk <= least + 1e-12
+                action for action, risk in zip(actions, risks, strict=True) if risk <= least + 1e-12
             )
         return safe
 
