@@ -1227,30 +1227,56 @@ core_native_rollout(PyObject *module, PyObject *name)
 static PyObject *
 core_call_native(PyObject *module, PyObject *args)
 {
-    /* call_native(capsule, state, rng, limit, gamma): one native rollout's return, drawn from
-     * rng (a random.Random, continued); for tests of the distribution of returns. */
-    PyObject *capsule, *state, *rng;
+    /* call_native(capsule, state, rng, limit, gamma, count=None): one native rollout's
+     * return (a float), or the list of ``count`` returns of as many rollouts in a row,
+     * drawn from rng (a random.Random, continued as the rollouts leave it). */
+    PyObject *capsule, *state, *rng, *count_obj = Py_None;
     long long limit;
     double gamma;
-    if (!PyArg_ParseTuple(args, "OOOLd:call_native", &capsule, &state, &rng, &limit, &gamma))
+    if (!PyArg_ParseTuple(args, "OOOLd|O:call_native", &capsule, &state, &rng, &limit, &gamma,
+                          &count_obj))
         return NULL;
     NativeRollout *native = PyCapsule_GetPointer(capsule, NATIVE_ROLLOUT_NAME);
     if (native == NULL)
         return NULL;
+    Py_ssize_t count = 1;
+    if (count_obj != Py_None) {
+        count = PyLong_AsSsize_t(count_obj);
+        if (count == -1 && PyErr_Occurred())
+            return NULL;
+        if (count < 0) {
+            PyErr_SetString(PyExc_ValueError, "count must be >= 0");
+            return NULL;
+        }
+    }
     MTState mt;
     PyObject *old = mt_read(rng, &mt);
     if (old == NULL)
         return NULL;
-    double g = 0.0;
-    int failed = native->rollout(state, mt_random, &mt, limit, gamma, &g) < 0;
+    PyObject *returns = PyList_New(count);
+    for (Py_ssize_t i = 0; returns != NULL && i < count; i++) {
+        double g = 0.0;
+        PyObject *x = native->rollout(state, mt_random, &mt, limit, gamma, &g) < 0
+                          ? NULL : PyFloat_FromDouble(g);
+        if (x == NULL)
+            Py_CLEAR(returns);
+        else
+            PyList_SET_ITEM(returns, i, x);
+    }
     PyObject *type, *value, *tb;
     PyErr_Fetch(&type, &value, &tb);
     int written = mt_write(rng, &mt, old);
     Py_DECREF(old);
     PyErr_Restore(type, value, tb);
-    if (failed || written < 0)
+    if (returns == NULL || written < 0) {
+        Py_XDECREF(returns);
         return NULL;
-    return PyFloat_FromDouble(g);
+    }
+    if (count_obj != Py_None)
+        return returns;
+    PyObject *g = Py_NewRef(PyList_GET_ITEM(returns, 0));
+    Py_DECREF(returns);
+    return g;
 }
 
 static PyObject *
@@ -1284,7 +1310,8 @@ static PyMethodDef core_methods[] = {
     {"native_rollout", (PyCFunction)core_native_rollout, METH_O,
      "native_rollout(game) -> capsule: 'tic_tac_toe' or 'connect_four'."},
     {"call_native", (PyCFunction)core_call_native, METH_VARARGS,
-     "call_native(capsule, state, rng, limit, gamma) -> float: one native rollout."},
+     "call_native(capsule, state, rng, limit, gamma, count=None) -> float, or a list of "
+     "count floats: native rollouts drawn from rng."},
     {"random", (PyCFunction)core_random, METH_VARARGS,
      "random(rng, count) -> list of floats: rng.random() drawn by the C generator."},
     {NULL},

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import math
 import random
+from collections import deque
 from dataclasses import dataclass, field
+from functools import partial
 
 from hypothesis import strategies as st
 
@@ -223,3 +225,29 @@ games = st.builds(
     max_branching=st.integers(1, 4),
     num_players=st.integers(1, 3),
 )
+
+
+class NativeRollouts:
+    """A native rollout capsule (``docs/search.md``, "Compiled core") as ``rollout(state, rng,
+    limit, gamma)``, drawn ``block`` rollouts at a time in C (the generator's state is read
+    and written once per block, not once per rollout).
+
+    The returns are those of calling the rollout once at a time while the same ``(state, rng,
+    limit, gamma)`` come in a row and nothing else draws from ``rng`` (a new one starts a new
+    block: the rest of the last block is dropped, already drawn).
+    """
+
+    def __init__(self, capsule, block=1000):
+        from mcts_agent import compiled
+
+        self.call_native = partial(compiled._core.call_native, capsule)
+        self.block = block
+        self.key = None
+        self.buffer = deque()
+
+    def __call__(self, state, rng, limit, gamma):
+        key = (state, rng, limit, gamma)  # holds rng: its id is not reused meanwhile
+        if key != self.key or not self.buffer:
+            self.key = key
+            self.buffer = deque(self.call_native(state, rng, limit, gamma, self.block))
+        return self.buffer.popleft()

@@ -243,6 +243,9 @@ def test_native_rollouts_return_what_the_python_rollouts_return_draw_for_draw(
         returns = [native(state, rng, limit, gamma) for _ in range(300)]
         assert returns == [model.rollout(state, reference, limit, gamma) for _ in range(300)]
         assert rng.getstate() == reference.getstate()
+        in_a_row = CORE.call_native(model.native_rollout(), state, rng, limit, gamma, 300)
+        assert in_a_row == [model.rollout(state, reference, limit, gamma) for _ in range(300)]
+        assert rng.getstate() == reference.getstate()
 
 
 # ------------------------------------------------------------------ the protocol, the views

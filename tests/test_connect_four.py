@@ -9,9 +9,9 @@ from functools import partial
 import numpy as np
 import pettingzoo
 import pytest
-from scripted_games import exact_rollout_distribution, reference_rollout
+from scripted_games import NativeRollouts, exact_rollout_distribution, reference_rollout
 
-from mcts_agent import MCTS, compiled
+from mcts_agent import MCTS
 from mcts_agent.envs.connect_four import (
     EMPTY_BOARD,
     ConnectFourModel,
@@ -236,7 +236,7 @@ _NATIVE = MODEL.native_rollout()
 ROLLOUTS = [
     pytest.param(MODEL.rollout, id="python"),
     pytest.param(
-        _NATIVE and partial(compiled._core.call_native, _NATIVE),
+        _NATIVE and NativeRollouts(_NATIVE),
         id="native",
         marks=pytest.mark.skipif(_NATIVE is None, reason="the compiled core is not built"),
     ),

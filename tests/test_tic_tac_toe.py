@@ -4,12 +4,11 @@ from __future__ import annotations
 
 import math
 import random
-from functools import partial
 
 import pytest
-from scripted_games import exact_rollout_distribution
+from scripted_games import NativeRollouts, exact_rollout_distribution
 
-from mcts_agent import MCTS, StepResult, compiled
+from mcts_agent import MCTS, StepResult
 from mcts_agent.envs.tic_tac_toe import (
     EMPTY_BOARD,
     TicTacToeModel,
@@ -128,7 +127,7 @@ _NATIVE = MODEL.native_rollout()
 ROLLOUTS = [
     pytest.param(MODEL.rollout, id="python"),
     pytest.param(
-        _NATIVE and partial(compiled._core.call_native, _NATIVE),
+        _NATIVE and NativeRollouts(_NATIVE),
         id="native",
         marks=pytest.mark.skipif(_NATIVE is None, reason="the compiled core is not built"),
     ),
