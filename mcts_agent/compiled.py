@@ -115,10 +115,14 @@ def native_rollout(game: str) -> Any:
 def plain_loop(planner: Any) -> Any:
     """Returns ``loop(tree, iterations)`` running the plain UCT loop for ``planner``.
 
-    The compiled loop when the core is there, else ``planner._run``. Either
+    The compiled loop when the core is there, else ``planner._run``; also
+    ``planner._run`` for a subclass of :class:`~mcts_agent.search.MCTS` that
+    overrides ``_run`` (the core runs ``MCTS._run``'s loop only). Either
     continues ``tree`` and the planner's generator; both build the same tree.
     """
-    if _core is None:
+    from mcts_agent.search import MCTS  # search imports this module
+
+    if _core is None or type(planner)._run is not MCTS._run:
         return planner._run
     return lambda tree, iterations: _run(planner, tree, iterations)
 

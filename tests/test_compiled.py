@@ -269,6 +269,22 @@ def test_a_subclass_that_overrides_rollout_loses_the_native_rollout():
     assert compiled._native(plain, plain.model.rollout) is None
 
 
+def test_a_planner_whose_run_is_overridden_runs_its_own_loop():
+    class Counting(MCTS):
+        chunks = 0
+
+        def _run(self, tree, iterations):
+            Counting.chunks += 1
+            super()._run(tree, iterations)
+
+    planner = Counting(TicTacToeModel(), 300, exploration=C, seed=0)
+    planner.search(EMPTY_BOARD)
+    assert Counting.chunks == 1 and planner.tree.visits.__class__ is list
+    assert snapshot(planner) == snapshot(
+        searched(TicTacToeModel(), EMPTY_BOARD, iterations=300, exploration=C, seed=0)
+    )
+
+
 def test_the_tree_reads_the_node_records_through_views():
     planner = searched(TicTacToeModel(), EMPTY_BOARD, iterations=500, exploration=C, seed=1)
     tree = planner.tree
