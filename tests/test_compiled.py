@@ -33,7 +33,10 @@ CORE = compiled._core
 FORCED_PYTHON = os.environ.get(compiled.PURE_PYTHON_VARIABLE) == "1"
 if CORE is None and os.environ.get("CI") and not FORCED_PYTHON:
     raise RuntimeError("CI builds the compiled core (a C compiler is there); it is missing")
-pytestmark = pytest.mark.skipif(CORE is None, reason="the compiled core is not built")
+pytestmark = pytest.mark.skipif(
+    CORE is None,
+    reason="MCTS_AGENT_PURE_PYTHON=1" if FORCED_PYTHON else "the compiled core is not built",
+)
 
 C = 2 * math.sqrt(2)
 FIELDS = ("states", "players", "rewards", "discounts", "actions", "children", "untried")
