@@ -843,6 +843,24 @@ step_failed(PyObject *check_step, PyObject *model, PyObject *state, PyObject *ac
     PyErr_Restore(t2, v2, tb2);
 }
 
+/* path[depth++] = node, growing path (doubling); 0, or -1 with MemoryError set. */
+static int
+path_push(int32_t **path, Py_ssize_t *capacity, Py_ssize_t *depth, int32_t node)
+{
+    if (*depth == *capacity) {
+        Py_ssize_t grown_capacity = *capacity ? 2 * *capacity : 64;
+        int32_t *grown = PyMem_Realloc(*path, (size_t)grown_capacity * sizeof(int32_t));
+        if (grown == NULL) {
+            PyErr_NoMemory();
+            return -1;
+        }
+        *path = grown;
+        *capacity = grown_capacity;
+    }
+    (*path)[(*depth)++] = node;
+    return 0;
+}
+
 typedef struct {
     PyObject *checked_reward, *checked_terminated, *checked_actions, *checked_player,
         *checked_return, *check_step, *backup_error;
@@ -949,17 +967,8 @@ core_run(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
                 goto done;
             }
             node = best_child;
-            if (depth == path_capacity) {
-                Py_ssize_t capacity = path_capacity ? 2 * path_capacity : 64;
-                int32_t *grown = PyMem_Realloc(path, (size_t)capacity * sizeof(int32_t));
-                if (grown == NULL) {
-                    PyErr_NoMemory();
-                    goto done;
-                }
-                path = grown;
-                path_capacity = capacity;
-            }
-            path[depth++] = node;
+            if (path_push(&path, &path_capacity, &depth, node) < 0)
+                goto done;
         }
 
         /* 2. Expansion: the first untried action, stepped once for ever. */
@@ -1068,17 +1077,8 @@ core_run(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
             Py_DECREF(terminated);
             Py_DECREF(child_actions);
             Py_DECREF(child_player);
-            if (depth == path_capacity) {
-                Py_ssize_t capacity = path_capacity ? 2 * path_capacity : 64;
-                int32_t *grown = PyMem_Realloc(path, (size_t)capacity * sizeof(int32_t));
-                if (grown == NULL) {
-                    PyErr_NoMemory();
-                    goto done;
-                }
-                path = grown;
-                path_capacity = capacity;
-            }
-            path[depth++] = node;
+            if (path_push(&path, &path_capacity, &depth, node) < 0)
+                goto done;
             goto expanded;
         expansion_failed:
             Py_DECREF(state);

@@ -8,6 +8,7 @@ from collections import deque
 from dataclasses import dataclass, field
 from functools import partial
 
+import pytest
 from hypothesis import strategies as st
 
 from mcts_agent import StepResult
@@ -225,6 +226,30 @@ games = st.builds(
     max_branching=st.integers(1, 4),
     num_players=st.integers(1, 3),
 )
+
+# Hypothesis strategy: the plain loop's options (budget, c, gamma, rollout limit, seed).
+plain_configs = st.fixed_dictionaries(
+    {
+        "iterations": st.integers(1, 100),
+        "exploration": st.floats(0.0, 4.0),
+        "gamma": st.floats(0.0, 1.0),
+        "rollout_limit": st.integers(0, 6),
+        "seed": st.integers(0, 2**32),
+    }
+)
+
+
+def rollout_params(model, game):
+    """pytest params of ``model``'s fused rollout in Python and its native one (if built)."""
+    native = model.native_rollout()
+    return [
+        pytest.param(model.rollout, id="python"),
+        pytest.param(
+            native and NativeRollouts(native),
+            id="native",
+            marks=pytest.mark.skipif(native is None, reason=f"no native {game} rollout"),
+        ),
+    ]
 
 
 class NativeRollouts:

@@ -20,8 +20,7 @@ from types import SimpleNamespace
 
 import pytest
 from hypothesis import given, settings
-from hypothesis import strategies as st
-from scripted_games import games
+from scripted_games import games, plain_configs
 
 from mcts_agent import MCTS, compiled, core_backend
 from mcts_agent.compiled import pure_python
@@ -138,15 +137,7 @@ def test_python_rollouts_policies_and_limits_build_the_pure_trees(model, start, 
 @settings(max_examples=60, deadline=None)
 @given(
     game=games,
-    config=st.fixed_dictionaries(
-        {
-            "iterations": st.integers(1, 100),
-            "exploration": st.floats(0.0, 4.0),
-            "gamma": st.floats(0.0, 1.0),
-            "rollout_limit": st.integers(0, 6),
-            "seed": st.integers(0, 2**32),
-        }
-    ),
+    config=plain_configs,
 )
 def test_random_games_of_one_to_three_players_build_the_pure_trees(game, config):
     assert_same_on_both(game, "", **config)

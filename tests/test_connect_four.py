@@ -9,7 +9,7 @@ from functools import partial
 import numpy as np
 import pettingzoo
 import pytest
-from scripted_games import NativeRollouts, exact_rollout_distribution, reference_rollout
+from scripted_games import exact_rollout_distribution, reference_rollout, rollout_params
 
 from mcts_agent import MCTS
 from mcts_agent.envs.connect_four import (
@@ -232,15 +232,7 @@ def test_parse_board_rejects_non_text():
 # ------------------------------------------------------------------ the fused rollout
 
 # The fused rollout in Python, and the compiled core's native one (if built).
-_NATIVE = MODEL.native_rollout()
-ROLLOUTS = [
-    pytest.param(MODEL.rollout, id="python"),
-    pytest.param(
-        _NATIVE and NativeRollouts(_NATIVE),
-        id="native",
-        marks=pytest.mark.skipif(_NATIVE is None, reason="the compiled core is not built"),
-    ),
-]
+ROLLOUTS = rollout_params(MODEL, "connect four")
 
 
 def counts_of(rollout, state, seed, samples, limit, gamma):

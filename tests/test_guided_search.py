@@ -23,6 +23,7 @@ from scripted_games import (
     games,
     nested,
     nested_reference,
+    plain_configs,
     reference_backup,
     reference_rollout,
 )
@@ -420,15 +421,7 @@ def test_with_every_option_off_the_general_loop_builds_the_plain_tree(
 @settings(max_examples=100, deadline=None)
 @given(
     game=games,
-    config=st.fixed_dictionaries(
-        {
-            "iterations": st.integers(1, 100),
-            "exploration": st.floats(0.0, 4.0),
-            "gamma": st.floats(0.0, 1.0),
-            "rollout_limit": st.integers(0, 6),
-            "seed": st.integers(0, 2**32),
-        }
-    ),
+    config=plain_configs,
 )
 def test_with_every_option_off_the_general_loop_builds_the_plain_tree_on_random_games(game, config):
     plain = MCTS(game, **config)

@@ -6,7 +6,7 @@ import math
 import random
 
 import pytest
-from scripted_games import NativeRollouts, exact_rollout_distribution
+from scripted_games import exact_rollout_distribution, rollout_params
 
 from mcts_agent import MCTS, StepResult
 from mcts_agent.envs.tic_tac_toe import (
@@ -123,15 +123,7 @@ def test_perfect_policy_never_loses_to_random_and_draws_itself():
 
 
 # The fused rollout in Python, and the compiled core's native one (if built).
-_NATIVE = MODEL.native_rollout()
-ROLLOUTS = [
-    pytest.param(MODEL.rollout, id="python"),
-    pytest.param(
-        _NATIVE and NativeRollouts(_NATIVE),
-        id="native",
-        marks=pytest.mark.skipif(_NATIVE is None, reason="the compiled core is not built"),
-    ),
-]
+ROLLOUTS = rollout_params(MODEL, "tic-tac-toe")
 
 
 @pytest.mark.parametrize("rollout", ROLLOUTS)
