@@ -101,8 +101,8 @@ def reroot(tree: Tree, node: int) -> Tree:
     new_index = {old: new for new, old in enumerate(kept)}
     new = object.__new__(type(tree))
     for field in _fields(type(tree)):
-        values = getattr(tree, field)
-        setattr(new, field, [values[i] for i in kept])
+        values = getattr(tree, field)  # a per-node list, or a field of the whole tree (kept)
+        setattr(new, field, [values[i] for i in kept] if isinstance(values, list) else values)
     new.children = [
         tuple(new_index[child] if child >= 0 else child for child in children[i]) for i in kept
     ]

@@ -19,7 +19,7 @@ import time
 from collections.abc import Callable, Hashable, Sequence
 from typing import Any, Generic, NamedTuple
 
-from mcts_agent import budgets, chance, export, general_loop, reuse, solver
+from mcts_agent import budgets, chance, export, general_loop, maxn, reuse, solver
 from mcts_agent._validation import (
     checked_actions,
     checked_player,
@@ -332,9 +332,12 @@ class MCTS(Generic[StateT]):
             )
         self.max_depth = None if max_depth is None else require_int("max_depth", max_depth, 1)
         self.root_noise = _checked_root_noise(root_noise, selection)
+        # Every player's reward (mcts_agent.maxn): the model's reward_players, or None.
+        self.reward_players = maxn.checked_reward_players(model)
         # The general loop (mcts_agent.general_loop) runs when an option needs it.
         self._general = (
-            evaluator is not None
+            self.reward_players is not None
+            or evaluator is not None
             or selection != "uct"
             or max_depth is not None
             or root_noise is not None
