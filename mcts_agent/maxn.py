@@ -516,11 +516,11 @@ def maxn_values(model: Any, state: Any, gamma: float = 1.0) -> tuple[float, ...]
     """The brute-force max^n value of ``state``: every player's return under max^n play.
 
     Every move is searched to the end of the game (no depth limit, no
-    pruning; positions are memoised by ``model.key(state)`` or the state, which
-    must then be hashable): at each state the player to move takes the move
+    pruning): at each state the player to move takes the move
     of highest ``r[mover] + gamma * V(next)[mover]``, ties to the first in the
-    model's order (Luckhardt & Irani, 1986). For the small games of the tests
-    and the benchmark.
+    model's order (Luckhardt & Irani, 1986). Positions are memoised by
+    ``model.key(state)``, else by the state when it is hashable. For the small
+    games of the tests and the benchmark.
 
     Args:
         model: a deterministic model reporting every player's reward.
@@ -556,7 +556,9 @@ def maxn_moves(model: Any, state: Any, gamma: float = 1.0) -> tuple[tuple[float,
 
     def value(state: Any) -> tuple[float, ...]:
         k = state if key is None else key(state)
-        if k in memo:
+        if k.__hash__ is None:  # an unhashable state (and no key): searched again each time
+            k = object()
+        elif k in memo:
             return memo[k]
         actions = model.actions(state)
         if not actions:

@@ -15,6 +15,7 @@ from mcts_agent.envs.pig import PigModel
 from mcts_agent.envs.three_in_a_row import ThreeInARowModel, parse_board
 from mcts_agent.envs.tic_tac_toe import EMPTY_BOARD, TicTacToeModel
 from mcts_agent.maxn import MaxnTree, maxn_moves, maxn_values
+from mcts_agent.testing import ModelCheckError, check_model
 
 
 class Scalar:
@@ -359,3 +360,10 @@ def test_tree_reuse_keeps_every_players_returns():
     assert isinstance(planner.tree, MaxnTree) and planner.summary().reused_visits == child.visits
     assert kept.visits == child.visits + 1
     assert planner.tree[planner.tree[0].children[0]].returns is not None
+
+
+def test_check_model_checks_every_players_rewards():
+    model = ThreeInARowModel()
+    check_model(model, model.initial_state, seed=0, num_playouts=5)
+    with pytest.raises(ModelCheckError, match=r"whose key 3 is not one of the model's reward"):
+        check_model(one_move({3: 1.0}), "")
