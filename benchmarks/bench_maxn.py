@@ -8,8 +8,10 @@ Sections (``--sections``, all by default):
   each player an independent uniform reward in [0, 1], other moves pay
   nothing; tree ``i`` drawn from seed ``--seed + i``). For each, the max^n
   equilibrium computed by brute force (:func:`mcts_agent.maxn.maxn_moves`)
-  and the move of MCTS (random rollouts, c = ``--exploration``, planner seeded
-  ``--seed + i``) at each of ``--iterations``. Ties: payoffs are continuous,
+  and the move of MCTS (random rollouts, c = ``--exploration``, default 1.0,
+  planner seeded ``--seed + i``) at each of ``--iterations``, and of the
+  MCTS-Solver (``solve=True``, which proves max^n values; at most
+  ``--solver-iterations``). Ties: payoffs are continuous,
   so exact ties have probability 0; near ties are what make a tree hard. A
   move counts as right if its max^n value to the root player is within
   ``--epsilon`` (default 0.01, 1% of the payoff range) of the equilibrium
@@ -24,7 +26,13 @@ Sections (``--sections``, all by default):
   of vectors), and the three-player game (vector returns), with the median
   ratio of each to the scalar search, paired within each repeat.
 
-Run: ``python benchmarks/bench_maxn.py`` (a few minutes); ``--trees 50`` for less.
+UCT's max^n values converge slowly where the equilibrium line of a root move
+is deep and its first samples poor: the move then gets few visits (tens in
+100k iterations) and its subtree never learns (about 6% of the trees, whatever
+c in 0.25..2 and 2k..100k iterations); the solver, which proves the values,
+is exact.
+
+Run: ``python benchmarks/bench_maxn.py`` (several minutes); ``--trees 50`` for less.
 """
 
 from __future__ import annotations
@@ -93,6 +101,8 @@ def equilibrium(args: argparse.Namespace) -> None:
     )
     right = dict.fromkeys(args.iterations, 0)
     exact = dict.fromkeys(args.iterations, 0)
+    solver_right = solved = 0
+    solver_iterations = []
     gaps = []
     for i in range(args.trees):
         model = RandomTree(args.seed + i)
@@ -105,6 +115,14 @@ def equilibrium(args: argparse.Namespace) -> None:
             move = planner("")
             right[iterations] += values[move] >= values[best] - args.epsilon
             exact[iterations] += move == best
+        planner = MCTS(
+            model, args.solver_iterations, exploration=args.exploration, solve=True, seed=i
+        )
+        move = planner("")
+        summary = planner.summary()
+        solved += summary.stop_reason == "solved"
+        solver_iterations.append(summary.iterations)
+        solver_right += move == best
     print(
         f"  root gap between the best two moves' values: median {statistics.median(gaps):.3f}, "
         f"{sum(g < args.epsilon for g in gaps)} trees under epsilon"
@@ -117,6 +135,12 @@ def equilibrium(args: argparse.Namespace) -> None:
             f"({right[iterations] / n:.1%}, 95% CI {low:.1%}-{high:.1%}); exact max^n move "
             f"{exact[iterations]}/{n} ({exact[iterations] / n:.1%})"
         )
+    low, high = wilson(solver_right / n, n)
+    print(
+        f"  MCTS-Solver (solve=True, at most {args.solver_iterations} iterations): exact max^n "
+        f"move {solver_right}/{n} ({solver_right / n:.1%}, 95% CI {low:.1%}-{high:.1%}); root "
+        f"proven in {solved}/{n}, median {statistics.median(solver_iterations):.0f} iterations"
+    )
 
 
 def speed(args: argparse.Namespace) -> None:
@@ -143,18 +167,16 @@ def speed(args: argparse.Namespace) -> None:
     for name in cases:
         rate = n / statistics.median(times[name])
         ratios = [b / t for t, b in zip(times[name], times[base], strict=True)]
-        print(
-            f"  {name:<34} {rate:>8.0f} it/s   speed vs scalar: "
-            f"{statistics.median(ratios):.2f}x"
-        )
+        print(f"  {name:<34} {rate:>8.0f} it/s   speed vs scalar: {statistics.median(ratios):.2f}x")
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sections", nargs="+", default=["equilibrium", "speed"])
     parser.add_argument("--trees", type=int, default=200)
-    parser.add_argument("--iterations", type=int, nargs="+", default=[500, 2000, 10000])
-    parser.add_argument("--exploration", type=float, default=2**0.5)
+    parser.add_argument("--iterations", type=int, nargs="+", default=[2000, 10000, 50000])
+    parser.add_argument("--solver-iterations", type=int, default=20000)
+    parser.add_argument("--exploration", type=float, default=1.0)
     parser.add_argument("--epsilon", type=float, default=0.01)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--speed-iterations", type=int, default=5000)
