@@ -128,6 +128,7 @@ def test_a_zero_sum_game_reported_as_a_mapping_gives_the_negamax_tree(
             "rollout_limit": st.integers(0, 6),
             "seed": st.integers(0, 2**32),
             "solve": st.booleans(),
+            "max_depth": st.none() | st.integers(1, 3),
         }
     ),
 )
