@@ -28,9 +28,9 @@ Sections (``--sections``, all by default):
 
 UCT's max^n values converge slowly where the equilibrium line of a root move
 is deep and its first samples poor: the move then gets few visits (tens in
-100k iterations) and its subtree never learns (about 6% of the trees, whatever
-c in 0.25..2 and 2k..100k iterations); the solver, which proves the values,
-is exact.
+100k iterations) and its subtree never learns (10-15% of the trees, whatever
+c in 0.25..5 and 2k..100k iterations); the solver, which proves the values,
+is exact. Measured: README, "Every player's reward".
 
 Run: ``python benchmarks/bench_maxn.py`` (several minutes); ``--trees 50`` for less.
 """
