@@ -3,7 +3,10 @@
 :class:`~mcts_agent.search.MCTS` runs its plain UCT loop (``MCTS._run``, the
 reference and the fast path) unless an option needs this one: an
 ``evaluator``, ``selection="puct"``, a ``max_depth`` or ``root_noise``, the
-solver, or a stochastic model (chance nodes, :mod:`mcts_agent.chance`). With
+solver, a stochastic model (chance nodes, :mod:`mcts_agent.chance`), or a
+model reporting every player's reward (max^n: :mod:`mcts_agent.maxn`'s
+:class:`~mcts_agent.maxn.MaxnLoop` then gives the rewards, rollouts,
+evaluations, proofs and the backup their vector form). With
 every option off this loop builds the plain loop's trees bit for bit (same
 seed, same N and W at every node; ``tests/test_guided_search.py`` forces it
 to prove so).

@@ -154,6 +154,11 @@ class MCTS(Generic[StateT]):
     ``step`` is never called. Every outcome is drawn from the planner's
     generator, so the same seed, model and state still give the same tree.
 
+    Every player's reward (``docs/search.md``, "Every player's reward"): a
+    model with ``reward_players`` (every player's id) reports each step's
+    rewards as a mapping ``{player: reward}``; the search then backs up one
+    return per player (max^n, :mod:`mcts_agent.maxn`) in the general loop.
+
     Synonyms: ``iterations`` is mctx's ``num_simulations``; ``exploration`` is
     OpenSpiel's ``uct_c`` (and PUCT's c, AlphaZero's ``c_puct``); ``visits``
     is OpenSpiel's ``explore_count``; ``max_depth`` is mctx's ``max_depth``;
