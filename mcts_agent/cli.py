@@ -585,8 +585,15 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="SPEC",
         help="one agent per seat: random or mcts:name=value,... (e.g. mcts:iterations=300)",
     )
-    multiplayer.add_argument("--games", type=int, default=None, help="default: one per seat")
-    multiplayer.add_argument("--seed", type=int, default=0)
+    multiplayer.add_argument(
+        "--games", type=int, default=None, help="games to play (default: one per seat)"
+    )
+    multiplayer.add_argument(
+        "--seed",
+        type=int,
+        default=0,
+        help="agent i of game g is seeded seed + 1000 * g + i (default: 0)",
+    )
     multiplayer.add_argument("--json", metavar="FILE", help="write the games and results as JSON")
     multiplayer.set_defaults(subparser=multiplayer)
 
