@@ -26,8 +26,9 @@
                          ``{agent: env.rewards[agent]}`` after it (an agent
                          missing from ``env.rewards`` gets 0.0), or, for a
                          two-player zero-sum game, ``env.rewards[mover]``
-                         alone (see "Rewards" below); ``terminated`` is True when every agent is
-                         terminated *or truncated* (an env's own time limit
+                         alone (see "Rewards" below); ``terminated`` is
+                         True when every agent is terminated *or
+                         truncated* (an env's own time limit
                          ends the plan as it ends the game). An action outside
                          the legal set raises ValueError (PettingZoo's
                          ``TerminateIllegalWrapper`` would end the game with a
