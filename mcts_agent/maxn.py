@@ -131,7 +131,7 @@ def checked_vector(
                 f"{what()} {describe(dict(mapping))}, whose key {player!r} is not one of the "
                 f"model's reward_players {players!r}"
             )
-        if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        if not isinstance(value, numbers.Real):  # a bool is 0 or 1, as a float reward
             raise TypeError(
                 f"{what()} {describe(dict(mapping))}: the value of {player!r} is "
                 f"{describe(value)} ({type(value).__name__}); expected a real number"

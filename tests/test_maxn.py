@@ -368,3 +368,11 @@ def test_check_model_checks_every_players_rewards():
     check_model(model, model.initial_state, seed=0, num_playouts=5)
     with pytest.raises(ModelCheckError, match=r"whose key 3 is not one of the model's reward"):
         check_model(one_move({3: 1.0}), "")
+
+
+def test_the_solver_proves_a_three_in_a_row_win_with_value_bounds():
+    model = ThreeInARowModel()
+    planner = MCTS(model, iterations=3000, solve=True, value_bounds=(-0.5, 1.0), seed=0)
+    assert planner(parse_board("11.. ...3 ...2 12.3")) == 9  # "trust-3" above
+    assert planner.summary().stop_reason == "solved"
+    assert planner.tree.proven_vectors[0] == (-0.5, 1.0, -0.5)  # player 2 wins
