@@ -472,6 +472,7 @@ def rollouts(
     model_actions = model.actions
     random_ = rng.random
     size = len(players)
+    player_set = set(players)
 
     def rollout(state: Any, actions: Sequence[Any], player: Hashable) -> list[float]:
         g = [0.0] * size
@@ -489,8 +490,16 @@ def rollouts(
                     )
             previous = state
             state, reward, terminated = step(state, action)
-            if not stochastic:  # a draw is checked (and made a vector) by the sampler
-                reward = _fast_vector(
+            if stochastic:  # a draw is checked (and made a vector) by the sampler
+                for k, r in enumerate(reward):
+                    if r:
+                        g[k] += coef * r
+            # Nothing to add: a dict of every player's zero (most moves of most games); else
+            # the mapping checked and added.
+            elif (
+                reward.__class__ is not dict or reward.keys() != player_set or any(reward.values())
+            ):
+                vector = _fast_vector(
                     reward,
                     players,
                     index_of,
@@ -498,9 +507,9 @@ def rollouts(
                         f"step({describe(s)}, {describe(a)}) returned the reward"
                     ),
                 )
-            for k, r in enumerate(reward):
-                if r:
-                    g[k] += coef * r
+                for k, r in enumerate(vector):
+                    if r:
+                        g[k] += coef * r
             moves_left -= 1
             if terminated or moves_left == 0:
                 return g
