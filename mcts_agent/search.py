@@ -19,7 +19,16 @@ import time
 from collections.abc import Callable, Hashable, Sequence
 from typing import Any, Generic, NamedTuple
 
-from mcts_agent import budgets, chance, export, general_loop, reuse, solver
+from mcts_agent import (
+    budgets,
+    chance,
+    export,
+    general_loop,
+    leaf_batching,
+    parallel,
+    reuse,
+    solver,
+)
 from mcts_agent._validation import (
     checked_actions,
     checked_player,
@@ -267,7 +276,16 @@ class MCTS(Generic[StateT]):
         unvisited_value: float = 0.0,
         max_depth: int | None = None,
         root_noise: tuple[float, float] | None = None,
+        leaf_batch: int = 1,
+        virtual_loss: float = 1.0,
+        workers: int = 1,
+        backend: str = "process",
+        address: str | None = None,
     ) -> None:
+        # The options a worker's planner gets (workers > 1; mcts_agent.parallel): these arguments.
+        worker_options = dict(locals())
+        for name in ("self", "model", "seed", "workers", "backend", "address"):
+            del worker_options[name]
         self.stochastic = chance.is_stochastic(model)
         for method in ("actions", "player") if self.stochastic else ("actions", "step", "player"):
             if not callable(getattr(model, method, None)):
@@ -332,6 +350,9 @@ class MCTS(Generic[StateT]):
             )
         self.max_depth = None if max_depth is None else require_int("max_depth", max_depth, 1)
         self.root_noise = _checked_root_noise(root_noise, selection)
+        self.leaf_batch, self.virtual_loss = leaf_batching.checked_options(
+            leaf_batch, virtual_loss, self.stochastic, solve
+        )
         # The general loop (mcts_agent.general_loop) runs when an option needs it.
         self._general = (
             evaluator is not None
@@ -340,9 +361,24 @@ class MCTS(Generic[StateT]):
             or root_noise is not None
             or solve
             or self.stochastic
+            or self.leaf_batch > 1
         )
         self._tree: Tree | None = None
         self._record: _SearchRecord | None = None
+        self.workers, self.backend, self.address = parallel.checked_backend(
+            workers, backend, address
+        )
+        self._parallel: parallel.RootParallel | None = None
+        if self.workers > 1:
+            if on_iteration is not None:
+                raise ValueError(
+                    f"on_iteration is called in the planner's process, but with workers="
+                    f"{self.workers} the searches run in the workers; pass on_iteration=None "
+                    "(read planner.worker_summaries after a search) or workers=1"
+                )
+            self._parallel = parallel.RootParallel(
+                model, worker_options, self.seed, self.workers, self.backend, self.address
+            )
 
     # ------------------------------------------------------------------ API
 
@@ -350,6 +386,31 @@ class MCTS(Generic[StateT]):
         """Searches from ``state`` and returns the move to play (see :meth:`search`)."""
         self.search(state)
         return self.best_action()
+
+    def close(self) -> None:
+        """Ends the planner's worker processes or Ray actors (``workers > 1``); else nothing.
+
+        Idempotent. A planner with workers cannot search once closed
+        (RuntimeError). The workers also end when the planner is garbage
+        collected, and at the end of a ``with MCTS(...) as planner:`` block.
+        """
+        if self._parallel is not None:
+            self._parallel.close()
+
+    def __enter__(self) -> MCTS:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+    @property
+    def worker_summaries(self) -> tuple[SearchSummary, ...] | None:
+        """Each worker's :class:`SearchSummary` of the last search (``workers > 1``), else None.
+
+        Worker 0 first; each describes that worker's own tree (its
+        iterations, seconds, nodes, stop reason and root statistics).
+        """
+        return None if self._parallel is None else self._parallel.last_summaries
 
     @property
     def tree(self) -> Tree:
@@ -429,6 +490,15 @@ class MCTS(Generic[StateT]):
                 "cannot search from a state with no legal actions (the game is over); "
                 f"got state {describe(state)}"
             )
+        if self._parallel is not None:  # workers > 1: searches in the workers, roots merged
+            tree, done, stop_reason, reused_visits = self._parallel.search(
+                state, budget.iterations, budget.time_limit
+            )
+            self._tree = tree
+            self._record = _SearchRecord(done, clock() - start, stop_reason, reused_visits)
+            if _logger.isEnabledFor(logging.DEBUG):
+                _log_search(self)
+            return tree[ROOT]
         previous = self._tree, self._record
         try:
             tree = None
@@ -441,9 +511,10 @@ class MCTS(Generic[StateT]):
                 if tree is None:
                     tree = general_loop.new_tree(self, state, root_actions)
                 grown = tree
+                run = leaf_batching.run if self.leaf_batch > 1 else general_loop.run
 
                 def loop(n: int) -> int:
-                    return general_loop.run(self, grown, n)
+                    return run(self, grown, n)
 
                 def solved() -> bool:
                     return grown.proven_values[ROOT] is not None
