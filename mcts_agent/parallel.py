@@ -293,7 +293,11 @@ def merge(trees: Sequence[GuidedTree]) -> GuidedTree:
     by_action = [tree.children_by_action(ROOT) for tree in trees]
     tried = 0
     for i in range(len(actions)):
-        entries = [(tree, kids[i]) for tree, kids in zip(trees, by_action) if kids[i] != UNVISITED]
+        entries = [
+            (tree, kids[i])
+            for tree, kids in zip(trees, by_action, strict=True)
+            if kids[i] != UNVISITED
+        ]
         if not entries:
             continue
         tried += 1
@@ -307,10 +311,8 @@ def merge(trees: Sequence[GuidedTree]) -> GuidedTree:
         merged.visits[child] = n
         merged.value_sums[child] = w
         merged.values[child] = w / n if n else 0.0
-        merged.proven_values[child] = next(
-            (tree.proven_values[kid] for tree, kid in entries if tree.proven_values[kid] is not None),
-            None,
-        )
+        proofs = [tree.proven_values[kid] for tree, kid in entries]
+        merged.proven_values[child] = next((v for v in proofs if v is not None), None)
     merged.untried[ROOT] = len(actions) - tried
     return merged
 
@@ -492,7 +494,9 @@ class RootParallel:
                 )
             actor_class = ray.remote(num_cpus=1)(_Worker)
             self._actors.extend(actor_class.remote() for _ in arguments)
-        refs = [actor.search.remote(*args) for actor, args in zip(self._actors, arguments)]
+        refs = [
+            actor.search.remote(*args) for actor, args in zip(self._actors, arguments, strict=True)
+        ]
         answers: list[bytes] = []
         failure: BaseException | None = None
         for i, ref in enumerate(refs):
@@ -506,7 +510,7 @@ class RootParallel:
         return answers
 
     def close(self) -> None:
-        """Ends the worker processes (or kills the Ray actors); later searches raise RuntimeError."""
+        """Ends the worker processes (or kills the Ray actors); a later search is a RuntimeError."""
         self.closed = True
         self._finalizer()
 

@@ -146,8 +146,6 @@ def test_pettingzoo_envs_are_sent_as_their_position_not_rebuilt():
 
 def test_a_search_is_reproducible_per_seed_and_workers_and_contains_worker_zeros():
     model = ConnectFourModel()
-    alone = MCTS(model, 300, seed=3)
-    alone.search(C4_START)
     runs = []
     for _ in range(2):
         with MCTS(model, 300, seed=3, workers=2) as planner:
@@ -167,8 +165,6 @@ def test_a_search_is_reproducible_per_seed_and_workers_and_contains_worker_zeros
     assert line_a == line_b
     first, second, line = runs[0]
     assert first.iterations == 600 and first.visit_counts != second.visit_counts
-    # Worker 0 ran the one-worker search: the merged root is it plus worker 1's.
-    assert all(n >= m for n, m in zip(first.visit_counts, alone.summary().visit_counts))
     assert sum(first.visit_counts) == 600
     assert zero.iterations == one.iterations == 300
     assert line[0] == second.action
@@ -183,12 +179,8 @@ def test_worker_zero_searches_exactly_as_a_single_planner():
         assert planner.worker_summaries[0].visit_counts == alone.summary().visit_counts
         assert planner.worker_summaries[0].values == alone.summary().values
         merged = planner.summary()
-        expected = [
-            a + b
-            for a, b in zip(
-                planner.worker_summaries[0].visit_counts, planner.worker_summaries[1].visit_counts
-            )
-        ]
+        zero, one = planner.worker_summaries
+        expected = [a + b for a, b in zip(zero.visit_counts, one.visit_counts, strict=True)]
         assert list(merged.visit_counts) == expected
 
 
