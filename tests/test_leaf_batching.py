@@ -7,8 +7,7 @@ import math
 import pytest
 from scripted_games import ScriptedGame
 
-from mcts_agent import MCTS, Evaluation
-from mcts_agent import general_loop, leaf_batching
+from mcts_agent import MCTS, Evaluation, general_loop, leaf_batching
 from mcts_agent.envs.connect_four import EMPTY_BOARD as C4_START
 from mcts_agent.envs.connect_four import ConnectFourModel, heuristic_evaluator
 from mcts_agent.envs.tic_tac_toe import EMPTY_BOARD, TicTacToeModel

@@ -10,11 +10,14 @@ import pickle
 import random
 from pathlib import Path
 
+import gymnasium
+import numpy as np
 import pytest
 from pettingzoo_envs import game_view, make_tictactoe, played
 
 from mcts_agent import MCTS, MCTSAgent, StepResult
 from mcts_agent.adapters import PettingZooModel
+from mcts_agent.adapters.gymnasium import GymnasiumModel
 from mcts_agent.envs.connect_four import EMPTY_BOARD as C4_START
 from mcts_agent.envs.connect_four import ConnectFourModel
 from mcts_agent.envs.tic_tac_toe import EMPTY_BOARD, TicTacToeModel
@@ -305,6 +308,29 @@ def test_the_agent_plans_with_workers_on_native_models_and_pettingzoo_copies():
                 assert sum(summary.visit_counts) == 400
     assert moves[0] == moves[1] and moves[2] == moves[3]
     assert game_view(env) == before  # the live env untouched
+
+
+def test_a_gymnasium_model_is_made_again_in_each_worker_from_a_copy_of_its_env():
+    env = gymnasium.make("FrozenLake-v1", is_slippery=False)
+    env.reset(seed=0)
+    env.step(2)
+    model = GymnasiumModel(env)
+    state = model.state_of(env)
+    alone = MCTS(model, 100, seed=1)
+    alone.search(state)
+    with MCTS(model, 100, seed=1, workers=2) as planner:
+        planner.search(state)
+        zero = planner.worker_summaries[0]
+    assert (zero.visit_counts, zero.values) == alone.summary()[1:3]
+    assert env.unwrapped.s == 1  # the live env untouched
+
+
+def test_a_gymnasium_model_that_cannot_be_sent_is_refused_when_the_planner_is_made():
+    env = gymnasium.make("FrozenLake-v1", is_slippery=False)
+    env.reset(seed=0)
+    model = GymnasiumModel(env, action_mask=lambda env: np.ones(4, dtype=np.int8))
+    with pytest.raises(TypeError, match="cannot be pickled.*lambda"):
+        MCTS(model, 10, workers=2)
 
 
 # ------------------------------------------------------------------ Ray
