@@ -6,7 +6,8 @@ Zero's virtual loss; OpenSpiel's ``async_mcts``; Chaslot et al., 2008, tree
 parallelisation with virtual loss):
 
 1. **Selection and expansion, k times.** Each iteration of the round selects
-   from the root with the planner's rule (UCT or PUCT, as the general loop,
+   from the root with the planner's rule (UCT or PUCT, as the general loop:
+   :func:`mcts_agent.selection.puct_select`, or
    :func:`mcts_agent.solver.selection_rule` without proofs) and expands one
    untried action (one ``step``, a new node whose evaluation waits), stopping
    earlier at a terminal node, the horizon (``max_depth``), or a node made
@@ -61,6 +62,7 @@ from mcts_agent._validation import (
     require_int,
 )
 from mcts_agent.evaluator import checked_evaluation, uniform_priors
+from mcts_agent.selection import puct_select
 from mcts_agent.tree import ROOT, TERMINAL, UNVISITED, GuidedTree
 
 if TYPE_CHECKING:
@@ -151,7 +153,14 @@ def run(planner: MCTS, tree: GuidedTree, iterations: int) -> int:
     rng = planner.rng
     fused_rollout, generic_rollout = planner._rollouts()
     horizon = sys.maxsize if planner.max_depth is None else planner.max_depth
-    select = solver.selection_rule(tree, planner.selection, c, planner.unvisited_value)
+    if planner.selection == "puct":
+        q_untried = planner.unvisited_value
+
+        def select(node: int) -> tuple[int, int]:
+            return puct_select(tree, node, c, q_untried)
+
+    else:
+        select = solver.selection_rule(tree, "uct", c, 0.0)  # with no proofs: plain UCT
     batch_size = planner.leaf_batch
     loss = planner.virtual_loss
     isfinite = math.isfinite
