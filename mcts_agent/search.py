@@ -242,13 +242,36 @@ class MCTS(Generic[StateT]):
             ``lambda planner, i: bar.update()`` stops at tqdm's first redraw
             (``update`` returns True then); write ``bar.update()`` in a
             ``def`` that returns None.
+        leaf_batch: int >= 1: with k > 1 the search runs in rounds of up to k
+            iterations whose new leaves are evaluated together, in one
+            ``evaluator.batch(states, actions_list)`` call if the evaluator
+            has that method, with a virtual loss on the paths taken
+            (:mod:`mcts_agent.leaf_batching`; ``docs/search.md``, "Parallel
+            search"). Not with ``solve`` or a stochastic model.
+        virtual_loss: float >= 0: with ``leaf_batch > 1``, each path of a
+            round adds ``N += virtual_loss`` and ``W -= virtual_loss`` to its
+            nodes until the round's backups (0: none).
+        workers: int >= 1: with k > 1 each search runs k independent
+            searches of the full budget in k long-lived workers, seeded from
+            ``seed``, and merges their roots (:mod:`mcts_agent.parallel`); the
+            model and options must pickle (checked here). Not with
+            ``on_iteration``. ``close()`` (or a ``with`` block) ends them.
+        backend: ``"process"`` (worker processes on this machine) or
+            ``"ray"`` (Ray actors); read with ``workers > 1``.
+        address: the Ray cluster's address for ``ray.init`` (None: a local
+            instance, or the one this process already initialised); only
+            with ``backend="ray"``.
 
     Raises:
         TypeError: if ``model`` lacks a method or an argument has the wrong
             type, or neither ``iterations`` nor ``time_limit`` is given.
         ValueError: if an argument is out of range, ``selection`` is unknown,
-            ``root_noise`` or ``unvisited_value`` is given with UCT, or
-            ``value_bounds`` without ``solve``.
+            ``root_noise`` or ``unvisited_value`` is given with UCT,
+            ``value_bounds`` without ``solve``, ``leaf_batch > 1`` with
+            ``solve`` or a stochastic model, ``workers > 1`` with
+            ``on_iteration``, or ``address`` without ``backend="ray"``.
+        TypeError: also if ``workers > 1`` and the model or an option cannot
+            be pickled.
 
     :meth:`search` raises ``TypeError`` for a model that breaks the protocol and
     ``ValueError`` for NaN or infinite rewards, returns and value sums.
@@ -415,6 +438,10 @@ class MCTS(Generic[StateT]):
     @property
     def tree(self) -> Tree:
         """The last search's tree, root first (read-only :class:`Node` views).
+
+        With ``workers > 1``, the merged tree (:func:`mcts_agent.parallel.merge`):
+        the root, each tried root child with the workers' summed N and W, and
+        below each child the principal line of the worker that visited it most.
 
         Raises:
             RuntimeError: if no search has run yet.
