@@ -41,6 +41,7 @@ from machine import describe_machine
 from mcts_agent import MCTS, MCTSAgent, StepResult
 from mcts_agent.adapters import GymnasiumModel
 from mcts_agent.envs.pig import HoldAtPolicy, OptimalPigPolicy, PigModel, match_probability
+from mcts_agent.rollout_policies import CautiousRolloutPolicy
 
 PIG_C = 2 * math.sqrt(2)
 
@@ -48,19 +49,25 @@ PIG_C = 2 * math.sqrt(2)
 # ------------------------------------------------------------------ FrozenLake
 
 
-def frozen_lake(seed: int) -> gym.Env:
-    env = gym.make("FrozenLake-v1", is_slippery=True, map_name="4x4")  # TimeLimit 100
+MAPS = {"4x4": 100, "8x8": 200}
+"""FrozenLake's maps and the step limits the issue plays them with."""
+
+
+def frozen_lake(seed: int, map_name: str = "4x4") -> gym.Env:
+    env = gym.make(
+        "FrozenLake-v1", is_slippery=True, map_name=map_name, max_episode_steps=MAPS[map_name]
+    )
     env.reset(seed=seed)
     return env
 
 
-def exact_success(policy: str, horizon: int = 100) -> float:
-    """Success probability from the start within ``horizon`` steps: optimal or uniform random."""
-    env = frozen_lake(0).unwrapped
+def exact_success(policy: str, map_name: str = "4x4") -> float:
+    """Success probability from the start within the step limit: optimal or uniform random."""
+    env = frozen_lake(0, map_name).unwrapped
     table = env.P
     states = range(env.observation_space.n)
     value = [0.0] * len(states)  # success probability with t steps left
-    for _ in range(horizon):
+    for _ in range(MAPS[map_name]):
         new = []
         for s in states:
             qs = [
@@ -100,17 +107,29 @@ class OneDraw:
         return outcomes[-1][1]
 
 
-def frozen_lake_episode(job: tuple[str, int, int]) -> tuple[bool, int, float]:
+PLANNERS = {
+    "chance": "MCTSAgent (chance nodes)",
+    "onedraw": "one draw per edge",
+    "cautious": "chance + cautious rollouts",
+}
+"""The planners of the FrozenLake section (``--planners``)."""
+
+
+def frozen_lake_episode(job: tuple) -> tuple[bool, int, float]:
     """Plays one episode; returns (success, steps, CPU seconds)."""
-    planner_kind, iterations, seed = job
-    env = frozen_lake(seed)
+    planner_kind, iterations, seed, map_name, exploration, gamma = job
+    env = frozen_lake(seed, map_name)
     start = time.process_time()
+    options = {"iterations": iterations, "seed": seed, "exploration": exploration, "gamma": gamma}
     if planner_kind == "chance":
-        agent = MCTSAgent(iterations=iterations, seed=seed)
+        agent = MCTSAgent(**options)
         act = agent.act
     else:
         model = GymnasiumModel(env)
-        planner = MCTS(OneDraw(model, seed), iterations=iterations, seed=seed)
+        if planner_kind == "onedraw":
+            planner = MCTS(OneDraw(model, seed), **options)
+        else:
+            planner = MCTS(model, rollout_policy=CautiousRolloutPolicy(model), **options)
 
         def act(env):
             return model.to_env_action(planner(model.state_of(env)))
@@ -124,20 +143,23 @@ def frozen_lake_episode(job: tuple[str, int, int]) -> tuple[bool, int, float]:
 
 
 def run_frozen_lake(args: argparse.Namespace, pool: ProcessPoolExecutor | None) -> None:
+    map_name = args.map
     print(
-        f"FrozenLake 4x4 slippery, 100-step limit: optimal {exact_success('optimal'):.3f}, "
-        f"uniformly random {exact_success('random'):.3f} (exact)"
+        f"FrozenLake {map_name} slippery, {MAPS[map_name]}-step limit: optimal "
+        f"{exact_success('optimal', map_name):.3f}, uniformly random "
+        f"{exact_success('random', map_name):.3f} (exact); c = {args.exploration:.4g}, "
+        f"gamma = {args.gamma:g}"
     )
     print(
         f"{'planner':<28}{'iterations':>11}{'episodes':>9}{'success':>9}  95% interval"
         f"{'steps':>8}{'CPU s/ep':>10}"
     )
     for iterations in args.iterations:
-        for kind, name in (
-            ("chance", "MCTSAgent (chance nodes)"),
-            ("onedraw", "one draw per edge"),
-        ):
-            jobs = [(kind, iterations, args.seed + i) for i in range(args.episodes)]
+        for kind in args.planners:
+            jobs = [
+                (kind, iterations, args.seed + i, map_name, args.exploration, args.gamma)
+                for i in range(args.episodes)
+            ]
             results = list(
                 pool.map(frozen_lake_episode, jobs) if pool else map(frozen_lake_episode, jobs)
             )
@@ -146,7 +168,7 @@ def run_frozen_lake(args: argparse.Namespace, pool: ProcessPoolExecutor | None) 
             steps = sum(r[1] for r in results) / len(results)
             cpu = sum(r[2] for r in results) / len(results)
             print(
-                f"{name:<28}{iterations:>11}{len(results):>9}{rate:>9.3f}  "
+                f"{PLANNERS[kind]:<28}{iterations:>11}{len(results):>9}{rate:>9.3f}  "
                 f"[{low:.3f}, {high:.3f}]{steps:>8.1f}{cpu:>10.2f}",
                 flush=True,
             )
@@ -203,6 +225,12 @@ def main(argv: list[str] | None = None) -> None:
         "--sections", nargs="+", default=["frozenlake", "pig"], choices=["frozenlake", "pig"]
     )
     parser.add_argument("--episodes", type=int, default=500)
+    parser.add_argument("--map", choices=sorted(MAPS), default="4x4")
+    parser.add_argument(
+        "--planners", nargs="+", choices=list(PLANNERS), default=["chance", "onedraw"]
+    )
+    parser.add_argument("--exploration", type=float, default=math.sqrt(2))
+    parser.add_argument("--gamma", type=float, default=1.0)
     parser.add_argument("--iterations", type=int, nargs="+", default=[100, 1000, 5000])
     parser.add_argument("--games", type=int, default=1000)
     parser.add_argument("--pig-iterations", type=int, nargs="+", default=[1000, 3000])

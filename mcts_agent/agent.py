@@ -49,7 +49,10 @@ RLCard card games such as Leduc and Texas hold'em, Hanabi) and any env that
 fails its start-up determinism check, or whose rewards are not two-player
 zero-sum; ``PettingZooModel`` keeps checking both while planning, so ``act``
 can raise these ValueErrors mid-search (the live env is left untouched).
-``GymnasiumModel`` refuses stochastic envs.
+``GymnasiumModel`` plans stochastic envs through chance nodes (the outcomes
+of a toy-text table, or steps sampled on reseeded clones: ``docs/search.md``,
+"Chance") and refuses those it cannot replay without knowing the dice
+(global generators, hidden information such as Blackjack's face-down card).
 
 Every model the agent plans on gets its own :class:`~mcts_agent.search.MCTS`,
 seeded from the agent's one generator (``seed``), so a seeded agent plays the

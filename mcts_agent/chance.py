@@ -149,6 +149,14 @@ def checked_result(result: Any, state: Any, action: Any) -> StepResult:
             or ``terminated`` is not a bool.
         ValueError: if the reward is NaN or infinite.
     """
+    if result.__class__ is StepResult:
+        reward, terminated = result.reward, result.terminated
+        if (
+            reward.__class__ is float
+            and math.isfinite(reward)
+            and (terminated is False or terminated is True)
+        ):
+            return result  # already valid: no copy
     next_state, reward, terminated = checked_step_result(result, state, action)
     if reward.__class__ is not float or not math.isfinite(reward):
         reward = checked_reward(reward, state, action)
@@ -166,16 +174,19 @@ def checked_outcomes(outcomes: Any, state: Any, action: Any) -> list[tuple[float
         ValueError: if a probability is not positive and finite, or they do not
             sum to 1 within :data:`PROBABILITY_TOLERANCE`, or a reward is not finite.
     """
-    call = f"outcomes({describe(state)}, {describe(action)})"
+
+    def call() -> str:  # only for a message: describing the state is not free
+        return f"outcomes({describe(state)}, {describe(action)})"
+
     try:
         pairs = list(outcomes)
     except TypeError:
         raise TypeError(
-            f"{call} returned {describe(outcomes)} ({type(outcomes).__name__}); expected a "
+            f"{call()} returned {describe(outcomes)} ({type(outcomes).__name__}); expected a "
             "sequence of (probability, StepResult) pairs"
         ) from None
     if not pairs:
-        raise ValueError(f"{call} returned no outcome; expected at least one")
+        raise ValueError(f"{call()} returned no outcome; expected at least one")
     checked = []
     total = 0.0
     for pair in pairs:
@@ -183,28 +194,29 @@ def checked_outcomes(outcomes: Any, state: Any, action: Any) -> list[tuple[float
             probability, result = pair
         except (TypeError, ValueError):
             raise TypeError(
-                f"{call} returned the entry {describe(pair)}; expected a (probability, "
+                f"{call()} returned the entry {describe(pair)}; expected a (probability, "
                 "StepResult) pair"
             ) from None
-        if isinstance(probability, bool) or not isinstance(probability, (int, float)):
-            try:
-                probability = float(probability)  # numpy scalars
-            except (TypeError, ValueError):
-                raise TypeError(
-                    f"{call} gave the probability {describe(probability)} "
-                    f"({type(probability).__name__}); expected a real number"
-                ) from None
-        probability = float(probability)
+        if probability.__class__ is not float:
+            if isinstance(probability, bool) or not isinstance(probability, (int, float)):
+                try:
+                    probability = float(probability)  # numpy scalars
+                except (TypeError, ValueError):
+                    raise TypeError(
+                        f"{call()} gave the probability {describe(probability)} "
+                        f"({type(probability).__name__}); expected a real number"
+                    ) from None
+            probability = float(probability)
         if not (math.isfinite(probability) and probability > 0.0):
             raise ValueError(
-                f"{call} gave the probability {probability}; expected a positive finite "
+                f"{call()} gave the probability {probability}; expected a positive finite "
                 "number (leave impossible outcomes out)"
             )
         total += probability
         checked.append((probability, checked_result(result, state, action)))
     if abs(total - 1.0) > PROBABILITY_TOLERANCE:
         raise ValueError(
-            f"{call} gave probabilities summing to {total!r}; expected 1 within "
+            f"{call()} gave probabilities summing to {total!r}; expected 1 within "
             f"{PROBABILITY_TOLERANCE}"
         )
     return checked

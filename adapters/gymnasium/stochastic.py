@@ -79,9 +79,8 @@ class TableOutcomes:
         Raises:
             ValueError: if ``action`` is not legal in ``state``.
         """
-        from mcts_agent.adapters.gymnasium.model import GymnasiumState
-
         snapshot, steps_left, actions, _ = state
+        make_state = state.__class__  # GymnasiumState (its module imports this one)
         if action not in actions:
             raise ValueError(
                 f"action {action!r} is not legal here; legal actions: {list(actions)!r}"
@@ -109,7 +108,7 @@ class TableOutcomes:
                     probability,
                     StepResult(
                         # The observation of these envs is the cell (or Taxi's state) index.
-                        GymnasiumState(next_snapshot, steps_left, next_actions, next_s),
+                        make_state(next_snapshot, steps_left, next_actions, next_s),
                         reward,
                         ended,
                     ),
@@ -130,6 +129,11 @@ def snapshot_key(state: GymnasiumState) -> Hashable:
 
 def by_value(value: Any) -> Hashable:
     """``value`` as nested tuples of Python scalars: arrays by ``tolist``, dicts by sorted items."""
+    cls = value.__class__
+    if cls is int or cls is float or cls is bool or value is None:
+        return value  # the common case first: toy-text snapshots are tuples of ints
+    if cls is tuple and all(v.__class__ is int for v in value):
+        return value
     if isinstance(value, np.ndarray):
         return by_value(value.tolist())
     if isinstance(value, np.generic):
