@@ -43,8 +43,16 @@ Errors. A worker's exception reaches the caller as the exception itself (its
 type kept), its traceback in the worker attached (``concurrent.futures``: as
 its ``__cause__``; Ray: in the message of its ``RayTaskError``), and a note
 naming the worker; the planner keeps its previous tree and stays usable (the
-other workers' searches of that call are dropped). A worker process that died
-(``BrokenProcessPool``) is replaced at the next search, by a new planner.
+other workers' searches of that call are dropped). A worker process or actor
+that died (``BrokenProcessPool``, ``RayActorError``) is replaced at the next
+search, with a new planner (seeded as at the start).
+
+The ``forkserver`` start (where there is one; else ``spawn``) imports the
+main module in each worker process, so a script must start its searches
+under ``if __name__ == "__main__":`` (``multiprocessing``'s rule), and the
+classes sent are found by reference (those of ``__main__`` included; with
+Ray they must be importable on the cluster). The fork server itself is
+``multiprocessing``'s, one per program, not a worker: it stays.
 """
 
 from __future__ import annotations
@@ -506,6 +514,9 @@ class RootParallel:
                 if failure is None:
                     failure = _noted(error, i, self.workers)
         if failure is not None:
+            if isinstance(failure, ray.exceptions.RayActorError):  # an actor died: new ones next
+                _shut_down([], self._actors)
+                self._started = False
             raise failure
         return answers
 

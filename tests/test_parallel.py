@@ -8,6 +8,7 @@ import multiprocessing
 import os
 import pickle
 import random
+from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
 
 import gymnasium
@@ -222,6 +223,40 @@ def test_a_workers_exception_reaches_the_caller_with_its_traceback_and_the_plann
         assert planner.summary().iterations == 100
 
 
+class OneMove:
+    """Every state has one move, which ends the game (module level: it pickles)."""
+
+    def actions(self, state):
+        return ("end",) if state != "over" else ()
+
+    def player(self, state):
+        return 1
+
+    def step(self, state, action):
+        return StepResult("over", 1.0, True)
+
+
+class Crashing(OneMove):
+    """OneMove whose step ends the process in one state (a worker that dies)."""
+
+    def step(self, state, action):
+        if state == "crash":
+            os._exit(3)
+        return super().step(state, action)
+
+
+def test_a_worker_process_that_dies_is_replaced_at_the_next_search():
+    with MCTS(Crashing(), 5, seed=0, workers=2) as planner:
+        planner.search("start")
+        before = planner._parallel.worker_pids()
+        with pytest.raises(BrokenProcessPool):
+            planner.search("crash")
+        assert planner.summary().iterations == 10  # the previous search's
+        planner.search("start")
+        assert planner.summary().iterations == 10
+        assert not set(planner._parallel.worker_pids()) & set(before)
+
+
 def test_close_ends_the_worker_processes_and_so_does_garbage_collection():
     planner = MCTS(TicTacToeModel(), 20, seed=0, workers=2)
     assert planner._parallel.worker_pids() == []  # started by the first search
@@ -251,19 +286,6 @@ def test_what_cannot_be_sent_is_refused_before_any_search():
         with pytest.raises(TypeError, match="sends the root state"):
             planner.search(_Unpicklable())
         assert planner._parallel.worker_pids() == []
-
-
-class OneMove:
-    """Every state has one move, which ends the game (module level: it pickles)."""
-
-    def actions(self, state):
-        return ("end",) if state != "over" else ()
-
-    def player(self, state):
-        return 1
-
-    def step(self, state, action):
-        return StepResult("over", 1.0, True)
 
 
 class _Unpicklable:
