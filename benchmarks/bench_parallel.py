@@ -42,6 +42,7 @@ for _variable in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
 
 import argparse  # noqa: E402
 import math  # noqa: E402
+import random  # noqa: E402
 import statistics  # noqa: E402
 import time  # noqa: E402
 
@@ -139,15 +140,31 @@ class TimedPlayer:
         return action
 
 
-def match(first: MCTS, second: MCTS, games: int, label: str) -> None:
-    """``first`` against ``second``, seats alternating; prints the score of ``first``."""
+def opening(seed: int, plies: int):
+    """The position after ``plies`` random moves from the empty board (``Random(seed)``)."""
+    model = ConnectFourModel()
+    draws = random.Random(seed)
+    state = EMPTY_BOARD
+    for _ in range(plies):
+        state = model.step(state, draws.choice(model.actions(state))).next_state
+    return state
+
+
+def match(first: MCTS, second: MCTS, games: int, label: str, plies: int, seed: int) -> None:
+    """``first`` against ``second``, seats alternating; prints the score of ``first``.
+
+    Game pair ``j`` (games ``2j`` and ``2j + 1``, one in each seat) starts from
+    ``opening(seed + j, plies)``: the planners alone may be deterministic
+    (PUCT with an evaluator and no rollouts plays one game per seat).
+    """
     model = ConnectFourModel()
     players = (TimedPlayer(first), TimedPlayer(second))
     tally = {"win": 0, "draw": 0, "loss": 0}
     start = time.perf_counter()
     for i in range(games):
         seat = 1 + i % 2  # the first player's seat
-        winner = play(model, {seat: players[0], 3 - seat: players[1]}, EMPTY_BOARD)
+        state = opening(seed + i // 2, plies)  # a few plies: connect four is still on
+        winner = play(model, {seat: players[0], 3 - seat: players[1]}, state)
         tally["draw" if winner == 0 else "win" if winner == seat else "loss"] += 1
     score = (tally["win"] + tally["draw"] / 2) / games
     low, high = wilson(score, games)
@@ -161,12 +178,12 @@ def match(first: MCTS, second: MCTS, games: int, label: str) -> None:
     )
 
 
-def strength_section(games: int, move_time: float, seed: int) -> None:
+def strength_section(games: int, move_time: float, plies: int, seed: int) -> None:
     model = ConnectFourModel()
     print(f"strength: 2 workers against 1, {move_time} s per move, {games} games; {load()}")
     with MCTS(model, time_limit=move_time, exploration=UCT_C, seed=seed, workers=2) as two:
         one = MCTS(model, time_limit=move_time, exploration=UCT_C, seed=seed + 1)
-        match(two, one, games, "2 workers")
+        match(two, one, games, "2 workers", plies, seed)
     print(f"  ({load()} after)")
 
 
@@ -269,7 +286,7 @@ def batch_section(iterations: int, repeats: int, seed: int) -> None:
     print(f"  ({load()} after)")
 
 
-def batch_strength_section(games: int, iterations: int, seed: int) -> None:
+def batch_strength_section(games: int, iterations: int, plies: int, seed: int) -> None:
     print(
         f"batch-strength: PUCT + MLP, leaf_batch=16 against 1, {iterations} iterations per "
         f"move, {games} games; {load()}"
@@ -277,7 +294,7 @@ def batch_strength_section(games: int, iterations: int, seed: int) -> None:
     evaluator = MLPEvaluator(seed)
     batched = batch_planner(iterations, 16, seed, evaluator)
     single = batch_planner(iterations, 1, seed + 1, evaluator)
-    match(batched, single, games, "leaf_batch=16")
+    match(batched, single, games, "leaf_batch=16", plies, seed)
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -293,17 +310,22 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--batch-iterations", type=int, default=3000)
     parser.add_argument("--batch-games", type=int, default=200)
     parser.add_argument("--batch-game-iterations", type=int, default=400)
+    parser.add_argument(
+        "--opening-plies", type=int, default=2, help="random moves before each game pair"
+    )
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args(argv)
     print(describe_machine(("mcts-agent", "numpy", "ray")))
     if "rate" in args.sections:
         rate_section(args.iterations, args.repeats, args.ray_workers, args.seed)
     if "strength" in args.sections:
-        strength_section(args.games, args.move_time, args.seed)
+        strength_section(args.games, args.move_time, args.opening_plies, args.seed)
     if "batch" in args.sections:
         batch_section(args.batch_iterations, args.repeats, args.seed)
     if "batch-strength" in args.sections:
-        batch_strength_section(args.batch_games, args.batch_game_iterations, args.seed)
+        batch_strength_section(
+            args.batch_games, args.batch_game_iterations, args.opening_plies, args.seed
+        )
 
 
 if __name__ == "__main__":
