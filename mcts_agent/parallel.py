@@ -63,14 +63,15 @@ import pickle
 import random
 import weakref
 from collections.abc import Sequence
-from concurrent.futures import ProcessPoolExecutor
-from concurrent.futures.process import BrokenProcessPool
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from mcts_agent._validation import require_int
 from mcts_agent.evaluator import uniform_priors
 from mcts_agent.reuse import node_fields
 from mcts_agent.tree import ROOT, UNVISITED, GuidedTree, Tree
+
+if TYPE_CHECKING:
+    from concurrent.futures import ProcessPoolExecutor
 
 __all__ = [
     "BACKENDS",
@@ -465,6 +466,9 @@ class RootParallel:
         """Each worker's answer, in worker order; raises the first worker's error."""
         if self.backend == "ray":
             return self._run_ray(arguments)
+        from concurrent.futures import ProcessPoolExecutor  # here: only workers need it
+        from concurrent.futures.process import BrokenProcessPool
+
         if not self._executors:
             context = _process_context()
             self._executors.extend(

@@ -19,16 +19,7 @@ import time
 from collections.abc import Callable, Hashable, Sequence
 from typing import Any, Generic, NamedTuple
 
-from mcts_agent import (
-    budgets,
-    chance,
-    export,
-    general_loop,
-    leaf_batching,
-    parallel,
-    reuse,
-    solver,
-)
+from mcts_agent import budgets, chance, export, general_loop, leaf_batching, parallel, reuse, solver
 from mcts_agent._validation import (
     checked_actions,
     checked_player,
