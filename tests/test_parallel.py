@@ -21,6 +21,7 @@ from mcts_agent.adapters import PettingZooModel
 from mcts_agent.adapters.gymnasium import GymnasiumModel
 from mcts_agent.envs.connect_four import EMPTY_BOARD as C4_START
 from mcts_agent.envs.connect_four import ConnectFourModel
+from mcts_agent.envs.pig import PigModel
 from mcts_agent.envs.tic_tac_toe import EMPTY_BOARD, TicTacToeModel
 from mcts_agent.parallel import digest, dumps, merge, worker_seeds
 from mcts_agent.tree import ROOT, UNVISITED, GuidedTree
@@ -174,12 +175,16 @@ def test_a_search_is_reproducible_per_seed_and_workers_and_contains_worker_zeros
     assert line[0] == second.action
 
 
-def test_worker_zero_searches_exactly_as_a_single_planner():
-    model = ConnectFourModel()
+@pytest.mark.parametrize(
+    "model, state",
+    [(ConnectFourModel(), C4_START), (PigModel(), PigModel().initial_state())],
+    ids=["connect four", "pig (chance nodes)"],
+)
+def test_worker_zero_searches_exactly_as_a_single_planner(model, state):
     alone = MCTS(model, 250, seed=11)
-    alone.search(C4_START)
+    alone.search(state)
     with MCTS(model, 250, seed=11, workers=2) as planner:
-        planner.search(C4_START)
+        planner.search(state)
         assert planner.worker_summaries[0].visit_counts == alone.summary().visit_counts
         assert planner.worker_summaries[0].values == alone.summary().values
         merged = planner.summary()
