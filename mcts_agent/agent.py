@@ -153,7 +153,10 @@ class MCTSAgent:
             ``unvisited_value``, ``max_depth``, ``root_noise``,
             ``time_limit``, ``max_nodes``, ``reuse_tree``, ``solve``,
             ``value_bounds``, ``clock``, ``on_iteration`` (called with the
-            planner of the move, its tree in the model's numbering). With
+            planner of the move, its tree in the model's numbering),
+            ``leaf_batch``, ``virtual_loss``, ``workers``, ``backend`` and
+            ``address`` (each planner gets its own workers, started by its
+            first move; what is sent to them: :mod:`mcts_agent.parallel`). With
             ``reuse_tree=True`` each
             planner keeps its tree from move to move, and a move's search
             looks up the position it is asked about in it (after the agent's
@@ -285,6 +288,23 @@ class MCTSAgent:
         )
         return self.last_summary.action
 
+    def close(self) -> None:
+        """Ends the worker processes or Ray actors of the agent's planners (``workers > 1``).
+
+        Idempotent; the agent cannot plan with workers once closed (RuntimeError).
+        ``with MCTSAgent(...) as agent:`` closes it at the end of the block.
+        """
+        for binding in self._native.values():
+            binding.planner.close()
+        if self._cached is not None:
+            self._cached[1].planner.close()
+
+    def __enter__(self) -> MCTSAgent:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
     def __call__(self, observation: Any, env: Any) -> Any:
         """Policy form ``policy(observation, env) -> action``: returns ``act(env)``.
 
@@ -392,7 +412,8 @@ class MCTSAgent:
             cached = self._cached[1]
             if cached.changed_parameters is None or not cached.changed_parameters():
                 return cached
-            self._cached = None  # planned with the old parameters: rebuilt below
+            cached.planner.close()  # planned with the old parameters: rebuilt below
+            self._cached = None
         if kind == "pettingzoo":
             from mcts_agent.adapters.pettingzoo import PettingZooModel
 
@@ -422,6 +443,8 @@ class MCTSAgent:
             replays=getattr(model, "clone_method", None) == "replay",
             changed_parameters=getattr(model, "changed_parameters", None),
         )
+        if self._cached is not None:  # another env: its planner's workers end now
+            self._cached[1].planner.close()
         self._cached = (inner, binding)
         return binding
 

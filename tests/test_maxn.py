@@ -347,6 +347,14 @@ def test_mismatched_declarations_are_errors():
         MCTS(three_players(), iterations=3, evaluator=scalar_value, seed=0).search("")
 
 
+def test_leaf_batching_and_workers_are_refused_with_every_players_reward():
+    """Both keep one value per node (virtual loss, the merged roots): refused, not dropped."""
+    with pytest.raises(ValueError, match=r"leaf_batch=4, workers=1"):
+        MCTS(three_players(), iterations=8, leaf_batch=4)
+    with pytest.raises(ValueError, match=r"leaf_batch=1, workers=2"):
+        MCTS(three_players(), iterations=8, workers=2)
+
+
 # ------------------------------------------------------------------------ tree reuse
 
 
