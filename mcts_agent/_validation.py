@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 import numbers
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -166,9 +166,15 @@ def checked_reward(reward: Any, state: Any, action: Any) -> float:
         ValueError: if it is NaN or infinite.
     """
     if not isinstance(reward, numbers.Real):
+        every = (
+            " (a mapping {player: reward} is every player's reward: give the model the "
+            "attribute reward_players, the tuple of every player's id; mcts_agent.maxn)"
+            if isinstance(reward, Mapping)
+            else ""
+        )
         raise TypeError(
             f"step({describe(state)}, {describe(action)}) returned the reward "
-            f"{_returned(reward)}; expected a real number (a float)"
+            f"{_returned(reward)}; expected a real number (a float){every}"
         )
     value = float(reward)
     if not math.isfinite(value):

@@ -46,9 +46,11 @@ Only deterministic games of perfect information can be planned on a copy of
 the game (``docs/search.md``): ``PettingZooModel`` refuses, with a ValueError, the
 PettingZoo games with hidden information or chance (rock-paper-scissors, the
 RLCard card games such as Leduc and Texas hold'em, Hanabi) and any env that
-fails its start-up determinism check, or whose rewards are not two-player
-zero-sum; ``PettingZooModel`` keeps checking both while planning, so ``act``
-can raise these ValueErrors mid-search (the live env is left untouched).
+fails its start-up determinism check, or, planned as two-player zero-sum,
+whose rewards are not; ``PettingZooModel`` keeps checking both while planning,
+so ``act`` can raise these ValueErrors mid-search (the live env is left
+untouched). Other PettingZoo games (cooperative, general-sum, more than two
+players) are planned with every agent's reward (max^n, :mod:`mcts_agent.maxn`).
 ``GymnasiumModel`` plans stochastic envs through chance nodes (the outcomes
 of a toy-text table, or steps sampled on reseeded clones: ``docs/search.md``,
 "Chance") and refuses those it cannot replay without knowing the dice
@@ -140,13 +142,21 @@ class MCTSAgent:
             raises ValueError for the others).
         env_factory: PettingZoo envs only: passed to ``PettingZooModel``
             (given exactly when ``clone="replay"``).
+        zero_sum: PettingZoo envs only: passed to ``PettingZooModel`` (None:
+            the known two-player zero-sum games are planned with the mover's
+            reward and every other game with every agent's reward, max^n;
+            True or False to say so). Not None also plans tic-tac-toe and
+            connect four through ``PettingZooModel``.
         **search_options: the other keywords of ``MCTS`` with its meaning
             and defaults: ``exploration``, ``gamma``, ``rollout_limit``,
             ``rollout_policy``, ``evaluator``, ``selection``,
             ``unvisited_value``, ``max_depth``, ``root_noise``,
             ``time_limit``, ``max_nodes``, ``reuse_tree``, ``solve``,
             ``value_bounds``, ``clock``, ``on_iteration`` (called with the
-            planner of the move, its tree in the model's numbering). With
+            planner of the move, its tree in the model's numbering),
+            ``leaf_batch``, ``virtual_loss``, ``workers``, ``backend`` and
+            ``address`` (each planner gets its own workers, started by its
+            first move; what is sent to them: :mod:`mcts_agent.parallel`). With
             ``reuse_tree=True`` each
             planner keeps its tree from move to move, and a move's search
             looks up the position it is asked about in it (after the agent's
@@ -190,9 +200,13 @@ class MCTSAgent:
         native_models: bool = True,
         clone: str | Callable[[Any], Any] | None = None,
         env_factory: Callable[[], Any] | None = None,
+        zero_sum: bool | None = None,
         **search_options: Any,
     ) -> None:
         seed = require_seed("seed", seed)
+        if zero_sum is not None and not isinstance(zero_sum, bool):
+            raise TypeError(f"zero_sum must be None, True or False, got {zero_sum!r}")
+        self.zero_sum = zero_sum
         if not isinstance(native_models, bool):
             raise TypeError(f"native_models must be a bool, got {native_models!r}")
         if (clone is not None and clone not in _GYMNASIUM_CLONES) or env_factory is not None:
@@ -239,8 +253,8 @@ class MCTSAgent:
                 Gymnasium env; as the adapter refuses an env (its start-up
                 checks, and a chance found while planning: see
                 ``GymnasiumModel``), the live env left as it was; if a PettingZoo
-                game's rewards are not two-player zero-sum, or planning meets
-                chance or such rewards (see ``PettingZooModel.step``).
+                game planned as two-player zero-sum has other rewards, or
+                planning meets chance or such rewards (see ``PettingZooModel.step``).
             CloneCheckError: (a ValueError) if an adapter's clone check fails: a
                 copy sharing mutable objects with the env, an attribute
                 ``copy.deepcopy`` cannot copy, a clone that changed the env (then
@@ -273,6 +287,23 @@ class MCTSAgent:
             proven=tuple(summary.proven[i] for i in order),
         )
         return self.last_summary.action
+
+    def close(self) -> None:
+        """Ends the worker processes or Ray actors of the agent's planners (``workers > 1``).
+
+        Idempotent; the agent cannot plan with workers once closed (RuntimeError).
+        ``with MCTSAgent(...) as agent:`` closes it at the end of the block.
+        """
+        for binding in self._native.values():
+            binding.planner.close()
+        if self._cached is not None:
+            self._cached[1].planner.close()
+
+    def __enter__(self) -> MCTSAgent:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
 
     def __call__(self, observation: Any, env: Any) -> Any:
         """Policy form ``policy(observation, env) -> action``: returns ``act(env)``.
@@ -372,6 +403,7 @@ class MCTSAgent:
                 native is not None
                 and self.native_models
                 and self.clone is None
+                and self.zero_sum is None
                 and not self._env_view_evaluator()
             ):
                 unwrap_policing(env)
@@ -380,14 +412,22 @@ class MCTSAgent:
             cached = self._cached[1]
             if cached.changed_parameters is None or not cached.changed_parameters():
                 return cached
-            self._cached = None  # planned with the old parameters: rebuilt below
+            cached.planner.close()  # planned with the old parameters: rebuilt below
+            self._cached = None
         if kind == "pettingzoo":
             from mcts_agent.adapters.pettingzoo import PettingZooModel
 
-            model = PettingZooModel(env, clone=self.clone, env_factory=self.env_factory)
-        elif self.clone not in _GYMNASIUM_CLONES or self.env_factory is not None:
+            model = PettingZooModel(
+                env, clone=self.clone, env_factory=self.env_factory, zero_sum=self.zero_sum
+            )
+        elif (
+            self.clone not in _GYMNASIUM_CLONES
+            or self.env_factory is not None
+            or self.zero_sum is not None
+        ):
             raise ValueError(
-                f"clone={self.clone!r} and env_factory are for PettingZoo envs only, but the "
+                f"clone={self.clone!r}, env_factory and zero_sum are for PettingZoo envs only, "
+                "but the "
                 f"agent was given a Gymnasium env ({env}); a Gymnasium env takes clone=None, "
                 '"snapshot" or "deepcopy"'
             )
@@ -403,6 +443,8 @@ class MCTSAgent:
             replays=getattr(model, "clone_method", None) == "replay",
             changed_parameters=getattr(model, "changed_parameters", None),
         )
+        if self._cached is not None:  # another env: its planner's workers end now
+            self._cached[1].planner.close()
         self._cached = (inner, binding)
         return binding
 

@@ -40,6 +40,7 @@ import random
 from collections.abc import Callable, Hashable
 from typing import TYPE_CHECKING, Any
 
+from mcts_agent import maxn
 from mcts_agent._validation import (
     checked_reward,
     checked_step_result,
@@ -141,15 +142,20 @@ def outcome_key(key: Callable[[Any], Hashable] | None, result: StepResult) -> Ha
     return (visible, result.reward, result.terminated)
 
 
-def checked_result(result: Any, state: Any, action: Any) -> StepResult:
+def checked_result(
+    result: Any, state: Any, action: Any, players: tuple | None = None
+) -> StepResult:
     """``result`` as a ``StepResult`` of a float reward and a bool flag; checks the protocol.
+
+    With ``players`` (a model reporting every player's reward, :mod:`mcts_agent.maxn`)
+    the reward is a mapping, returned as a tuple of floats in the order of ``players``.
 
     Raises:
         TypeError: if it is not a 3-tuple, or the reward is not a real number,
             or ``terminated`` is not a bool.
         ValueError: if the reward is NaN or infinite.
     """
-    if result.__class__ is StepResult:
+    if players is None and result.__class__ is StepResult:
         reward, terminated = result.reward, result.terminated
         if (
             reward.__class__ is float
@@ -158,15 +164,21 @@ def checked_result(result: Any, state: Any, action: Any) -> StepResult:
         ):
             return result  # already valid: no copy
     next_state, reward, terminated = checked_step_result(result, state, action)
-    if reward.__class__ is not float or not math.isfinite(reward):
+    if players is not None:
+        reward = maxn.reward_vector(reward, players, state, action)
+    elif reward.__class__ is not float or not math.isfinite(reward):
         reward = checked_reward(reward, state, action)
     if terminated is not False and terminated is not True:
         terminated = checked_terminated(terminated, state, action)
     return StepResult(next_state, reward, terminated)
 
 
-def checked_outcomes(outcomes: Any, state: Any, action: Any) -> list[tuple[float, StepResult]]:
+def checked_outcomes(
+    outcomes: Any, state: Any, action: Any, players: tuple | None = None
+) -> list[tuple[float, StepResult]]:
     """The answer of ``outcomes(state, action)``, checked: ``[(probability, StepResult)]``.
+
+    ``players``: as :func:`checked_result`'s.
 
     Raises:
         TypeError: if it is not a non-empty sequence of ``(probability,
@@ -213,7 +225,7 @@ def checked_outcomes(outcomes: Any, state: Any, action: Any) -> list[tuple[float
                 "number (leave impossible outcomes out)"
             )
         total += probability
-        checked.append((probability, checked_result(result, state, action)))
+        checked.append((probability, checked_result(result, state, action, players)))
     if abs(total - 1.0) > PROBABILITY_TOLERANCE:
         raise ValueError(
             f"{call()} gave probabilities summing to {total!r}; expected 1 within "
@@ -222,8 +234,12 @@ def checked_outcomes(outcomes: Any, state: Any, action: Any) -> list[tuple[float
     return checked
 
 
-def sampler(model: Any, rng: random.Random) -> Callable[[Any, Any], StepResult]:
+def sampler(
+    model: Any, rng: random.Random, players: tuple | None = None
+) -> Callable[[Any, Any], StepResult]:
     """Returns ``draw(state, action) -> StepResult``: one outcome drawn from ``rng``.
+
+    ``players``: as :func:`checked_result`'s (the rewards drawn are then vectors).
 
     The rollouts' ``step`` for a stochastic model: ``outcomes`` by their
     probabilities (one ``rng.random()``, none for a sure outcome) when the
@@ -236,7 +252,7 @@ def sampler(model: Any, rng: random.Random) -> Callable[[Any, Any], StepResult]:
         random_ = rng.random
 
         def draw_outcome(state: Any, action: Any) -> StepResult:
-            pairs = checked_outcomes(outcomes(state, action), state, action)
+            pairs = checked_outcomes(outcomes(state, action), state, action, players)
             if len(pairs) == 1:
                 return pairs[0][1]  # a sure outcome draws nothing
             u = random_()
@@ -251,7 +267,7 @@ def sampler(model: Any, rng: random.Random) -> Callable[[Any, Any], StepResult]:
     sample_step = model.sample_step
 
     def draw_sample(state: Any, action: Any) -> StepResult:
-        return checked_result(sample_step(state, action, rng), state, action)
+        return checked_result(sample_step(state, action, rng), state, action, players)
 
     return draw_sample
 
@@ -281,6 +297,7 @@ def crossing(planner: MCTS, tree: GuidedTree) -> Crossing:
     rng = planner.rng
     random_ = rng.random
     c = planner.exploration
+    players = planner.reward_players  # rewards as vectors (mcts_agent.maxn), or None
     states = tree.states
     actions = tree.actions
     children = tree.children
@@ -294,7 +311,7 @@ def crossing(planner: MCTS, tree: GuidedTree) -> Crossing:
             action = actions[node][i]
             record = ChanceRecord(action)
             if sample_step is None:
-                pairs = checked_outcomes(outcomes(state, action), state, action)
+                pairs = checked_outcomes(outcomes(state, action), state, action, players)
                 running = 0.0
                 record.cumulative = []
                 for probability, _ in pairs:
@@ -311,7 +328,9 @@ def crossing(planner: MCTS, tree: GuidedTree) -> Crossing:
             result = record.results[drawn]
             outcome = record.keys[drawn]
         else:
-            result = checked_result(sample_step(state, record.action, rng), state, record.action)
+            result = checked_result(
+                sample_step(state, record.action, rng), state, record.action, players
+            )
             outcome = outcome_key(key, result)
         j = record.index.get(outcome)
         if j is not None:

@@ -10,6 +10,8 @@
     mcts-agent search --game tictactoe --position "XX.OO...." --iterations 5000
         [--time-limit S] [--dot F] [--json F] [--plot F.png] [--trace F.png]
     mcts-agent play --game tictactoe --iterations 2000 --human X
+    mcts-agent multiplayer --game three_in_a_row --agents mcts:iterations=300
+        mcts:iterations=30 random --games 6 --seed 0 [--json F]
 
 ``evaluate`` runs :func:`mcts_agent.evaluation.sweep` and prints the agent's
 wins / draws / losses per opponent, setting and seat; ``tournament`` runs
@@ -22,7 +24,9 @@ worker or a full disk keep every finished game; the final files are written
 atomically. ``search`` shows the root's statistics of one search (laid out on
 the board for tic-tac-toe), the principal variation and the move played, and
 can write the tree (DOT, JSON) and plots; ``play`` lets a person play against
-the planner in the terminal. Both take every game ``make_game`` knows by id
+the planner in the terminal; ``multiplayer`` plays a game of n players or a
+cooperative one, seats rotated, and prints every player's mean return and wins
+(:mod:`mcts_agent.evaluation.multiplayer`). Both take every game ``make_game`` knows by id
 (our models ``tictactoe``, ``connect_four``; PettingZoo's two-player games the
 adapter plans, such as ``classic/chess-v6``), shown through
 :mod:`mcts_agent.boards`.
@@ -75,6 +79,11 @@ from mcts_agent.evaluation import (
     sweep,
     tournament,
     write_atomically,
+)
+from mcts_agent.evaluation.multiplayer import (
+    MULTIPLAYER_GAMES,
+    make_multiplayer_game,
+    play_multiplayer,
 )
 from mcts_agent.evaluation.results import save_figure
 from mcts_agent.search import MCTS, SearchSummary
@@ -564,6 +573,34 @@ def build_parser() -> argparse.ArgumentParser:
         help="draw each root move's visits and value against the iterations (PNG...)",
     )
     search.set_defaults(subparser=search)
+
+    multiplayer = commands.add_parser(
+        "multiplayer",
+        help="play a game of n players (or a cooperative one) and print every player's results",
+        description="Plays --games games of a game of two or more players with any rewards "
+        "(every player's reward planned: max^n), game g seating agent (k + g) mod n at seat "
+        "k, and prints each agent's mean return, wins (the highest return alone) and shared "
+        "wins (the highest, tied).",
+    )
+    multiplayer.add_argument("--game", required=True, choices=MULTIPLAYER_GAMES)
+    multiplayer.add_argument(
+        "--agents",
+        nargs="+",
+        required=True,
+        metavar="SPEC",
+        help="one agent per seat: random or mcts:name=value,... (e.g. mcts:iterations=300)",
+    )
+    multiplayer.add_argument(
+        "--games", type=int, default=None, help="games to play (default: one per seat)"
+    )
+    multiplayer.add_argument(
+        "--seed",
+        type=int,
+        default=0,
+        help="agent i of game g is seeded seed + 1000 * g + i (default: 0)",
+    )
+    multiplayer.add_argument("--json", metavar="FILE", help="write the games and results as JSON")
+    multiplayer.set_defaults(subparser=multiplayer)
 
     play = commands.add_parser(
         "play",
@@ -1367,6 +1404,37 @@ def _play(
     return 0
 
 
+def _multiplayer(args: argparse.Namespace, parser: argparse.ArgumentParser, out: TextIO) -> int:
+    """``mcts-agent multiplayer``: :func:`~mcts_agent.evaluation.multiplayer.play_multiplayer`."""
+    game = make_multiplayer_game(args.game)
+    seats = game.seats
+    if len(args.agents) != len(seats):
+        parser.error(f"--agents: {args.game} has {len(seats)} seats, got {len(args.agents)} agents")
+    checked_against = argparse.Namespace(  # what make_player reads of a game
+        model=getattr(game, "model", None), solvable=False, evaluators=(), name=args.game
+    )
+    players = []
+    for spec in args.agents:
+        try:
+            if parse_spec(spec)[0] not in ("random", "mcts"):
+                raise ValueError(
+                    f"agent spec {spec!r}: a game of n players takes random or mcts agents "
+                    "(minimax and perfect play are two-player zero-sum)"
+                )
+            players.append(make_player(spec, checked_against))
+        except (TypeError, ValueError) as error:
+            parser.error(f"--agents: {error}")
+    games = len(seats) if args.games is None else args.games
+    if games < 1:
+        parser.error(f"--games must be >= 1, got {games}")
+    result = play_multiplayer(game, players, args.agents, games, args.seed)
+    print(result.table(), file=out)
+    if args.json:
+        with write_atomically(args.json) as file:
+            json.dump(result.to_dict(), file, indent=2)
+    return 0
+
+
 def main(argv: Sequence[str] | None = None, *, stdin: TextIO | None = None) -> int:
     """Runs the ``mcts-agent`` command line.
 
@@ -1393,6 +1461,8 @@ def main(argv: Sequence[str] | None = None, *, stdin: TextIO | None = None) -> i
             return _plan(args, args.subparser, out)
         if args.command == "search":
             return _search(args, args.subparser, out)
+        if args.command == "multiplayer":
+            return _multiplayer(args, args.subparser, out)
         return _play(args, args.subparser, stdin if stdin is not None else sys.stdin, out)
     except KeyboardInterrupt:
         print("\nmcts-agent: interrupted", file=sys.stderr)

@@ -3,7 +3,10 @@
 :class:`~mcts_agent.search.MCTS` runs its plain UCT loop (``MCTS._run``, the
 reference and the fast path) unless an option needs this one: an
 ``evaluator``, ``selection="puct"``, a ``max_depth`` or ``root_noise``, the
-solver, or a stochastic model (chance nodes, :mod:`mcts_agent.chance`). With
+solver, a stochastic model (chance nodes, :mod:`mcts_agent.chance`), or a
+model reporting every player's reward (max^n: :mod:`mcts_agent.maxn`'s
+:class:`~mcts_agent.maxn.MaxnLoop` then gives the rewards, rollouts,
+evaluations, proofs and the backup their vector form). With
 every option off this loop builds the plain loop's trees bit for bit (same
 seed, same N and W at every node; ``tests/test_guided_search.py`` forces it
 to prove so).
@@ -41,7 +44,7 @@ import math
 import sys
 from typing import TYPE_CHECKING, Any
 
-from mcts_agent import chance, solver
+from mcts_agent import chance, maxn, solver
 from mcts_agent._validation import (
     checked_actions,
     checked_player,
@@ -77,10 +80,16 @@ def new_tree(planner: MCTS, state: Any, actions: tuple) -> GuidedTree:
             (:func:`~mcts_agent.evaluator.checked_evaluation`).
     """
     evaluator = planner.evaluator
+    players = planner.reward_players  # every player's reward: mcts_agent.maxn
     if evaluator is None:
         value, priors = None, uniform_priors(len(actions))
+    elif players is not None:
+        result = evaluator(state, actions)
+        value, priors = maxn.checked_evaluation(players, result, state, actions)
     else:
         value, priors = checked_evaluation(evaluator(state, actions), state, actions)
+    if players is not None:
+        return maxn.new_tree(planner, state, actions, _noised(planner, priors), value)
     return GuidedTree(state, planner.model.player(state), actions, _noised(planner, priors), value)
 
 
@@ -106,6 +115,8 @@ def renew_root(planner: MCTS, tree: GuidedTree) -> None:
     tree.expansion_orders[ROOT] = order
     action_indices[ROOT] = -1  # a root was made by no action
     tree.scaled_priors[ROOT] = 0.0
+    if isinstance(tree, maxn.MaxnTree):
+        maxn.renew_root(tree)
 
 
 def _noised(planner: MCTS, priors: tuple) -> tuple:
@@ -152,7 +163,14 @@ def run(planner: MCTS, tree: GuidedTree, iterations: int) -> int:
     minus_gamma = -gamma
     limit = planner.rollout_limit
     rng = planner.rng
-    fused_rollout, generic_rollout = planner._rollouts()
+    # Every player's reward (mcts_agent.maxn): vector rewards, rollouts, evaluations, backup.
+    vector = None if planner.reward_players is None else maxn.MaxnLoop(planner, tree)
+    if vector is None:
+        fused_rollout, generic_rollout = planner._rollouts()
+        check_evaluation = checked_evaluation
+    else:
+        fused_rollout, generic_rollout = vector.rollouts
+        check_evaluation = vector.check_evaluation
     horizon = sys.maxsize if planner.max_depth is None else planner.max_depth
     puct = planner.selection == "puct"
     solving = planner.solve
@@ -247,6 +265,8 @@ def run(planner: MCTS, tree: GuidedTree, iterations: int) -> int:
             if cross is not None:  # on to the action's chance node and one outcome drawn there
                 node, child, i, result = cross(node, child, i if child == UNVISITED else -1)
                 path_append(node)
+                if vector is not None:
+                    vector.add_chance_nodes()
                 kids = children[node]
                 left = untried[node]
             if child != UNVISITED:
@@ -263,7 +283,11 @@ def run(planner: MCTS, tree: GuidedTree, iterations: int) -> int:
                 next_state, reward, terminated = step(state, action)
             else:
                 next_state, reward, terminated = result
-            if reward.__class__ is not float or not isfinite(reward):
+            if vector is not None:  # the move's reward to every player, and to its mover
+                reward_vector = vector.reward(reward, state, action, result is None)
+                mover = vector.mover(node)
+                reward = reward_vector[mover]
+            elif reward.__class__ is not float or not isfinite(reward):
                 reward = checked_reward(reward, state, action)  # a float, or raises
             child_actions: tuple = ()
             child_player = None
@@ -282,7 +306,7 @@ def run(planner: MCTS, tree: GuidedTree, iterations: int) -> int:
                     if evaluator is None:
                         child_priors = uniform_priors(len(child_actions))
                     else:
-                        value, child_priors = checked_evaluation(
+                        value, child_priors = check_evaluation(
                             evaluator(next_state, child_actions), next_state, child_actions
                         )
             child = len(states)
@@ -303,6 +327,8 @@ def run(planner: MCTS, tree: GuidedTree, iterations: int) -> int:
             expansion_orders.append(None)
             proven_values.append(None)
             chance_records.append(None)
+            if vector is not None:
+                vector.add_node(child, reward_vector, mover)
             if not kids or action_indices[kids[-1]] < i:
                 children[node] = kids + (child,)
             else:  # PUCT tried a later action first: keep the model's order
@@ -312,15 +338,18 @@ def run(planner: MCTS, tree: GuidedTree, iterations: int) -> int:
             node = child
             path_append(node)
             if solving and not child_actions:  # a terminal node is proven: V = r
-                proven_values[node] = reward
-                solver.prove_up(tree, path, hi)
+                if vector is None:
+                    proven_values[node] = reward
+                    solver.prove_up(tree, path, hi)
+                else:
+                    vector.prove_terminal(path, hi)
             break
 
         # 3. Simulation: 0 at a terminal node, else the evaluator's value or a rollout.
         if untried[node] == TERMINAL:
             g = 0.0
         elif solving and proven_values[node] is not None:
-            g = solver.subtree_return(tree, node)
+            g = (solver if vector is None else vector).subtree_return(tree, node)
         elif leaf_values[node] is not None:
             g = leaf_values[node]
         elif fused_rollout is not None:
@@ -330,7 +359,13 @@ def run(planner: MCTS, tree: GuidedTree, iterations: int) -> int:
         else:
             g = 0.0
 
-        # 4. Backup, leaf first: G = r + gamma*G if the mover moves again, else r - gamma*G.
+        # 4. Backup, leaf first: G = r + gamma*G if the mover moves again, else r - gamma*G
+        # (every player's G, no change of sign, in max^n: mcts_agent.maxn).
+        if vector is not None:
+            vector.backup(path, g)
+            if solving and proven_values[ROOT] is not None:
+                return done + 1
+            continue
         for node in reversed(path):
             g = rewards[node] + discounts[node] * g
             n = visits[node] + 1

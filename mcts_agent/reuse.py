@@ -30,7 +30,7 @@ import numpy as np
 from mcts_agent._validation import describe
 from mcts_agent.tree import ROOT, TERMINAL, Tree
 
-__all__ = ["find_node", "reroot", "subtree_at"]
+__all__ = ["find_node", "node_fields", "reroot", "subtree_at"]
 
 
 def subtree_at(tree: Tree, state: Any, key: Callable[[Any], Hashable] | None) -> Tree | None:
@@ -100,9 +100,9 @@ def reroot(tree: Tree, node: int) -> Tree:
     kept.sort()
     new_index = {old: new for new, old in enumerate(kept)}
     new = object.__new__(type(tree))
-    for field in _fields(type(tree)):
-        values = getattr(tree, field)
-        setattr(new, field, [values[i] for i in kept])
+    for field in node_fields(type(tree)):
+        values = getattr(tree, field)  # a per-node list, or a field of the whole tree (kept)
+        setattr(new, field, [values[i] for i in kept] if isinstance(values, list) else values)
     new.children = [
         tuple(new_index[child] if child >= 0 else child for child in children[i]) for i in kept
     ]
@@ -120,8 +120,11 @@ def reroot(tree: Tree, node: int) -> Tree:
     return new
 
 
-def _fields(cls: type) -> list[str]:
-    """The per-node list fields of a tree class: every ``__slots__`` entry up its bases."""
+def node_fields(cls: type) -> list[str]:
+    """The fields of a tree class: every ``__slots__`` entry up its bases.
+
+    Most hold one entry per node; a field of the whole tree (not a list) is kept as is.
+    """
     return [field for base in cls.__mro__ for field in getattr(base, "__slots__", ())]
 
 

@@ -19,7 +19,18 @@ import time
 from collections.abc import Callable, Hashable, Sequence
 from typing import Any, Generic, NamedTuple
 
-from mcts_agent import budgets, chance, compiled, export, general_loop, reuse, solver
+from mcts_agent import (
+    budgets,
+    chance,
+    compiled,
+    export,
+    general_loop,
+    leaf_batching,
+    maxn,
+    parallel,
+    reuse,
+    solver,
+)
 from mcts_agent._validation import (
     checked_actions,
     checked_player,
@@ -154,6 +165,11 @@ class MCTS(Generic[StateT]):
     ``step`` is never called. Every outcome is drawn from the planner's
     generator, so the same seed, model and state still give the same tree.
 
+    Every player's reward (``docs/search.md``, "Every player's reward"): a
+    model with ``reward_players`` (every player's id) reports each step's
+    rewards as a mapping ``{player: reward}``; the search then backs up one
+    return per player (max^n, :mod:`mcts_agent.maxn`) in the general loop.
+
     Synonyms: ``iterations`` is mctx's ``num_simulations``; ``exploration`` is
     OpenSpiel's ``uct_c`` (and PUCT's c, AlphaZero's ``c_puct``); ``visits``
     is OpenSpiel's ``explore_count``; ``max_depth`` is mctx's ``max_depth``;
@@ -233,13 +249,38 @@ class MCTS(Generic[StateT]):
             ``lambda planner, i: bar.update()`` stops at tqdm's first redraw
             (``update`` returns True then); write ``bar.update()`` in a
             ``def`` that returns None.
+        leaf_batch: int >= 1: with k > 1 the search runs in rounds of up to k
+            iterations whose new leaves are evaluated together, in one
+            ``evaluator.batch(states, actions_list)`` call if the evaluator
+            has that method, with a virtual loss on the paths taken
+            (:mod:`mcts_agent.leaf_batching`; ``docs/search.md``, "Parallel
+            search"). Not with ``solve``, a stochastic model or a model
+            reporting every player's reward.
+        virtual_loss: float >= 0: with ``leaf_batch > 1``, each path of a
+            round adds ``N += virtual_loss`` and ``W -= virtual_loss`` to its
+            nodes until the round's backups (0: none).
+        workers: int >= 1: with k > 1 each search runs k independent
+            searches of the full budget in k long-lived workers, seeded from
+            ``seed``, and merges their roots (:mod:`mcts_agent.parallel`); the
+            model and options must pickle (checked here). Not with
+            ``on_iteration`` or a model reporting every player's reward.
+            ``close()`` (or a ``with`` block) ends them.
+        backend: ``"process"`` (worker processes on this machine) or
+            ``"ray"`` (Ray actors); read with ``workers > 1``.
+        address: the Ray cluster's address for ``ray.init`` (None: a local
+            instance, or the one this process already initialised); only
+            with ``backend="ray"``.
 
     Raises:
         TypeError: if ``model`` lacks a method or an argument has the wrong
             type, or neither ``iterations`` nor ``time_limit`` is given.
         ValueError: if an argument is out of range, ``selection`` is unknown,
-            ``root_noise`` or ``unvisited_value`` is given with UCT, or
-            ``value_bounds`` without ``solve``.
+            ``root_noise`` or ``unvisited_value`` is given with UCT,
+            ``value_bounds`` without ``solve``, ``leaf_batch > 1`` with
+            ``solve`` or a stochastic model, ``workers > 1`` with
+            ``on_iteration``, or ``address`` without ``backend="ray"``.
+        TypeError: also if ``workers > 1`` and the model or an option cannot
+            be pickled.
 
     :meth:`search` raises ``TypeError`` for a model that breaks the protocol and
     ``ValueError`` for NaN or infinite rewards, returns and value sums.
@@ -267,7 +308,16 @@ class MCTS(Generic[StateT]):
         unvisited_value: float = 0.0,
         max_depth: int | None = None,
         root_noise: tuple[float, float] | None = None,
+        leaf_batch: int = 1,
+        virtual_loss: float = 1.0,
+        workers: int = 1,
+        backend: str = "process",
+        address: str | None = None,
     ) -> None:
+        # The options a worker's planner gets (workers > 1; mcts_agent.parallel): these arguments.
+        worker_options = dict(locals())
+        for name in ("self", "model", "seed", "workers", "backend", "address"):
+            del worker_options[name]
         self.stochastic = chance.is_stochastic(model)
         for method in ("actions", "player") if self.stochastic else ("actions", "step", "player"):
             if not callable(getattr(model, method, None)):
@@ -332,17 +382,45 @@ class MCTS(Generic[StateT]):
             )
         self.max_depth = None if max_depth is None else require_int("max_depth", max_depth, 1)
         self.root_noise = _checked_root_noise(root_noise, selection)
+        # Every player's reward (mcts_agent.maxn): the model's reward_players, or None.
+        self.reward_players = maxn.checked_reward_players(model)
+        self.leaf_batch, self.virtual_loss = leaf_batching.checked_options(
+            leaf_batch, virtual_loss, self.stochastic, solve
+        )
         # The general loop (mcts_agent.general_loop) runs when an option needs it.
         self._general = (
-            evaluator is not None
+            self.reward_players is not None
+            or evaluator is not None
             or selection != "uct"
             or max_depth is not None
             or root_noise is not None
             or solve
             or self.stochastic
+            or self.leaf_batch > 1
         )
         self._tree: Tree | None = None
         self._record: _SearchRecord | None = None
+        self.workers, self.backend, self.address = parallel.checked_backend(
+            workers, backend, address
+        )
+        if self.reward_players is not None and (self.leaf_batch > 1 or self.workers > 1):
+            raise ValueError(
+                f"a model reporting every player's reward (reward_players="
+                f"{self.reward_players!r}) is searched in one process with leaf_batch=1: "
+                f"leaf batching and merging workers' roots keep one value per node, got "
+                f"leaf_batch={self.leaf_batch}, workers={self.workers}"
+            )
+        self._parallel: parallel.RootParallel | None = None
+        if self.workers > 1:
+            if on_iteration is not None:
+                raise ValueError(
+                    f"on_iteration is called in the planner's process, but with workers="
+                    f"{self.workers} the searches run in the workers; pass on_iteration=None "
+                    "(read planner.worker_summaries after a search) or workers=1"
+                )
+            self._parallel = parallel.RootParallel(
+                model, worker_options, self.seed, self.workers, self.backend, self.address
+            )
 
     # ------------------------------------------------------------------ API
 
@@ -351,9 +429,38 @@ class MCTS(Generic[StateT]):
         self.search(state)
         return self.best_action()
 
+    def close(self) -> None:
+        """Ends the planner's worker processes or Ray actors (``workers > 1``); else nothing.
+
+        Idempotent. A planner with workers cannot search once closed
+        (RuntimeError). The workers also end when the planner is garbage
+        collected, and at the end of a ``with MCTS(...) as planner:`` block.
+        """
+        if self._parallel is not None:
+            self._parallel.close()
+
+    def __enter__(self) -> MCTS:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+    @property
+    def worker_summaries(self) -> tuple[SearchSummary, ...] | None:
+        """Each worker's :class:`SearchSummary` of the last search (``workers > 1``), else None.
+
+        Worker 0 first; each describes that worker's own tree (its
+        iterations, seconds, nodes, stop reason and root statistics).
+        """
+        return None if self._parallel is None else self._parallel.last_summaries
+
     @property
     def tree(self) -> Tree:
         """The last search's tree, root first (read-only :class:`Node` views).
+
+        With ``workers > 1``, the merged tree (:func:`mcts_agent.parallel.merge`):
+        the root, each tried root child with the workers' summed N and W, and
+        below each child the principal line of the worker that visited it most.
 
         Raises:
             RuntimeError: if no search has run yet.
@@ -429,6 +536,15 @@ class MCTS(Generic[StateT]):
                 "cannot search from a state with no legal actions (the game is over); "
                 f"got state {describe(state)}"
             )
+        if self._parallel is not None:  # workers > 1: searches in the workers, roots merged
+            tree, done, stop_reason, reused_visits = self._parallel.search(
+                state, budget.iterations, budget.time_limit
+            )
+            self._tree = tree
+            self._record = _SearchRecord(done, clock() - start, stop_reason, reused_visits)
+            if _logger.isEnabledFor(logging.DEBUG):
+                _log_search(self)
+            return tree[ROOT]
         previous = self._tree, self._record
         try:
             tree = None
@@ -441,9 +557,10 @@ class MCTS(Generic[StateT]):
                 if tree is None:
                     tree = general_loop.new_tree(self, state, root_actions)
                 grown = tree
+                run = leaf_batching.run if self.leaf_batch > 1 else general_loop.run
 
                 def loop(n: int) -> int:
-                    return general_loop.run(self, grown, n)
+                    return run(self, grown, n)
 
                 def solved() -> bool:
                     return grown.proven_values[ROOT] is not None

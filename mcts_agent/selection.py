@@ -30,9 +30,9 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
-from mcts_agent.tree import UNVISITED, GuidedTree
+from mcts_agent.tree import TERMINAL, UNVISITED, GuidedTree
 
-__all__ = ["SCORE_ALL", "expansion_order", "puct_score_all"]
+__all__ = ["SCORE_ALL", "expansion_order", "puct_score_all", "puct_select"]
 
 SCORE_ALL = ()
 """``expansion_order`` of a node whose actions are all scored (no fast path)."""
@@ -102,3 +102,51 @@ def puct_score_all(
             best_score = score
             best = i
     return best
+
+
+def puct_select(tree: GuidedTree, node: int, c: float, unvisited_value: float) -> tuple[int, int]:
+    """Returns ``(i, child)``: the action PUCT selects at ``node`` by the fast path, and its child.
+
+    The general loop's PUCT step (:func:`mcts_agent.general_loop.run` has it
+    inline, for speed) as a function, for loops that select outside it
+    (:mod:`mcts_agent.leaf_batching`): the node's tried children are scored,
+    then the next action of its :func:`expansion_order` (every action with
+    :func:`puct_score_all` where the fast path could differ); ties to the
+    first in the model's order. ``child`` is ``UNVISITED`` if action ``i`` is
+    untried. The node's expansion order is worked out on its first selection
+    and kept in ``tree.expansion_orders``.
+
+    Args:
+        tree: the tree searched.
+        node: a non-terminal node of ``tree``.
+        c: the exploration, >= 0.
+        unvisited_value: Q of an untried action.
+    """
+    assert tree.untried[node] != TERMINAL
+    visits = tree.visits
+    values = tree.values
+    scaled_priors = tree.scaled_priors
+    n = visits[node]
+    root_n = math.sqrt(n if n > 1 else 1)
+    best_score = -math.inf
+    child = UNVISITED
+    kids = tree.children[node]
+    for kid in kids:
+        score = values[kid] + scaled_priors[kid] * root_n / (1 + visits[kid])
+        if score > best_score:
+            best_score = score
+            child = kid
+    if tree.untried[node]:
+        order = tree.expansion_orders[node]
+        if order is None:
+            order = tree.expansion_orders[node] = expansion_order(tree.priors[node], c)
+        if order is SCORE_ALL:
+            i = puct_score_all(tree, node, c, unvisited_value)
+            return i, tree.children_by_action(node)[i]
+        i = order[len(kids)]
+        score = unvisited_value + c * tree.priors[node][i] * root_n  # / (1 + 0)
+        if score > best_score or (score == best_score and i < tree.action_indices[child]):
+            return i, UNVISITED
+    elif child == UNVISITED:  # every score NaN or -inf (a W overflowed)
+        child = kids[0]
+    return tree.action_indices[child], child

@@ -27,6 +27,7 @@ from mcts_agent._validation import (
     require_int,
 )
 from mcts_agent.chance import checked_outcomes, checked_result, is_stochastic, outcome_key
+from mcts_agent.maxn import checked_reward_players, checked_vector, reward_vector
 from mcts_agent.model import Model
 
 __all__ = ["MAX_ABS_REWARD", "ModelCheckError", "check_model"]
@@ -60,7 +61,10 @@ def check_model(
     ``==``); a state with legal actions has a hashable ``player``; a state
     reached by a terminating move has no legal actions. A fused
     ``rollout(state, rng, max_moves, 1.0)``, if the model has one, is played
-    once per playout from ``state`` and must return a finite real number.
+    once per playout from ``state`` and must return a finite real number. A
+    model with ``reward_players`` (every player's reward, :mod:`mcts_agent.maxn`)
+    must give rewards, and rollout returns, as mappings ``{player: number}``
+    over those players.
 
     A stochastic model (``sample_step`` or ``outcomes``,
     :class:`~mcts_agent.model.StochasticModel`) is checked instead of
@@ -172,7 +176,12 @@ def _check_rollout(model: Model, state: Any, rng: random.Random, max_moves: int)
             max_moves,
             1.0,
         )
-        _protocol(checked_return, value, state)
+        players = _protocol(checked_reward_players, model)
+        if players is None:
+            _protocol(checked_return, value, state)
+        else:
+            what = f"the rollout from state {describe(state)} returned"
+            _protocol(checked_vector, value, players, _index(players), lambda: what)
 
 
 def _check_step(model: Model, state: Any, action: Any) -> tuple[Any, float, bool]:
@@ -181,7 +190,7 @@ def _check_step(model: Model, state: Any, action: Any) -> tuple[Any, float, bool
     before = _deep_copy(state)
     result = _checked_result(model, state, action, call)
     next_state, reward, terminated = result
-    if abs(reward) > MAX_ABS_REWARD:
+    if _largest(reward) > MAX_ABS_REWARD:
         raise ModelCheckError(
             f"{call} returned the reward {reward}; expected |reward| <= {MAX_ABS_REWARD:.3g} "
             "(mcts_agent.testing.MAX_ABS_REWARD), so that the search's sums of returns "
@@ -207,15 +216,24 @@ def _check_chance(
     before = _deep_copy(state)
     where = f"({describe(state)}, {describe(action)})"
     key = getattr(model, "key", None)
+    players = _protocol(checked_reward_players, model)
     drawn = None
     outcome_keys = None
     outcomes = getattr(model, "outcomes", None)
     if callable(outcomes):
         pairs = _protocol(
-            checked_outcomes, _call(f"outcomes{where}", outcomes, state, action), state, action
+            checked_outcomes,
+            _call(f"outcomes{where}", outcomes, state, action),
+            state,
+            action,
+            players,
         )
         again = _protocol(
-            checked_outcomes, _call(f"outcomes{where}", outcomes, state, action), state, action
+            checked_outcomes,
+            _call(f"outcomes{where}", outcomes, state, action),
+            state,
+            action,
+            players,
         )
         if not _equal(pairs, again, "outcomes"):
             raise ModelCheckError(
@@ -237,10 +255,14 @@ def _check_chance(
         second.setstate(rng.getstate())
         call = f"sample_step{where[:-1]}, rng)"
         sampled = _protocol(
-            checked_result, _call(call, sample_step, state, action, first), state, action
+            checked_result, _call(call, sample_step, state, action, first), state, action, players
         )
         twice = _protocol(
-            checked_result, _call(call, sample_step, state, action, second), state, action
+            checked_result,
+            _call(call, sample_step, state, action, second),
+            state,
+            action,
+            players,
         )
         sampled_key = _checked_key(model, key, sampled)
         if not _equal(sampled_key, _checked_key(model, key, twice), "outcome keys"):
@@ -256,7 +278,7 @@ def _check_chance(
         rng.setstate(first.getstate())
         drawn = drawn or sampled
     assert drawn is not None
-    if abs(drawn.reward) > MAX_ABS_REWARD:
+    if _largest(drawn.reward) > MAX_ABS_REWARD:
         raise ModelCheckError(
             f"the outcome {describe(drawn)} of {describe(action)} in {describe(state)} has "
             f"|reward| > {MAX_ABS_REWARD:.3g} (mcts_agent.testing.MAX_ABS_REWARD): scale the "
@@ -306,9 +328,22 @@ def _checked_result(model: Model, state: Any, action: Any, call: str) -> tuple[A
         note=f", although actions({describe(state)}) lists {describe(action)} as legal",
     )
     next_state, reward, terminated = _protocol(checked_step_result, result, state, action)
-    reward = _protocol(checked_reward, reward, state, action)
+    players = _protocol(checked_reward_players, model)
+    if players is None:
+        reward = _protocol(checked_reward, reward, state, action)
+    else:  # every player's reward (mcts_agent.maxn): a vector in the order of players
+        reward = _protocol(reward_vector, reward, players, state, action)
     terminated = _protocol(checked_terminated, terminated, state, action)
     return next_state, reward, terminated
+
+
+def _largest(reward: float | tuple[float, ...]) -> float:
+    """``|reward|``, or the largest ``|reward|`` of a vector of every player's rewards."""
+    return max(map(abs, reward)) if isinstance(reward, tuple) else abs(reward)
+
+
+def _index(players: tuple) -> dict:
+    return {player: k for k, player in enumerate(players)}
 
 
 def _equal(a: Any, b: Any, what: str) -> bool:

@@ -58,6 +58,10 @@ class Node(NamedTuple):
             each as its key ``(model.key(next_state), reward, terminated)``,
             and ``children[i]`` the decision node of ``actions[i]``; its value
             is the mean return of the action from the chooser's point of view.
+        returns: dict or None: in the tree of a model reporting every player's
+            reward (:mod:`mcts_agent.maxn`), every player's mean return through
+            the node, ``{player: W_player / N}`` (0.0 while N = 0); ``value``
+            is then its mover's entry. None in any other tree.
     """
 
     state: Any
@@ -71,6 +75,7 @@ class Node(NamedTuple):
     value: float
     proven_value: float | None
     chance: bool = False
+    returns: dict | None = None
 
 
 TERMINAL = -1

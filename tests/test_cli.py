@@ -219,7 +219,14 @@ def test_ctrl_c_in_play_exits_130_with_one_line(capsys):
 def test_every_command_has_a_description_and_every_option_its_default(monkeypatch, capsys):
     parser = build_parser()
     (commands,) = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
-    assert sorted(commands.choices) == ["evaluate", "plan", "play", "search", "tournament"]
+    assert sorted(commands.choices) == [
+        "evaluate",
+        "multiplayer",
+        "plan",
+        "play",
+        "search",
+        "tournament",
+    ]
     for name, command in commands.choices.items():
         assert command.description, name
         for action in command._actions:

@@ -503,7 +503,8 @@ def test_a_random_draw_that_changes_nothing_passes_the_determinism_check():
     assert model.actions(state) == (0, 1)
     for _ in range(5):  # five 1-point moves each... player_0 reaches 6 on its sixth
         state = model.step(model.step(state, 1).next_state, 0).next_state
-    assert model.step(state, 1)[1:] == (1.0, True)
+    assert model.reward_players == ("player_0", "player_1")  # not a known zero-sum game
+    assert model.step(state, 1)[1:] == ({"player_0": 1.0, "player_1": -1.0}, True)
     assert env.np_random.bit_generator.state == live_generator
 
 
@@ -682,33 +683,51 @@ def test_an_attribute_deepcopy_cannot_copy_is_named_and_the_advice_works(attribu
 # ------------------------------------------- hardening: rewards to other players
 
 
-@pytest.mark.parametrize(
-    ("make_env", "rewards"),
-    [
-        (CooperativeRace, r"were \{.player_0.: 1, .player_1.: 1\} \(the other player.s reward"),
-        (lambda: Race(players=3), r"were .* \(with 3 players no step may give a nonzero reward\)"),
-    ],
-    ids=["cooperative", "three players"],
-)
-def test_rewards_that_are_not_two_player_zero_sum_are_refused_at_start_up(make_env, rewards):
-    env = make_env()
+def test_rewards_that_are_not_zero_sum_are_refused_at_start_up_in_a_game_said_zero_sum():
+    env = CooperativeRace()
     env.reset(seed=0)
     before = race_view(env)
-    message = "race_v0 is not a two-player zero-sum game: after 'player_.' played . the rewards "
-    for refuse in (lambda: PettingZooModel(env), lambda: plan({}, env)):
-        with pytest.raises(ValueError, match=message + rewards):
+    message = (
+        r"race_v0 is not a two-player zero-sum game: after 'player_.' played . the rewards "
+        r"were \{.player_0.: 1, .player_1.: 1\} \(the other player.s reward.*zero_sum=False"
+    )
+    for refuse in (
+        lambda: PettingZooModel(env, zero_sum=True),
+        lambda: plan({"zero_sum": True}, env),
+    ):
+        with pytest.raises(ValueError, match=message):
             refuse()
     assert race_view(env) == before
+    with pytest.raises(ValueError, match=r"zero_sum=True plans a two-player .* has 3 agents"):
+        three = Race(players=3)
+        three.reset(seed=0)
+        PettingZooModel(three, zero_sum=True)
+    with pytest.raises(TypeError, match=r"zero_sum must be None, True or False, got 1"):
+        PettingZooModel(env, zero_sum=1)
 
 
-def test_rewards_that_are_not_zero_sum_are_refused_while_planning():
+def test_rewards_that_are_not_zero_sum_are_refused_while_planning_a_game_said_zero_sum():
     """Cooperative only in the games that start 1, 0, which the start-up games do not."""
     env = CooperativeRace(prefix=(1, 0))
     env.reset(seed=0)
     before = race_view(env)
-    model = PettingZooModel(env)  # the start-up check did not meet it
+    model = PettingZooModel(env, zero_sum=True)  # the start-up check did not meet it
     with pytest.raises(ValueError, match=r"not a two-player zero-sum game: after 'player_."):
         MCTS(model, 400, seed=0).search(model.state_of(env))
+    assert race_view(env) == before
+
+
+@pytest.mark.parametrize("make_env", [CooperativeRace, lambda: Race(players=3)], ids=["coop", "3"])
+def test_games_not_known_zero_sum_are_planned_with_every_agents_reward(make_env):
+    env = make_env()
+    env.reset(seed=0)
+    before = race_view(env)
+    model = PettingZooModel(env)
+    assert model.reward_players == tuple(env.possible_agents) and not model.zero_sum
+    planner = MCTS(model, 200, seed=0)
+    root = planner.search(model.state_of(env))
+    assert planner.tree.reward_players == model.reward_players
+    assert set(root.returns) == set(env.possible_agents)
     assert race_view(env) == before
 
 
@@ -717,6 +736,7 @@ def test_two_player_zero_sum_games_stay_accepted(game):
     make_env = {"chess": make_chess, **GAMES}[game]
     env = played(make_env, [])
     model = PettingZooModel(env, clone="attributes")
+    assert model.zero_sum and model.reward_players is None  # known: the mover's reward
     before = game_view(env)
     planner = MCTS(
         model, 200 if game != "chess" else 8, rollout_limit=1000 if game != "chess" else 2, seed=0

@@ -346,6 +346,13 @@ class GymnasiumModel:
             raise ValueError(f'clone must be None, "snapshot" or "deepcopy", got {clone!r}')
 
         self.env = env
+        # What pickling sends to a worker process (MCTS(workers=k)): the recipe, see __reduce__.
+        self._arguments = {
+            "get_state": get_state,
+            "set_state": set_state,
+            "action_mask": action_mask,
+            "clone": clone,
+        }
         unwrapped = env.unwrapped
         self._unwrapped = unwrapped
         self._time_limits, self._translators = read_wrappers(env)
@@ -437,6 +444,18 @@ class GymnasiumModel:
             stepped = changed_parameters(read_parameters(unwrapped, ()), probed)
             position = set(KNOWN_SNAPSHOTS.get(env_class, ())).union(stepped)
             self._parameters = read_parameters(unwrapped, position)
+
+    def __reduce__(self) -> tuple:
+        """Pickles the model as the recipe to make it again: its env (a copy) and arguments.
+
+        How :class:`~mcts_agent.search.MCTS` with ``workers > 1`` sends it to
+        its worker processes (:mod:`mcts_agent.parallel`): each worker
+        unpickles a copy of the env as it was when the model was made, and
+        builds the model on it once, start-up checks included. The env and
+        the arguments (``get_state``, ``set_state``, ``action_mask``) must
+        pickle: module-level functions, no lambdas.
+        """
+        return _rebuilt, (self.env, self._arguments)
 
     def _become_stochastic(self, chance: str) -> None:
         """Makes this model a StochasticModel (``docs/search.md``, "Chance").
@@ -887,3 +906,8 @@ def _copied(observation: Any) -> Any:
 
 def _abbreviate(actions: tuple) -> str:
     return repr(list(actions)) if len(actions) <= 10 else f"{list(actions[:10])!r}..."
+
+
+def _rebuilt(env: gym.Env, arguments: dict[str, Any]) -> GymnasiumModel:
+    """``GymnasiumModel(env, **arguments)``: a pickled model made again (``__reduce__``)."""
+    return GymnasiumModel(env, **arguments)

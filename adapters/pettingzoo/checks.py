@@ -375,7 +375,7 @@ def _check_playouts(model: PettingZooModel, env: AECEnv, position: Any) -> None:
                 moves.append(actions[rng.randrange(len(actions))])
                 mover = first.unwrapped.agent_selection
                 first.step(moves[-1])
-                if not known:
+                if model._checks_rewards:
                     require_planned_rewards(first, mover, moves[-1], model.num_players)
                 record = fingerprint(first)
                 seen.append(record)
@@ -466,41 +466,36 @@ def not_deterministic(env: AECEnv, where: str, difference: str) -> ValueError:
 def require_planned_rewards(env: AECEnv, mover: Hashable, action: Any, num_players: int) -> None:
     """Checks that the rewards of the step just taken are what the model plans.
 
-    The model plans the mover's reward and its negamax backup counts it
-    negatively for the other player, which is exact for two-player zero-sum
-    games only: every step's reward to the other player is the negative of the
-    mover's, and with three or more players no step rewards anyone. (Non-finite
+    Called for games planned as two-player zero-sum (``PettingZooModel``'s
+    ``zero_sum``; a game planned with every agent's reward needs no check):
+    the model plans the mover's reward and its negamax backup counts it
+    negatively for the other player, which is exact only when every step's
+    reward to the other player is the negative of the mover's. (Non-finite
     rewards are left to the search, which refuses them itself.)
 
     Args:
         env: the (unwrapped) env just stepped.
         mover: the agent that played ``action``.
         action: the action played.
-        num_players: the number of ``possible_agents``.
+        num_players: the number of ``possible_agents`` (1 or 2).
 
     Raises:
         ValueError: naming the game, the move and the rewards, if they are
             not two-player zero-sum.
     """
+    if num_players == 1:  # the mover's reward is every reward
+        return
     values = env.rewards.values()
-    if num_players == 2:
-        total = sum(values)
-        if total == 0 or total != total:  # zero-sum, or NaN (non-finite: the search's error)
-            return
-    elif num_players == 1 or not any(values):
+    total = sum(values)
+    if total == 0 or total != total:  # zero-sum, or NaN (non-finite: the search's error)
         return
     if not all(math.isfinite(value) for value in values):
         return
-    expected = (
-        "the other player's reward must be the negative of the mover's"
-        if num_players == 2
-        else f"with {num_players} players no step may give a nonzero reward"
-    )
+    expected = "the other player's reward must be the negative of the mover's"
     raise ValueError(
         f"{game_name(env)} is not a two-player zero-sum game: after {mover!r} played "
-        f"{action!r} the rewards were {dict(env.rewards)} ({expected}). PettingZooModel "
-        "plans the mover's reward only, and its backup counts it negatively for the other "
-        "player; rewards given otherwise (a cooperative game, a reward to a third player) "
-        "would be planned wrongly. Such games cannot be planned until every player's reward "
-        "is (a later version)"
+        f"{action!r} the rewards were {dict(env.rewards)} ({expected}). It is planned as "
+        "zero-sum (PettingZooModel(zero_sum=True), or a game known to be), with the mover's "
+        "reward only, counted negatively for the other player; pass zero_sum=False to plan "
+        "every agent's reward (max^n)"
     )

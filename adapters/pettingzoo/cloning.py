@@ -171,7 +171,7 @@ class SnapshotMethod:
         "history=(seed, actions)), or clone=<function env -> independent copy>, to "
         "PettingZooModel or MCTSAgent"
     )
-    _MISSING = object()
+    _MISSING = "<no _skip_agent_selection>"  # a str: it pickles as itself (a worker's copy)
 
     def __init__(self, env: AECEnv, game: KnownGame) -> None:
         self.get_board, self.set_board, self.legal_actions = game
@@ -235,7 +235,7 @@ class SnapshotMethod:
             env.infos = {agent: {} for agent in infos}
         else:
             env.infos = {agent: dict(info) for agent, info in infos.items()}
-        if skip_agent_selection is self._MISSING:
+        if skip_agent_selection == self._MISSING:
             env.__dict__.pop("_skip_agent_selection", None)
         else:
             env._skip_agent_selection = skip_agent_selection

@@ -18,6 +18,8 @@ from mcts_agent.adapters.pettingzoo.reading import game_name
 __all__ = [
     "IMPERFECT_INFORMATION_GAMES",
     "KnownGame",
+    "ZERO_SUM_GAMES",
+    "is_known_zero_sum",
     "known_game",
     "never_changed_types",
     "require_perfect_information",
@@ -142,3 +144,22 @@ def known_game(env: AECEnv) -> KnownGame | None:
     """How to snapshot ``env``'s game if it is one we know (exact class), else None."""
     cls = type(env.unwrapped)
     return _KNOWN_GAMES.get((cls.__module__, cls.__qualname__))
+
+
+ZERO_SUM_GAMES: frozenset[tuple[str, str]] = frozenset(
+    {
+        ("pettingzoo.classic.tictactoe.tictactoe", "raw_env"),
+        ("pettingzoo.classic.connect_four.connect_four", "raw_env"),
+        ("pettingzoo.classic.chess.chess", "raw_env"),
+        ("pettingzoo.classic.go.go", "raw_env"),
+    }
+)
+"""The PettingZoo classic games (module and class name of ``env.unwrapped``) known to be
+two-player zero-sum (every step's rewards are ``{p: r, q: -r}``): ``PettingZooModel``
+plans them with the mover's reward and the negamax backup by default."""
+
+
+def is_known_zero_sum(env: AECEnv) -> bool:
+    """True if the exact class of ``env.unwrapped`` is one of :data:`ZERO_SUM_GAMES`."""
+    cls = type(env.unwrapped)
+    return (cls.__module__, cls.__qualname__) in ZERO_SUM_GAMES

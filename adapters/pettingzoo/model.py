@@ -22,10 +22,13 @@
                          (PettingZoo's mask still lists empty cells after a
                          win, so it is not read there)
 ``step(state, action)``  ``StepResult(next_state, reward, terminated)``:
-                         ``reward`` is ``env.rewards[mover]`` after the step
-                         (PettingZoo's reward of that step to the agent that
-                         moved); ``terminated`` is True when every agent is
-                         terminated *or truncated* (an env's own time limit
+                         ``reward`` is every agent's reward of the step,
+                         ``{agent: env.rewards[agent]}`` after it (an agent
+                         missing from ``env.rewards`` gets 0.0), or, for a
+                         two-player zero-sum game, ``env.rewards[mover]``
+                         alone (see "Rewards" below); ``terminated`` is
+                         True when every agent is terminated *or
+                         truncated* (an env's own time limit
                          ends the plan as it ends the game). An action outside
                          the legal set raises ValueError (PettingZoo's
                          ``TerminateIllegalWrapper`` would end the game with a
@@ -84,13 +87,22 @@ env's attributes are put back and the check fails. A failure raises
 attribute ``copy.deepcopy`` cannot copy (a ``threading.Lock``, a value nested
 deeper than Python's recursion limit) is named with its cause.
 
-Two-player zero-sum rewards only. The model plans the mover's reward and the
-search's backup counts it negatively for the other player, which is exact
-when every step's reward to the other player is the negative of the mover's.
-A step whose rewards are otherwise (a cooperative game; any nonzero reward
-with three or more players) raises ValueError: at start-up if its random
-games meet one, else while planning (every step of every copy is checked, but
-for tic-tac-toe and connect four, which are).
+Rewards. PettingZoo gives every agent a reward at every step (``env.rewards``
+after the step: that step's rewards). By default the model reports all of
+them: ``reward_players`` is ``possible_agents`` and ``step``'s reward the
+mapping ``{agent: reward}``, so the search backs up every agent's return
+(max^n, :mod:`mcts_agent.maxn`) and plans cooperative, general-sum and
+n-player games right (a reward to an agent on another's move counts too).
+Two-player zero-sum games keep the cheaper negamax search of the mover's
+reward (``reward_players`` None, ``reward`` a float; the same trees, faster):
+the games known to be (:data:`~mcts_agent.adapters.pettingzoo.known_games.ZERO_SUM_GAMES`:
+tic-tac-toe, connect four, chess, go), or any two-player game with
+``zero_sum=True``. Planned so, every step's rewards are checked to be
+zero-sum (but for tic-tac-toe and connect four, which are), and a step whose
+rewards are not raises ValueError: at start-up if the random games of the
+clone check meet one, else while planning. ``zero_sum=False`` plans a known
+game with every agent's reward (the same trees, slower). A one-player game
+reports the mover's reward as a float.
 
 Copies made by the built-in methods do not render (``render_mode`` None), and
 share the env's spaces and pygame objects.
@@ -167,8 +179,17 @@ from mcts_agent.adapters.pettingzoo.cloning import (
     SnapshotMethod,
     UserMethod,
 )
-from mcts_agent.adapters.pettingzoo.known_games import known_game, require_perfect_information
-from mcts_agent.adapters.pettingzoo.reading import fingerprint, first_difference, game_over
+from mcts_agent.adapters.pettingzoo.known_games import (
+    is_known_zero_sum,
+    known_game,
+    require_perfect_information,
+)
+from mcts_agent.adapters.pettingzoo.reading import (
+    fingerprint,
+    first_difference,
+    game_name,
+    game_over,
+)
 from mcts_agent.model import StepResult
 
 __all__ = ["PettingZooModel", "PettingZooState"]
@@ -236,20 +257,30 @@ class PettingZooModel:
         env_factory: ``() -> AECEnv`` building a new env of the same game (with
             the same wrappers); required by ``clone="replay"`` and refused
             without it.
+        zero_sum: None (the default) to plan the known two-player zero-sum
+            games (:data:`~mcts_agent.adapters.pettingzoo.known_games.ZERO_SUM_GAMES`)
+            with the mover's reward and every other game with every agent's
+            reward; True to say the game is two-player zero-sum (the mover's
+            reward, checked at every step); False for every agent's reward.
 
     Attributes:
         clone_method: ``"snapshot"``, ``"attributes"``, ``"replay"`` or ``"user"``.
         possible_agents: tuple of the env's ``possible_agents``.
         num_players: ``len(possible_agents)``.
+        zero_sum: True if the game is planned as two-player zero-sum.
+        reward_players: ``possible_agents`` when ``step`` reports every
+            agent's reward (a mapping; :mod:`mcts_agent.maxn`), else None (the
+            mover's reward, a float: a zero-sum or one-player game).
 
     Raises:
         TypeError: if ``env`` is not an AEC env, an agent's action space is not
-            ``gymnasium.spaces.Discrete``, or ``clone``/``env_factory`` has the
-            wrong type.
+            ``gymnasium.spaces.Discrete``, or ``clone``/``env_factory``/``zero_sum``
+            has the wrong type.
         ValueError: if ``env`` has not been reset; if its game has hidden
             information or chance (one of :data:`IMPERFECT_INFORMATION_GAMES`,
             or it fails the determinism check: see the module docstring), or
-            its start-up games meet rewards that are not two-player zero-sum; if
+            it is planned as zero-sum and its start-up games meet rewards that
+            are not; if ``zero_sum=True`` comes with other than two players; if
             ``clone`` names an unknown method, ``"snapshot"`` is asked for an
             unknown game, ``"replay"`` lacks ``env_factory`` or
             ``env_factory`` comes without ``"replay"``, or a built-in method
@@ -263,6 +294,7 @@ class PettingZooModel:
         *,
         clone: str | Callable[[AECEnv], AECEnv] | None = None,
         env_factory: Callable[[], AECEnv] | None = None,
+        zero_sum: bool | None = None,
     ) -> None:
         if not isinstance(env, AECEnv):
             raise TypeError(
@@ -274,6 +306,17 @@ class PettingZooModel:
         inner = env.unwrapped
         self.possible_agents = tuple(inner.possible_agents)
         self.num_players = len(self.possible_agents)
+        if zero_sum is not None and not isinstance(zero_sum, bool):
+            raise TypeError(f"zero_sum must be None, True or False, got {zero_sum!r}")
+        if zero_sum and self.num_players != 2:
+            raise ValueError(
+                f"zero_sum=True plans a two-player zero-sum game (the mover's reward, counted "
+                f"negatively for the other player); {game_name(env)} has {self.num_players} "
+                "agents: leave zero_sum None or False to plan every agent's reward"
+            )
+        self.zero_sum: bool = is_known_zero_sum(env) if zero_sum is None else zero_sum
+        scalar = self.zero_sum or self.num_players == 1
+        self.reward_players: tuple | None = None if scalar else self.possible_agents
         for agent in self.possible_agents:
             space = inner.action_space(agent)
             if not isinstance(space, spaces.Discrete):
@@ -304,6 +347,7 @@ class PettingZooModel:
         self._checked = False
         # The known games (snapshot) draw no random numbers and are two-player zero-sum.
         self._checks_steps = self.clone_method != "snapshot"
+        self._checks_rewards = self._checks_steps and self.reward_players is None
         self._steps_since_check = 0
         self._checks_made = 0
         self._checks_at_depth: dict[int, int] = {}  # since the last state_of
@@ -377,13 +421,16 @@ class PettingZooModel:
             action: one of ``actions(state)``.
 
         Returns:
-            ``StepResult(next_state, reward, terminated)``: ``reward`` (float)
-            is ``rewards[agent]`` after the step for the agent that moved;
+            ``StepResult(next_state, reward, terminated)``: ``reward`` is
+            ``{agent: rewards[agent]}`` after the step (floats, one per agent of
+            ``possible_agents``), or, with ``reward_players`` None,
+            ``rewards[agent]`` of the agent that moved (a float);
             ``terminated`` is True when every agent is terminated or truncated.
 
         Raises:
             ValueError: if ``action`` is not legal in ``state`` (or the game is
-                over); if the step's rewards are not two-player zero-sum, or
+                over); if the game is planned as zero-sum and the step's
+                rewards are not, or
                 the step, re-stepped in a reseeded copy (a sample of the
                 steps: module docstring), gives another game.
         """
@@ -401,9 +448,14 @@ class PettingZooModel:
         env = method.load(state.position)
         mover = state.agent
         env.step(action)
-        reward = float(env.rewards[mover])
+        rewards = env.rewards
+        if self.reward_players is None:
+            reward: Any = float(rewards[mover])
+        else:  # every agent's reward of the step (plain Python floats)
+            reward = {agent: float(rewards.get(agent, 0.0)) for agent in self.possible_agents}
         if self._checks_steps:
-            require_planned_rewards(env, mover, action, self.num_players)
+            if self._checks_rewards:
+                require_planned_rewards(env, mover, action, self.num_players)
             depth = state.depth + 1
             self._steps_since_check += 1
             checked_here = self._checks_at_depth.get(depth, 0)
@@ -422,9 +474,7 @@ class PettingZooModel:
             self._scratch_holds = next_state
         return StepResult(next_state, reward, terminated)
 
-    def rollout(
-        self, state: PettingZooState, rng: random.Random, limit: int, gamma: float
-    ) -> float:
+    def rollout(self, state: PettingZooState, rng: random.Random, limit: int, gamma: float) -> Any:
         """Plays uniformly random legal moves from ``state`` on one copy of its game.
 
         The fused rollout :class:`~mcts_agent.search.MCTS` uses when no rollout
@@ -439,13 +489,15 @@ class PettingZooModel:
             gamma: discount rate in [0, 1].
 
         Returns:
-            The return (a Python float) from the point of view of ``player(state)``:
-            ``sum_t coef_t * r_t`` with ``coef_0 = 1`` and ``coef_{t+1} = coef_t
-            * (gamma if the agent to move stays the same else -gamma)``.
+            With ``reward_players`` None, the return (a Python float) from the
+            point of view of ``player(state)``: ``sum_t coef_t * r_t`` with
+            ``coef_0 = 1`` and ``coef_{t+1} = coef_t * (gamma if the agent to
+            move stays the same else -gamma)``. Otherwise every agent's return,
+            ``{agent: sum_t gamma**t * rewards_t[agent]}`` (:mod:`mcts_agent.maxn`).
 
         Raises:
-            ValueError: if a step's rewards are not two-player zero-sum (but for
-                the ``"snapshot"`` games).
+            ValueError: if the game is planned as zero-sum and a step's rewards
+                are not (but for the ``"snapshot"`` games).
         """
         method = self._method
         if state is self._scratch_holds:
@@ -456,8 +508,10 @@ class PettingZooModel:
         legal_actions = method.legal_actions
         random_ = rng.random
         actions = state.actions
+        if self.reward_players is not None:
+            return self._rollout_every_reward(env, actions, random_, limit, gamma)
         mover = state.agent
-        checks = self._checks_steps
+        checks = self._checks_rewards
         g = 0.0
         coef = 1.0
         while True:
@@ -477,6 +531,30 @@ class PettingZooModel:
                 return g
             coef *= gamma if agent == mover else -gamma
             mover = agent
+
+    def _rollout_every_reward(
+        self, env: AECEnv, actions: tuple, random_: Any, limit: int, gamma: float
+    ) -> dict:
+        """:meth:`rollout` on ``env`` (a copy) with every agent's return: the same moves."""
+        legal_actions = self._method.legal_actions
+        agents = self.possible_agents
+        g = dict.fromkeys(agents, 0.0)
+        coef = 1.0
+        while True:
+            env.step(actions[int(random_() * len(actions))])
+            rewards = env.rewards
+            for agent in agents:
+                r = rewards.get(agent, 0.0)
+                if r:
+                    g[agent] += coef * float(r)
+            limit -= 1
+            agent = env.agent_selection
+            if limit == 0 or env.terminations.get(agent, True) or env.truncations.get(agent, True):
+                return g
+            actions = legal_actions(env, agent)
+            if not actions:
+                return g
+            coef *= gamma
 
     def env_view(self, state: PettingZooState) -> EnvView:
         """Returns what the env shows the agent to move in ``state``: observation and mask.

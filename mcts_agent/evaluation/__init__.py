@@ -22,6 +22,9 @@ One module per concept, every public name re-exported here:
   (:func:`tournament`, :class:`TournamentResult`).
 * :mod:`~mcts_agent.evaluation.sprt`: matches stopped by the sequential
   probability ratio test (:class:`SPRT`, :func:`sprt_match`).
+* :mod:`~mcts_agent.evaluation.multiplayer`: games of n players or cooperative ones,
+  seats rotated, every player's results (:func:`play_multiplayer`,
+  :class:`MultiplayerResult`, :func:`make_multiplayer_game`).
 
 Example::
 
@@ -46,6 +49,13 @@ from mcts_agent.evaluation.games import (
 from mcts_agent.evaluation.match_spec import SEATS as SEATS
 from mcts_agent.evaluation.match_spec import MatchSpec
 from mcts_agent.evaluation.match_spec import Seats as Seats
+from mcts_agent.evaluation.multiplayer import (
+    MULTIPLAYER_GAMES,
+    MultiplayerResult,
+    PlayerResult,
+    make_multiplayer_game,
+    play_multiplayer,
+)
 from mcts_agent.evaluation.players import (
     DEFAULT_EXPLORATION,
     MCTSPlayer,
@@ -93,12 +103,15 @@ __all__ = [
     "MatchResult",
     "MatchSpec",
     "MODEL_GAMES",
+    "MULTIPLAYER_GAMES",
     "MinimaxPlayer",
     "ModelGame",
+    "MultiplayerResult",
     "PairScore",
     "PerfectPlayer",
     "PettingZooGame",
     "Player",
+    "PlayerResult",
     "RAY_CONNECT_TIMEOUT",
     "REPORT_EVERY",
     "RandomPlayer",
@@ -114,10 +127,12 @@ __all__ = [
     "fit_ratings",
     "game_seeds",
     "make_game",
+    "make_multiplayer_game",
     "make_player",
     "parse_spec",
     "parse_sweep",
     "play_match",
+    "play_multiplayer",
     "ray_session",
     "round_robin",
     "run_matches",

@@ -159,8 +159,8 @@ class PettingZooGame:
         For a game without a ``model``, builds a
         :class:`~mcts_agent.adapters.PettingZooModel` of the reset env, so the
         games the adapter refuses (hidden information, chance, non-``Discrete``
-        actions, a clone that is not exact, rewards that are not two-player
-        zero-sum) are refused here, with the adapter's error.
+        actions, a clone that is not exact, a game said zero-sum whose rewards
+        are not) are refused here, with the adapter's error.
 
         Raises:
             ImportError: as :meth:`make_env`.
