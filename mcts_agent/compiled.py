@@ -68,6 +68,8 @@ try:
     from mcts_agent import _core
 except ImportError:  # built without a compiler, or the build failed: the pure loop runs
     _core = None
+_core_module = _core
+"""The extension module if it was built (even while ``_core`` is off): its views stay views."""
 if os.environ.get(PURE_PYTHON_VARIABLE) == "1":
     _core = None
 
@@ -110,6 +112,11 @@ def native_rollout(game: str) -> Any:
         ValueError: if the core has no native rollout for ``game``.
     """
     return None if _core is None else _core.native_rollout(game)
+
+
+def is_column(values: Any) -> bool:
+    """Whether ``values`` is a compiled tree's per-node view (``_core.Column``), not a list."""
+    return _core_module is not None and values.__class__ is _core_module.Column
 
 
 def plain_loop(planner: Any) -> Any:

@@ -27,6 +27,7 @@ from typing import Any
 
 import numpy as np
 
+from mcts_agent import compiled
 from mcts_agent._validation import describe
 from mcts_agent.tree import ROOT, TERMINAL, Tree
 
@@ -101,8 +102,9 @@ def reroot(tree: Tree, node: int) -> Tree:
     new_index = {old: new for new, old in enumerate(kept)}
     new = object.__new__(type(tree))
     for field in node_fields(type(tree)):
-        values = getattr(tree, field)  # a per-node list, or a field of the whole tree (kept)
-        setattr(new, field, [values[i] for i in kept] if isinstance(values, list) else values)
+        values = getattr(tree, field)  # a per-node list (or view), or a field of the whole tree
+        per_node = isinstance(values, list) or compiled.is_column(values)
+        setattr(new, field, [values[i] for i in kept] if per_node else values)
     new.children = [
         tuple(new_index[child] if child >= 0 else child for child in children[i]) for i in kept
     ]
