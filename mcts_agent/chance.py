@@ -355,24 +355,19 @@ def _add_chance_node(
     parent's children in the model's order of their actions, and the
     parent has one untried action less.
     """
-    chance = len(tree.states)
-    tree.states.append(tree.states[parent])
-    tree.players.append(tree.players[parent])
-    tree.rewards.append(0.0)
-    tree.discounts.append(1.0)
-    tree.actions.append(())
-    tree.children.append(())
-    tree.untried.append(0)
-    tree.visits.append(0)
-    tree.value_sums.append(0.0)
-    tree.values.append(0.0)
-    tree.action_indices.append(i)
-    tree.priors.append(())
-    tree.scaled_priors.append(scaled_prior)
-    tree.leaf_values.append(None)
-    tree.expansion_orders.append(None)
-    tree.proven_values.append(None)
-    tree.chance_records.append(record)
+    chance = tree.append_node(
+        tree.states[parent],
+        tree.players[parent],
+        0.0,
+        1.0,
+        (),
+        0,
+        i,
+        (),
+        scaled_prior,
+        None,
+        record,
+    )
     kids = tree.children[parent]
     action_indices = tree.action_indices
     at = bisect.bisect(kids, i, key=action_indices.__getitem__)  # the model's order

@@ -202,7 +202,7 @@ def run(planner: MCTS, tree: GuidedTree, iterations: int) -> int:
     leaf_values = tree.leaf_values
     expansion_orders = tree.expansion_orders
     proven_values = tree.proven_values
-    chance_records = tree.chance_records
+    append_node = tree.append_node
     # A stochastic model: each action leads through its chance node (mcts_agent.chance).
     cross = chance.crossing(planner, tree) if planner.stochastic else None
     result = None
@@ -309,24 +309,18 @@ def run(planner: MCTS, tree: GuidedTree, iterations: int) -> int:
                         value, child_priors = check_evaluation(
                             evaluator(next_state, child_actions), next_state, child_actions
                         )
-            child = len(states)
-            states.append(next_state)
-            players.append(child_player)
-            rewards.append(reward)
-            discounts.append(gamma if child_player == players[node] else minus_gamma)
-            node_actions.append(child_actions)
-            children.append(())
-            untried.append(len(child_actions) or TERMINAL)
-            visits.append(0)
-            value_sums.append(0.0)
-            values.append(0.0)
-            action_indices.append(i)
-            priors.append(child_priors)
-            scaled_priors.append(c * priors[node][i])
-            leaf_values.append(value)
-            expansion_orders.append(None)
-            proven_values.append(None)
-            chance_records.append(None)
+            child = append_node(
+                next_state,
+                child_player,
+                reward,
+                gamma if child_player == players[node] else minus_gamma,
+                child_actions,
+                len(child_actions) or TERMINAL,
+                i,
+                child_priors,
+                c * priors[node][i],
+                value,
+            )
             if vector is not None:
                 vector.add_node(child, reward_vector, mover)
             if not kids or action_indices[kids[-1]] < i:

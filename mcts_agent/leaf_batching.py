@@ -200,24 +200,18 @@ def run(planner: MCTS, tree: GuidedTree, iterations: int) -> int:
                 if child_player.__class__ is not int:
                     checked_player(child_player, next_state)
                 child_priors = uniform_priors(len(child_actions))  # the evaluator's after the round
-        child = len(states)
-        states.append(next_state)
-        players.append(child_player)
-        rewards.append(reward)
-        discounts.append(gamma if child_player == players[node] else minus_gamma)
-        node_actions.append(child_actions)
-        children.append(())
-        untried.append(len(child_actions) or TERMINAL)
-        visits.append(0)
-        value_sums.append(0.0)
-        values.append(0.0)
-        action_indices.append(i)
-        priors.append(child_priors)
-        tree.scaled_priors.append(c * priors[node][i])
-        leaf_values.append(None)
-        tree.expansion_orders.append(None)
-        tree.proven_values.append(None)
-        tree.chance_records.append(None)
+        child = tree.append_node(
+            next_state,
+            child_player,
+            reward,
+            gamma if child_player == players[node] else minus_gamma,
+            child_actions,
+            len(child_actions) or TERMINAL,
+            i,
+            child_priors,
+            c * priors[node][i],
+            None,
+        )
         kids = children[node]
         at = bisect.bisect(kids, i, key=action_indices.__getitem__)  # the model's order
         children[node] = kids[:at] + (child,) + kids[at:]

@@ -283,6 +283,48 @@ class GuidedTree(Tree):
         self.proven_values: list[float | None] = [None]
         self.chance_records: list[Any] = [None]
 
+    def append_node(
+        self,
+        state: Any,
+        player: Hashable | None,
+        reward: float,
+        discount: float,
+        actions: tuple,
+        untried: int,
+        action_index: int,
+        priors: tuple,
+        scaled_prior: float,
+        leaf_value: float | None,
+        chance_record: Any = None,
+    ) -> int:
+        """Appends one node's entry to every per-node list; returns its index.
+
+        The node has no children and no visits yet (N = 0, W = 0.0, Q = 0.0,
+        no expansion order, unproven); the caller links it into its parent's
+        ``children`` and takes one off the parent's ``untried``. The
+        arguments are the per-node fields of the same names (see the class
+        docstring and :class:`Tree`).
+        """
+        index = len(self.states)
+        self.states.append(state)
+        self.players.append(player)
+        self.rewards.append(reward)
+        self.discounts.append(discount)
+        self.actions.append(actions)
+        self.children.append(())
+        self.untried.append(untried)
+        self.visits.append(0)
+        self.value_sums.append(0.0)
+        self.values.append(0.0)
+        self.action_indices.append(action_index)
+        self.priors.append(priors)
+        self.scaled_priors.append(scaled_prior)
+        self.leaf_values.append(leaf_value)
+        self.expansion_orders.append(None)
+        self.proven_values.append(None)
+        self.chance_records.append(chance_record)
+        return index
+
     def _proven_value(self, index: int) -> float | None:
         return self.proven_values[index]
 
