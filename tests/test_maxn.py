@@ -6,7 +6,7 @@ import random
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from scripted_games import ScriptedGame, nested, random_game
+from scripted_games import ScriptedGame, nested, plain_configs, random_game
 
 from mcts_agent import MCTS, Evaluation, StepResult
 from mcts_agent.envs.connect_four import EMPTY_BOARD as C4_START
@@ -120,23 +120,15 @@ def test_a_zero_sum_game_reported_as_a_mapping_gives_the_negamax_tree(
     seed=st.integers(0, 10_000),
     depth=st.integers(1, 5),
     branching=st.integers(1, 4),
-    config=st.fixed_dictionaries(
-        {
-            "iterations": st.integers(1, 100),
-            "exploration": st.floats(0.0, 4.0),
-            "gamma": st.floats(0.0, 1.0),
-            "rollout_limit": st.integers(0, 6),
-            "seed": st.integers(0, 2**32),
-            "solve": st.booleans(),
-            "max_depth": st.none() | st.integers(1, 3),
-        }
-    ),
+    config=plain_configs,
+    solve=st.booleans(),
+    max_depth=st.none() | st.integers(1, 3),
 )
 def test_random_zero_sum_games_reported_as_mappings_give_the_negamax_tree(
-    seed, depth, branching, config
+    seed, depth, branching, config, solve, max_depth
 ):
     game = random_game(seed, depth, branching, num_players=2)
-    same_searches(game, ZeroSumMapping(game), "", **config)
+    same_searches(game, ZeroSumMapping(game), "", **config, solve=solve, max_depth=max_depth)
 
 
 def test_puct_with_an_evaluator_and_chance_give_the_negamax_tree_too():
