@@ -120,10 +120,16 @@ PLANNERS = {
 
 def frozen_lake_episode(job: tuple) -> tuple[bool, int, float]:
     """Plays one episode; returns (success, steps, CPU seconds)."""
-    planner_kind, iterations, seed, map_name, exploration, gamma = job
+    planner_kind, iterations, seed, map_name, exploration, gamma, reuse = job
     env = frozen_lake(seed, map_name)
     start = time.process_time()
-    options = {"iterations": iterations, "seed": seed, "exploration": exploration, "gamma": gamma}
+    options = {
+        "iterations": iterations,
+        "seed": seed,
+        "exploration": exploration,
+        "gamma": gamma,
+        "reuse_tree": reuse,
+    }
     if planner_kind == "chance":
         agent = MCTSAgent(**options)
         act = agent.act
@@ -151,7 +157,7 @@ def run_frozen_lake(args: argparse.Namespace, pool: ProcessPoolExecutor | None) 
         f"FrozenLake {map_name} slippery, {MAPS[map_name]}-step limit: optimal "
         f"{exact_success('optimal', map_name):.3f}, uniformly random "
         f"{exact_success('random', map_name):.3f} (exact); c = {args.exploration:.4g}, "
-        f"gamma = {args.gamma:g}"
+        f"gamma = {args.gamma:g}, reuse_tree={args.reuse}"
     )
     print(
         f"{'planner':<28}{'iterations':>11}{'episodes':>9}{'success':>9}  95% interval"
@@ -160,7 +166,7 @@ def run_frozen_lake(args: argparse.Namespace, pool: ProcessPoolExecutor | None) 
     for iterations in args.iterations:
         for kind in args.planners:
             jobs = [
-                (kind, iterations, args.seed + i, map_name, args.exploration, args.gamma)
+                (kind, iterations, args.seed + i, map_name, args.exploration, args.gamma, args.reuse)
                 for i in range(args.episodes)
             ]
             results = list(
@@ -189,7 +195,8 @@ def cell_moves(job: tuple) -> list[int]:
         options = {"seed": seed, "exploration": exploration, "gamma": gamma}
         if planner_kind == "cautious":
             options["rollout_policy"] = CautiousRolloutPolicy(model)
-        planner = MCTS(model, iterations, **options)
+        planned = OneDraw(model, seed) if planner_kind == "onedraw" else model
+        planner = MCTS(planned, iterations, **options)
         moves.append(model.to_env_action(planner(state)))
     return moves
 
@@ -213,8 +220,6 @@ def run_expected(args: argparse.Namespace, pool: ProcessPoolExecutor | None) -> 
     )
     for iterations in args.iterations:
         for kind in args.planners:
-            if kind == "onedraw":
-                continue
             playable = [s for s in range(len(cells)) if cells[s] not in (b"H", b"G")]
             jobs = [
                 (kind, iterations, s, args.reps, map_name, args.exploration, args.gamma)
@@ -300,6 +305,9 @@ def main(argv: list[str] | None = None) -> None:
     )
     parser.add_argument("--exploration", type=float, default=math.sqrt(2))
     parser.add_argument("--gamma", type=float, default=1.0)
+    parser.add_argument(
+        "--reuse", action="store_true", help="reuse_tree=True for the FrozenLake episodes"
+    )
     parser.add_argument("--iterations", type=int, nargs="+", default=[100, 1000, 5000])
     parser.add_argument("--games", type=int, default=1000)
     parser.add_argument("--pig-iterations", type=int, nargs="+", default=[1000, 3000])

@@ -50,7 +50,7 @@ import numpy as np  # noqa: E402
 from bench_guided import play, wilson  # noqa: E402
 from machine import describe_machine  # noqa: E402
 
-from mcts_agent import MCTS, Evaluation  # noqa: E402
+from mcts_agent import MCTS, Evaluation, core_backend  # noqa: E402
 from mcts_agent.envs.connect_four import EMPTY_BOARD, ConnectFourModel  # noqa: E402
 
 UCT_C = 2 * math.sqrt(2)  # UCB1's sqrt(2) scaled to returns in [-1, 1]
@@ -192,19 +192,21 @@ class MLPEvaluator:
 
     The input is the mover's pieces then the opponent's, 49 bits each (the
     bitboards of :mod:`mcts_agent.envs.connect_four`, spare bits included),
-    in numpy's default float64. The priors are the softmax of the legal
-    actions' logits. ``batch`` runs one forward pass for all the states;
-    ``__call__`` is a batch of one. Counts the states it evaluates.
+    computed in ``dtype`` (float32, as networks are usually run, or float64).
+    The priors are the softmax of the legal actions' logits. ``batch`` runs
+    one forward pass for all the states; ``__call__`` is a batch of one.
+    Counts the states it evaluates.
     """
 
-    def __init__(self, seed: int, hidden: int = 256) -> None:
+    def __init__(self, seed: int, hidden: int = 256, dtype: str = "float32") -> None:
         rng = np.random.default_rng(seed)
         sizes = (98, hidden, hidden, 8)
+        self.dtype = np.dtype(dtype)
         self.weights = [
-            rng.standard_normal((m, n)) / math.sqrt(m)
+            (rng.standard_normal((m, n)) / math.sqrt(m)).astype(self.dtype)
             for m, n in zip(sizes, sizes[1:], strict=False)
         ]
-        self.biases = [np.zeros(n) for n in sizes[1:]]
+        self.biases = [np.zeros(n, dtype=self.dtype) for n in sizes[1:]]
         self.evaluated = 0
 
     def batch(self, states, actions_list) -> list[Evaluation]:
@@ -215,7 +217,7 @@ class MLPEvaluator:
             dtype=np.uint64,
         )  # the mover's pieces first (X moves when both have as many)
         bits = np.unpackbits(boards.view(np.uint8).reshape(count, 16), axis=1, bitorder="little")
-        h = np.concatenate([bits[:, :49], bits[:, 64:113]], axis=1).astype(np.float64)
+        h = np.concatenate([bits[:, :49], bits[:, 64:113]], axis=1).astype(self.dtype)
         for w, b in zip(self.weights[:-1], self.biases[:-1], strict=True):
             h = np.tanh(h @ w + b)
         out = h @ self.weights[-1] + self.biases[-1]
@@ -247,42 +249,45 @@ def batch_planner(iterations: int, leaf_batch: int, seed: int, evaluator: MLPEva
     )
 
 
-def batch_section(iterations: int, repeats: int, seed: int) -> None:
-    print(
-        f"batch: PUCT + MLP (98-256-256-8, float64), {iterations:,} iterations per search, "
-        f"{repeats} rounds; {load()}"
-    )
-    searches = {}
-    for k in (1, 16):
-        evaluator = MLPEvaluator(seed)
-        planner = batch_planner(iterations, k, seed, evaluator)
+def batch_section(iterations: int, repeats: int, seed: int, dtypes: list[str]) -> None:
+    for dtype in dtypes:
+        print(
+            f"batch: PUCT + MLP (98-256-256-8, {dtype}), {iterations:,} iterations per search, "
+            f"{repeats} rounds; core {core_backend()}; {load()}"
+        )
+        searches = {}
+        for k in (1, 16):
+            evaluator = MLPEvaluator(seed, dtype=dtype)
+            planner = batch_planner(iterations, k, seed, evaluator)
 
-        def search(planner=planner, evaluator=evaluator) -> tuple[int, float]:
-            before = evaluator.evaluated
-            start = time.perf_counter()
-            planner.search(EMPTY_BOARD)
-            return evaluator.evaluated - before, time.perf_counter() - start
+            def search(planner=planner, evaluator=evaluator) -> tuple[int, float]:
+                before = evaluator.evaluated
+                start = time.perf_counter()
+                planner.search(EMPTY_BOARD)
+                return evaluator.evaluated - before, time.perf_counter() - start
 
-        searches[f"leaf_batch={k}"] = search
-    print_rates(interleaved(searches, repeats), "evaluated leaves")
-    # The evaluator alone, on the states of a search's tree (Amdahl: what batching can gain).
-    probe = batch_planner(400, 1, seed, MLPEvaluator(seed))
-    probe.search(EMPTY_BOARD)
-    tree = probe.tree
-    nodes = [n for n in range(len(tree)) if tree.actions[n]]
-    alone = {}
-    for k in (1, 16):
-        evaluator = MLPEvaluator(seed)
-        chunks = [nodes[i : i + k] for i in range(0, len(nodes) - k + 1, k)]
+            searches[f"leaf_batch={k}"] = search
+        print_rates(interleaved(searches, repeats), "evaluated leaves")
+        # The evaluator alone, on the states of a search's tree (Amdahl: what batching can gain).
+        probe = batch_planner(400, 1, seed, MLPEvaluator(seed, dtype=dtype))
+        probe.search(EMPTY_BOARD)
+        tree = probe.tree
+        nodes = [n for n in range(len(tree)) if tree.actions[n]]
+        alone = {}
+        for k in (1, 16):
+            evaluator = MLPEvaluator(seed, dtype=dtype)
+            chunks = [nodes[i : i + k] for i in range(0, len(nodes) - k + 1, k)]
 
-        def run(chunks=chunks, evaluator=evaluator) -> tuple[int, float]:
-            start = time.perf_counter()
-            for chunk in chunks:
-                evaluator.batch([tree.states[n] for n in chunk], [tree.actions[n] for n in chunk])
-            return sum(map(len, chunks)), time.perf_counter() - start
+            def run(chunks=chunks, evaluator=evaluator) -> tuple[int, float]:
+                start = time.perf_counter()
+                for chunk in chunks:
+                    evaluator.batch(
+                        [tree.states[n] for n in chunk], [tree.actions[n] for n in chunk]
+                    )
+                return sum(map(len, chunks)), time.perf_counter() - start
 
-        alone[f"MLP alone, batches of {k}"] = run
-    print_rates(interleaved(alone, repeats), "states")
+            alone[f"MLP alone, batches of {k}"] = run
+        print_rates(interleaved(alone, repeats), "states")
     print(f"  ({load()} after)")
 
 
@@ -308,6 +313,13 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--games", type=int, default=200, help="strength games")
     parser.add_argument("--move-time", type=float, default=0.5, help="seconds per move")
     parser.add_argument("--batch-iterations", type=int, default=3000)
+    parser.add_argument(
+        "--mlp-dtypes",
+        nargs="+",
+        choices=["float32", "float64"],
+        default=["float32", "float64"],
+        help="the MLP's float types (batch section)",
+    )
     parser.add_argument("--batch-games", type=int, default=200)
     parser.add_argument("--batch-game-iterations", type=int, default=400)
     parser.add_argument(
@@ -321,7 +333,7 @@ def main(argv: list[str] | None = None) -> None:
     if "strength" in args.sections:
         strength_section(args.games, args.move_time, args.opening_plies, args.seed)
     if "batch" in args.sections:
-        batch_section(args.batch_iterations, args.repeats, args.seed)
+        batch_section(args.batch_iterations, args.repeats, args.seed, args.mlp_dtypes)
     if "batch-strength" in args.sections:
         batch_strength_section(
             args.batch_games, args.batch_game_iterations, args.opening_plies, args.seed

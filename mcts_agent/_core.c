@@ -1205,6 +1205,329 @@ done:
     return result;
 }
 
+/* ------------------------------------------------------------------ leaf batching: a round's PUCT selection */
+
+static PyObject *one_int; /* the int 1 (set by the module's init) */
+
+/* A float of the tree's lists as a double: a float, or an int (visits) converted as Python's
+ * arithmetic converts it (PyLong_AsDouble, correctly rounded). */
+static inline double
+as_double(PyObject *x)
+{
+    return PyFloat_CheckExact(x) ? PyFloat_AS_DOUBLE(x) : PyFloat_AsDouble(x);
+}
+
+typedef struct {
+    PyObject *untried, *children, *visits, *value_sums, *values, *scaled_priors, *priors,
+        *action_indices, *expansion_orders, *score_all, *fallback;
+    double c, unvisited_value;
+} PuctLists;
+
+/* mcts_agent.selection.puct_select at ``node`` (not terminal): *i the action's index, *child
+ * its child or -1 if untried. The off-fast-path cases (no expansion order yet, SCORE_ALL, no
+ * child scored above -inf) call the Python function (``fallback(node) -> (i, child)``), which
+ * is the rule itself. Returns -1 with an exception set. */
+static int
+puct_choose(PuctLists *t, Py_ssize_t node, Py_ssize_t *i_out, Py_ssize_t *child_out)
+{
+    double n = as_double(PyList_GET_ITEM(t->visits, node));
+    if (n == -1.0 && PyErr_Occurred())
+        return -1;
+    double root_n = sqrt(n > 1 ? n : 1.0);
+    double best_score = -INFINITY;
+    Py_ssize_t child = -1;
+    PyObject *kids = PyList_GET_ITEM(t->children, node);
+    Py_ssize_t count = PyTuple_GET_SIZE(kids);
+    for (Py_ssize_t k = 0; k < count; k++) {
+        Py_ssize_t kid = PyLong_AsSsize_t(PyTuple_GET_ITEM(kids, k));
+        double q = as_double(PyList_GET_ITEM(t->values, kid));
+        double p = as_double(PyList_GET_ITEM(t->scaled_priors, kid));
+        double v = as_double(PyList_GET_ITEM(t->visits, kid));
+        if (PyErr_Occurred())
+            return -1;
+        double score = q + p * root_n / (1.0 + v);
+        if (score > best_score) {
+            best_score = score;
+            child = kid;
+        }
+    }
+    long untried = PyLong_AsLong(PyList_GET_ITEM(t->untried, node));
+    if (untried == -1 && PyErr_Occurred())
+        return -1;
+    if (untried) {
+        PyObject *order = PyList_GET_ITEM(t->expansion_orders, node);
+        if (order == Py_None || order == t->score_all || child == -1)
+            goto fallback;
+        PyObject *i_obj = PySequence_GetItem(order, count);
+        if (i_obj == NULL)
+            return -1;
+        Py_ssize_t i = PyLong_AsSsize_t(i_obj);
+        Py_DECREF(i_obj);
+        if (i == -1 && PyErr_Occurred())
+            return -1;
+        PyObject *node_priors = PyList_GET_ITEM(t->priors, node);
+        PyObject *p_obj = PySequence_GetItem(node_priors, i);
+        if (p_obj == NULL)
+            return -1;
+        double p = as_double(p_obj);
+        Py_DECREF(p_obj);
+        if (p == -1.0 && PyErr_Occurred())
+            return -1;
+        double score = t->unvisited_value + t->c * p * root_n; /* / (1 + 0) */
+        Py_ssize_t child_action = PyLong_AsSsize_t(PyList_GET_ITEM(t->action_indices, child));
+        if (score > best_score || (score == best_score && i < child_action)) {
+            *i_out = i;
+            *child_out = -1;
+            return 0;
+        }
+    }
+    else if (child == -1) /* every score NaN or -inf (a W overflowed) */
+        goto fallback;
+    *i_out = PyLong_AsSsize_t(PyList_GET_ITEM(t->action_indices, child));
+    *child_out = child;
+    return PyErr_Occurred() ? -1 : 0;
+
+fallback:;
+    PyObject *answer = PyObject_CallFunction(t->fallback, "n", node);
+    if (answer == NULL)
+        return -1;
+    if (!PyTuple_Check(answer) || PyTuple_GET_SIZE(answer) != 2) {
+        Py_DECREF(answer);
+        PyErr_SetString(PyExc_TypeError, "the PUCT fallback must return (i, child)");
+        return -1;
+    }
+    *i_out = PyLong_AsSsize_t(PyTuple_GET_ITEM(answer, 0));
+    *child_out = PyLong_AsSsize_t(PyTuple_GET_ITEM(answer, 1));
+    Py_DECREF(answer);
+    return PyErr_Occurred() ? -1 : 0;
+}
+
+/* One node's virtual loss, as mcts_agent.leaf_batching.run applies it: its (N, W, Q) saved
+ * the first time in the round, then N += loss, W -= loss, Q = W / N. */
+static int
+add_virtual_loss(PuctLists *t, PyObject *saved, Py_ssize_t node, double loss)
+{
+    PyObject *key = PyLong_FromSsize_t(node);
+    if (key == NULL)
+        return -1;
+    PyObject *n_obj = PyList_GET_ITEM(t->visits, node);
+    PyObject *w_obj = PyList_GET_ITEM(t->value_sums, node);
+    int known = PyDict_Contains(saved, key);
+    if (known == 0) {
+        PyObject *old = PyTuple_Pack(3, n_obj, w_obj, PyList_GET_ITEM(t->values, node));
+        known = old == NULL ? -1 : PyDict_SetItem(saved, key, old);
+        Py_XDECREF(old);
+    }
+    Py_DECREF(key);
+    if (known < 0)
+        return -1;
+    double n = as_double(n_obj) + loss;
+    double w = as_double(w_obj) - loss;
+    if (PyErr_Occurred())
+        return -1;
+    PyObject *n_new = PyFloat_FromDouble(n);
+    PyObject *w_new = PyFloat_FromDouble(w);
+    PyObject *q_new = PyFloat_FromDouble(w / n);
+    if (n_new == NULL || w_new == NULL || q_new == NULL) {
+        Py_XDECREF(n_new);
+        Py_XDECREF(w_new);
+        Py_XDECREF(q_new);
+        return -1;
+    }
+    PyList_SetItem(t->visits, node, n_new); /* steals the new references */
+    PyList_SetItem(t->value_sums, node, w_new);
+    PyList_SetItem(t->values, node, q_new);
+    return 0;
+}
+
+static const char *select_leaves_doc =
+    "select_leaves(size, first_new, horizon, loss, expand, fallback, c, unvisited_value, "
+    "score_all, untried, children, visits, value_sums, values, scaled_priors, priors, "
+    "action_indices, expansion_orders) -> (paths, saved)\n\n"
+    "Step 1 of a round of mcts_agent.leaf_batching.run with PUCT, in C: ``size`` selections "
+    "from the root (PUCT's fast path; ``fallback(node) -> (i, child)``, "
+    "mcts_agent.selection.puct_select, off it), each stopping at a terminal node, the horizon or "
+    "a node numbered ``first_new`` or more, or at an untried action (``expand(node, i) -> "
+    "child``); each path (a list, root excluded) gets the virtual loss ``loss`` (if not 0), the "
+    "nodes' (N, W, Q) before the round kept in ``saved`` (a dict). The tree's lists are "
+    "GuidedTree's, changed in place.";
+
+static PyObject *
+core_select_leaves(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 18) {
+        PyErr_SetString(PyExc_TypeError, "select_leaves takes 18 arguments");
+        return NULL;
+    }
+    Py_ssize_t size = PyLong_AsSsize_t(args[0]);
+    Py_ssize_t first_new = PyLong_AsSsize_t(args[1]);
+    Py_ssize_t horizon = PyLong_AsSsize_t(args[2]);
+    double loss = PyFloat_AsDouble(args[3]);
+    PyObject *expand = args[4];
+    PuctLists t = {args[9],  args[10], args[11], args[12], args[13], args[14],
+                   args[15], args[16], args[17], args[8],  args[5]};
+    t.c = PyFloat_AsDouble(args[6]);
+    t.unvisited_value = PyFloat_AsDouble(args[7]);
+    if (PyErr_Occurred())
+        return NULL;
+    for (int k = 9; k < 18; k++)
+        if (!PyList_CheckExact(args[k])) {
+            PyErr_SetString(PyExc_TypeError, "select_leaves: the tree's fields must be lists");
+            return NULL;
+        }
+    PyObject *paths = PyList_New(0);
+    PyObject *saved = PyDict_New();
+    if (paths == NULL || saved == NULL)
+        goto error;
+    for (Py_ssize_t round = 0; round < size; round++) {
+        PyObject *path = PyList_New(0);
+        if (path == NULL)
+            goto error;
+        int appended = PyList_Append(paths, path);
+        Py_DECREF(path); /* paths holds it */
+        if (appended < 0)
+            goto error;
+        Py_ssize_t node = 0, depth = 0;
+        for (;;) {
+            long untried = PyLong_AsLong(PyList_GET_ITEM(t.untried, node));
+            if (untried == -1) {
+                if (PyErr_Occurred())
+                    goto error;
+                break; /* TERMINAL */
+            }
+            if (depth >= horizon || node >= first_new)
+                break;
+            depth++;
+            Py_ssize_t i, child;
+            if (puct_choose(&t, node, &i, &child) < 0)
+                goto error;
+            if (child == -1) {
+                PyObject *made = PyObject_CallFunction(expand, "nn", node, i);
+                if (made == NULL)
+                    goto error;
+                appended = PyList_Append(path, made);
+                Py_DECREF(made);
+                if (appended < 0)
+                    goto error;
+                break;
+            }
+            node = child;
+            PyObject *node_obj = PyLong_FromSsize_t(node);
+            if (node_obj == NULL)
+                goto error;
+            appended = PyList_Append(path, node_obj);
+            Py_DECREF(node_obj);
+            if (appended < 0)
+                goto error;
+        }
+        if (loss != 0.0) {
+            if (add_virtual_loss(&t, saved, 0, loss) < 0)
+                goto error;
+            Py_ssize_t length = PyList_GET_SIZE(path);
+            for (Py_ssize_t k = 0; k < length; k++) {
+                Py_ssize_t on_path = PyLong_AsSsize_t(PyList_GET_ITEM(path, k));
+                if ((on_path == -1 && PyErr_Occurred()) ||
+                    add_virtual_loss(&t, saved, on_path, loss) < 0)
+                    goto error;
+            }
+        }
+    }
+    return Py_BuildValue("(NN)", paths, saved);
+
+error:
+    Py_XDECREF(paths);
+    Py_XDECREF(saved);
+    return NULL;
+}
+
+/* Sets list[index] to a new reference (stolen); -1 if it is NULL. */
+static inline int
+set_new(PyObject *list, Py_ssize_t index, PyObject *value)
+{
+    if (value == NULL)
+        return -1;
+    PyList_SetItem(list, index, value);
+    return 0;
+}
+
+static const char *backup_leaves_doc =
+    "backup_leaves(paths, returns, saved, rewards, discounts, visits, value_sums, values)\n\n"
+    "Step 3 of a round of mcts_agent.leaf_batching.run, in C: every node of ``saved`` gets "
+    "its (N, W, Q) back, then each path (root excluded, leaf last), in order, backs up its "
+    "return ``returns[j]`` as the plain loop does (leaf first: G = r + d * G, N += 1, "
+    "W += G, Q = W / N; then the root's N += 1).";
+
+static PyObject *
+core_backup_leaves(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 8) {
+        PyErr_SetString(PyExc_TypeError, "backup_leaves takes 8 arguments");
+        return NULL;
+    }
+    PyObject *paths = args[0], *returns = args[1], *saved = args[2], *rewards = args[3];
+    PyObject *discounts = args[4], *visits = args[5], *value_sums = args[6], *values = args[7];
+    if (!PyList_CheckExact(paths) || !PyList_CheckExact(returns) || !PyDict_CheckExact(saved)) {
+        PyErr_SetString(PyExc_TypeError, "backup_leaves: paths and returns lists, saved a dict");
+        return NULL;
+    }
+    for (int k = 3; k < 8; k++)
+        if (!PyList_CheckExact(args[k])) {
+            PyErr_SetString(PyExc_TypeError, "backup_leaves: the tree's fields must be lists");
+            return NULL;
+        }
+    if (PyList_GET_SIZE(returns) != PyList_GET_SIZE(paths)) {
+        PyErr_SetString(PyExc_ValueError, "backup_leaves: one return per path");
+        return NULL;
+    }
+    PyObject *key, *old;
+    Py_ssize_t position = 0;
+    while (PyDict_Next(saved, &position, &key, &old)) {
+        Py_ssize_t node = PyLong_AsSsize_t(key);
+        if (node == -1 && PyErr_Occurred())
+            return NULL;
+        if (set_new(visits, node, Py_NewRef(PyTuple_GET_ITEM(old, 0))) < 0 ||
+            set_new(value_sums, node, Py_NewRef(PyTuple_GET_ITEM(old, 1))) < 0 ||
+            set_new(values, node, Py_NewRef(PyTuple_GET_ITEM(old, 2))) < 0)
+            return NULL;
+    }
+    for (Py_ssize_t j = 0; j < PyList_GET_SIZE(paths); j++) {
+        PyObject *path = PyList_GET_ITEM(paths, j);
+        double g = as_double(PyList_GET_ITEM(returns, j));
+        if (g == -1.0 && PyErr_Occurred())
+            return NULL;
+        for (Py_ssize_t k = PyList_GET_SIZE(path) - 1; k >= 0; k--) {
+            Py_ssize_t node = PyLong_AsSsize_t(PyList_GET_ITEM(path, k));
+            if (node == -1 && PyErr_Occurred())
+                return NULL;
+            double r = as_double(PyList_GET_ITEM(rewards, node));
+            double d = as_double(PyList_GET_ITEM(discounts, node));
+            PyObject *n_obj = PyList_GET_ITEM(visits, node);
+            double w = as_double(PyList_GET_ITEM(value_sums, node));
+            if (PyErr_Occurred())
+                return NULL;
+            g = r + d * g;
+            PyObject *n_new;
+            double n;
+            if (PyLong_CheckExact(n_obj)) { /* N an int, as the pure loop keeps it */
+                n_new = PyNumber_Add(n_obj, one_int);
+                n = n_new == NULL ? 0.0 : PyLong_AsDouble(n_new);
+            }
+            else {
+                n = as_double(n_obj) + 1.0;
+                n_new = PyFloat_FromDouble(n);
+            }
+            w = w + g;
+            if (set_new(visits, node, n_new) < 0 || set_new(value_sums, node, PyFloat_FromDouble(w)) < 0 ||
+                set_new(values, node, PyFloat_FromDouble(w / n)) < 0)
+                return NULL;
+        }
+        PyObject *root_n = PyNumber_Add(PyList_GET_ITEM(visits, 0), one_int);
+        if (set_new(visits, 0, root_n) < 0)
+            return NULL;
+    }
+    Py_RETURN_NONE;
+}
+
 /* ------------------------------------------------------------------ module */
 
 static PyObject *
@@ -1312,6 +1635,8 @@ static PyMethodDef core_methods[] = {
     {"call_native", (PyCFunction)core_call_native, METH_VARARGS,
      "call_native(capsule, state, rng, limit, gamma, count=None) -> float, or a list of "
      "count floats: native rollouts drawn from rng."},
+    {"select_leaves", (PyCFunction)(void (*)(void))core_select_leaves, METH_FASTCALL, NULL},
+    {"backup_leaves", (PyCFunction)(void (*)(void))core_backup_leaves, METH_FASTCALL, NULL},
     {"random", (PyCFunction)core_random, METH_VARARGS,
      "random(rng, count) -> list of floats: rng.random() drawn by the C generator."},
     {NULL},
@@ -1336,6 +1661,11 @@ PyInit__core(void)
     for (int col = 0; col < 7; col++)
         c4_full |= 0x3fULL << (7 * col);
     core_methods[0].ml_doc = run_doc;
+    core_methods[3].ml_doc = select_leaves_doc;
+    core_methods[4].ml_doc = backup_leaves_doc;
+    one_int = PyLong_FromLong(1);
+    if (one_int == NULL)
+        return NULL;
     if (PyType_Ready(&StoreType) < 0 || PyType_Ready(&ColumnType) < 0)
         return NULL;
     PyObject *m = PyModule_Create(&core_module);

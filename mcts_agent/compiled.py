@@ -114,6 +114,25 @@ def native_rollout(game: str) -> Any:
     return None if _core is None else _core.native_rollout(game)
 
 
+def leaf_selector() -> Any:
+    """Returns ``_core.select_leaves`` (a round of leaf batching's PUCT selection in C), or None.
+
+    None without the core (or with ``MCTS_AGENT_PURE_PYTHON=1``): the round's
+    selection then runs in Python (:mod:`mcts_agent.leaf_batching`). Both give
+    the same paths, virtual losses and trees.
+    """
+    return None if _core is None else _core.select_leaves
+
+
+def leaf_backup() -> Any:
+    """Returns ``_core.backup_leaves`` (a round of leaf batching's backup in C), or None.
+
+    None without the core: the backup then runs in Python
+    (:mod:`mcts_agent.leaf_batching`), to the same trees.
+    """
+    return None if _core is None else _core.backup_leaves
+
+
 def is_column(values: Any) -> bool:
     """Whether ``values`` is a compiled tree's per-node view (``_core.Column``), not a list."""
     return _core_module is not None and values.__class__ is _core_module.Column

@@ -52,7 +52,7 @@ import sys
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from mcts_agent import solver
+from mcts_agent import compiled, solver
 from mcts_agent._validation import (
     checked_actions,
     checked_player,
@@ -62,7 +62,7 @@ from mcts_agent._validation import (
     require_int,
 )
 from mcts_agent.evaluator import checked_evaluation, uniform_priors
-from mcts_agent.selection import puct_select
+from mcts_agent.selection import SCORE_ALL, puct_select
 from mcts_agent.tree import ROOT, TERMINAL, UNVISITED, GuidedTree
 
 if TYPE_CHECKING:
@@ -218,13 +218,14 @@ def run(planner: MCTS, tree: GuidedTree, iterations: int) -> int:
         untried[node] -= 1
         return child
 
-    done = 0
-    while done < iterations:
-        size = min(batch_size, iterations - done)
-        first_new = len(states)  # the nodes made in this round are numbered from here
+    def select_round(size: int, first_new: int) -> tuple[list[list[int]], dict]:
+        """Step 1: ``size`` selections and expansions, a virtual loss on each path taken.
+
+        Returns the paths (root excluded, leaf last) and the nodes' (N, W, Q)
+        before the round, by node.
+        """
         paths: list[list[int]] = []
         saved: dict[int, tuple[Any, float, float]] = {}
-        # 1. Selection and expansion, with a virtual loss on each path taken.
         for _ in range(size):
             node = ROOT
             depth = 0
@@ -248,6 +249,62 @@ def run(planner: MCTS, tree: GuidedTree, iterations: int) -> int:
                     visits[node] = n
                     value_sums[node] = w
                     values[node] = w / n
+        return paths, saved
+
+    def backup_round(
+        paths: list[list[int]],
+        returns: list[float],
+        saved: dict,
+        rewards: list,
+        discounts: list,
+        visits: list,
+        value_sums: list,
+        values: list,
+    ) -> None:
+        """Step 3: the saved (N, W, Q) put back, then each path backs up its return, in order."""
+        for node, (n, w, q) in saved.items():
+            visits[node] = n
+            value_sums[node] = w
+            values[node] = q
+        for path, g in zip(paths, returns, strict=True):
+            for node in reversed(path):  # leaf first: the plain loop's rule
+                g = rewards[node] + discounts[node] * g
+                n = visits[node] + 1
+                visits[node] = n
+                w = value_sums[node] + g
+                value_sums[node] = w
+                values[node] = w / n
+            visits[ROOT] += 1
+
+    # Steps 1 and 3 in C (mcts_agent._core) when the core is built (step 1 for PUCT only).
+    backup = compiled.leaf_backup() or backup_round
+    select_leaves = compiled.leaf_selector() if planner.selection == "puct" else None
+    if select_leaves is not None:
+        puct_lists = (
+            lambda node: puct_select(tree, node, c, q_untried),  # off PUCT's fast path
+            c,
+            q_untried,
+            SCORE_ALL,
+            untried,
+            children,
+            visits,
+            value_sums,
+            values,
+            tree.scaled_priors,
+            priors,
+            action_indices,
+            tree.expansion_orders,
+        )
+
+    done = 0
+    while done < iterations:
+        size = min(batch_size, iterations - done)
+        first_new = len(states)  # the nodes made in this round are numbered from here
+        # 1. Selection and expansion, with a virtual loss on each path taken.
+        if select_leaves is not None:
+            paths, saved = select_leaves(size, first_new, horizon, loss, expand, *puct_lists)
+        else:
+            paths, saved = select_round(size, first_new)
         # 2. Evaluation of the round's new non-terminal nodes, once each.
         if evaluator is not None:
             pending = [n for n in range(first_new, len(states)) if untried[n] != TERMINAL]
@@ -259,10 +316,7 @@ def run(planner: MCTS, tree: GuidedTree, iterations: int) -> int:
                     leaf_values[n] = value
                     priors[n] = node_priors
         # 3. The virtual losses removed (the saved figures put back), then each backup.
-        for node, (n, w, q) in saved.items():
-            visits[node] = n
-            value_sums[node] = w
-            values[node] = q
+        returns = []
         for path in paths:
             leaf = path[-1]
             if untried[leaf] == TERMINAL:
@@ -275,13 +329,7 @@ def run(planner: MCTS, tree: GuidedTree, iterations: int) -> int:
                 g = generic_rollout(states[leaf], node_actions[leaf], players[leaf])
             else:
                 g = 0.0
-            for node in reversed(path):  # leaf first: the plain loop's rule
-                g = rewards[node] + discounts[node] * g
-                n = visits[node] + 1
-                visits[node] = n
-                w = value_sums[node] + g
-                value_sums[node] = w
-                values[node] = w / n
-            visits[ROOT] += 1
+            returns.append(g)
+        backup(paths, returns, saved, rewards, discounts, visits, value_sums, values)
         done += size
     return iterations

@@ -20,9 +20,10 @@ from types import SimpleNamespace
 
 import pytest
 from hypothesis import given, settings
+from hypothesis import strategies as st
 from scripted_games import games, plain_configs
 
-from mcts_agent import MCTS, compiled, core_backend
+from mcts_agent import MCTS, Evaluation, compiled, core_backend
 from mcts_agent.compiled import pure_python
 from mcts_agent.envs.connect_four import EMPTY_BOARD as C4_START
 from mcts_agent.envs.connect_four import ConnectFourModel
@@ -176,6 +177,123 @@ def test_a_chunked_compiled_search_is_one_search():
         list(getattr(whole.tree, f)) for f in FIELDS
     ]
     assert chunked.rng.getstate() == whole.rng.getstate()
+
+
+# ------------------------------------------------------------------ leaf batching
+
+
+class HashedPriors:
+    """An evaluator with a batch form: priors and a value drawn from the state's hash.
+
+    ``ties``: priors from {1, 2} (many equal: the expansion order's ties);
+    ``close``: two priors a relative 1e-13 apart (PUCT scores every action there);
+    ``value=False``: no value (the leaf is rolled out).
+    """
+
+    def __init__(self, ties=False, close=False, value=True):
+        self.ties, self.close, self.value = ties, close, value
+
+    def __call__(self, state, actions):
+        rng = random.Random(repr(state))
+        if self.ties:
+            priors = [float(rng.randint(1, 2)) for _ in actions]
+        else:
+            priors = [rng.random() + 0.01 for _ in actions]
+        if self.close and len(priors) > 1:
+            priors[1] = priors[0] * (1 + 1e-13)
+        return Evaluation(rng.uniform(-1, 1) if self.value else None, priors)
+
+    def batch(self, states, actions_list):
+        return [self(s, a) for s, a in zip(states, actions_list, strict=True)]
+
+
+GUIDED_FIELDS = ("priors", "scaled_priors", "leaf_values", "action_indices", "expansion_orders")
+
+
+def guided_snapshot(planner):
+    """``snapshot`` plus the general loop's own per-node fields."""
+    fields = tuple(list(getattr(planner.tree, field)) for field in GUIDED_FIELDS)
+    return snapshot(planner), fields
+
+
+LEAF_BATCH_CASES = [
+    pytest.param(model, start, config, id=name)
+    for model, start, game in (
+        (ConnectFourModel(), C4_START, "c4"),
+        (TicTacToeModel(), EMPTY_BOARD, "ttt"),
+    )
+    for name, config in (
+        (f"{game}-uniform-rollouts", {"evaluator": HashedPriors(value=False), "leaf_batch": 16}),
+        (f"{game}-priors-vl1", {"evaluator": HashedPriors(), "leaf_batch": 16}),
+        (f"{game}-ties-vl0.5", {"evaluator": HashedPriors(ties=True), "virtual_loss": 0.5}),
+        (f"{game}-close", {"evaluator": HashedPriors(close=True), "leaf_batch": 4}),
+        (f"{game}-c0", {"evaluator": HashedPriors(), "exploration": 0.0}),
+        (f"{game}-no-vl", {"evaluator": HashedPriors(), "virtual_loss": 0.0}),
+        (f"{game}-depth2-q0.5", {"max_depth": 2, "unvisited_value": 0.5, "gamma": 0.9}),
+        (f"{game}-reuse", {"evaluator": HashedPriors(), "reuse_tree": True}),
+    )
+]
+
+
+@pytest.mark.parametrize("model, start, config", LEAF_BATCH_CASES)
+def test_leaf_batchings_compiled_selection_and_backup_build_the_pure_trees(model, start, config):
+    # A PUCT round's selection with virtual loss (_core.select_leaves) and its backup
+    # (_core.backup_leaves) against mcts_agent.leaf_batching's Python steps.
+    config = {
+        "iterations": 2_000,
+        "exploration": 2.0,
+        "selection": "puct",
+        "leaf_batch": 8,
+        "seed": 4,
+        **config,
+    }
+    with pure_python():
+        reference = MCTS(model, **config)
+    planner = MCTS(model, **config)
+    states = [start, *model.step(start, model.actions(start)[0])[:1]]
+    for state in states:  # with reuse_tree the second search continues the first's subtree
+        with pure_python():
+            reference.search(state)
+        planner.search(state)
+        assert guided_snapshot(planner) == guided_snapshot(reference)
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    game=games,
+    config=plain_configs,
+    leaf_batch=st.integers(2, 5),
+    loss=st.sampled_from([0.0, 1.0, 2.5]),
+)
+def test_leaf_batching_on_random_games_builds_the_pure_trees(game, config, leaf_batch, loss):
+    config = {**config, "selection": "puct", "leaf_batch": leaf_batch, "virtual_loss": loss}
+    config["evaluator"] = HashedPriors(value=False)
+    with pure_python():
+        reference = searched(game, "", **config)
+    planner = searched(game, "", **config)
+    assert guided_snapshot(planner) == guided_snapshot(reference)
+
+
+def test_a_failure_inside_a_compiled_round_is_the_pure_ones():
+    class FailsLate(ConnectFourModel):
+        steps = 0
+
+        def step(self, state, action):
+            FailsLate.steps += 1
+            if FailsLate.steps == 300:
+                raise KeyError("the 300th step")
+            return super().step(state, action)
+
+    outcomes = []
+    for backend in (pure_python, contextlib.nullcontext):
+        FailsLate.steps = 0
+        planner = MCTS(
+            FailsLate(), 1_000, selection="puct", evaluator=HashedPriors(), leaf_batch=16, seed=1
+        )
+        with backend(), pytest.raises(KeyError, match="the 300th step") as raised:
+            planner.search(C4_START)
+        outcomes.append((str(raised.value), planner.rng.getstate(), FailsLate.steps))
+    assert outcomes[0] == outcomes[1]
 
 
 # ------------------------------------------------------------------ failures
