@@ -166,7 +166,15 @@ def run_frozen_lake(args: argparse.Namespace, pool: ProcessPoolExecutor | None) 
     for iterations in args.iterations:
         for kind in args.planners:
             jobs = [
-                (kind, iterations, args.seed + i, map_name, args.exploration, args.gamma, args.reuse)
+                (
+                    kind,
+                    iterations,
+                    args.seed + i,
+                    map_name,
+                    args.exploration,
+                    args.gamma,
+                    args.reuse,
+                )
                 for i in range(args.episodes)
             ]
             results = list(

@@ -278,7 +278,7 @@ def batch_section(iterations: int, repeats: int, seed: int, dtypes: list[str]) -
             evaluator = MLPEvaluator(seed, dtype=dtype)
             chunks = [nodes[i : i + k] for i in range(0, len(nodes) - k + 1, k)]
 
-            def run(chunks=chunks, evaluator=evaluator) -> tuple[int, float]:
+            def run(chunks=chunks, evaluator=evaluator, tree=tree) -> tuple[int, float]:
                 start = time.perf_counter()
                 for chunk in chunks:
                     evaluator.batch(
