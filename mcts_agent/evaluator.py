@@ -86,7 +86,8 @@ def checked_evaluation(
     Returns:
         ``(value, priors)``: ``value`` a float or None; ``priors`` a tuple of
         floats of length ``len(actions)`` summing to 1 (uniform when the
-        evaluator gave None).
+        evaluator gave None; priors whose sum overflows a float are divided
+        by the largest first).
 
     Raises:
         TypeError: if ``result`` is not a pair, or the value or a prior is not
@@ -129,7 +130,10 @@ def checked_evaluation(
             f"the evaluator gave {len(weights)} priors for the {count} actions "
             f"{list(actions)!r} of state {state!r}; expected one per action, in their order"
         )
-    total = math.fsum(weights)  # NaN or infinite if any weight is
+    try:
+        total = math.fsum(weights)  # NaN or infinite if any weight is
+    except (OverflowError, ValueError):  # finite weights past the largest float, or inf - inf
+        total = _INF
     if not (0.0 < total < _INF and min(weights) >= 0.0):  # else find the culprit
         for action, p in zip(actions, weights, strict=True):
             if not (math.isfinite(p) and p >= 0.0):
@@ -137,6 +141,11 @@ def checked_evaluation(
                     f"the evaluator's prior of action {action!r} is {p}; priors must be finite "
                     f"and >= 0 (state {state!r})"
                 )
+        if total == _INF:  # finite priors whose sum overflows: normalised by the largest first
+            largest = max(weights)
+            weights = [p / largest for p in weights]
+            total = math.fsum(weights)
+            return value, tuple([p / total for p in weights])
         raise ValueError(
             f"the evaluator's priors sum to 0 for state {state!r}; at least one must be > 0"
         )

@@ -441,6 +441,8 @@ def test_with_every_option_off_the_general_loop_builds_the_plain_tree_on_random_
         (Evaluation(0.0, [1.0, -0.5]), r"prior of action 'b' is -0.5"),
         (Evaluation(0.0, [1.0, math.nan]), r"prior of action 'b' is nan"),
         (Evaluation(0.0, [math.inf, 1.0]), r"prior of action 'a' is inf"),
+        (Evaluation(0.0, [math.inf, -math.inf]), r"prior of action 'a' is inf"),
+        (Evaluation(0.0, [1e308, -1e308]), r"prior of action 'b' is -1e\+308"),
         (Evaluation(0.0, [0.0, 0.0]), r"priors sum to 0"),
         (Evaluation(math.nan, None), r"value must be finite, got nan"),
         (Evaluation(-math.inf, [1.0, 1.0]), r"value must be finite, got -inf"),
@@ -451,6 +453,18 @@ def test_bad_evaluations_are_value_errors_naming_the_state(evaluation, message):
     with pytest.raises(ValueError, match=message) as raised:
         planner.search("root")
     assert "'root'" in str(raised.value)
+
+
+def test_priors_whose_sum_overflows_are_normalised_by_the_largest_first():
+    # 1e308 + 1e308 is past the largest float: the priors are divided by 1e308 first.
+    planner = MCTS(
+        ScriptedGame(BANDIT),
+        3,
+        selection="puct",
+        evaluator=lambda s, a: Evaluation(0.0, [1e308, 1e308]),
+    )
+    planner.search("root")
+    assert planner.summary().priors == (0.5, 0.5)
 
 
 def test_a_malformed_evaluation_is_a_type_error():
