@@ -1,0 +1,203 @@
+"""``mcts-agent evaluate``: MCTS against opponents (:func:`mcts_agent.evaluation.sweep`)."""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import math
+from collections.abc import Callable
+from typing import Any, TextIO
+
+from mcts_agent.cli.options import (
+    MAX_GAMES,
+    _add_anytime_options,
+    _add_game_option,
+    _add_run_options,
+    _anytime_options,
+    _check_backend,
+    _check_outputs,
+    _game,
+    _players,
+    _progress,
+    int_at_least,
+    parse_exploration,
+)
+from mcts_agent.cli.runs import _run_logged
+from mcts_agent.evaluation import (
+    DEFAULT_EXPLORATION,
+    MCTSPlayer,
+    ModelGame,
+    SweepResult,
+    parse_sweep,
+    sweep,
+)
+
+
+def add_parser(commands: argparse._SubParsersAction) -> None:
+    """Adds ``evaluate`` to the ``mcts-agent`` commands."""
+    evaluate = commands.add_parser(
+        "evaluate",
+        help="play MCTS against opponents and print a wins/draws/losses table",
+        description="Plays MCTS at each iteration count (and exploration constant and seed) "
+        "against each opponent, --games games in each seat, and prints the wins / draws / "
+        "losses of MCTS. A value given twice counts once. Each game is written to a JSON "
+        "Lines file as it finishes (see --jsonl), so Ctrl-C (exit status 130) or a failure "
+        "keeps every finished game; --json, --csv and --plot are written at the end, "
+        "atomically (an existing file is replaced whole or left as it was).",
+    )
+    evaluate.set_defaults(subparser=evaluate)
+    _add_game_option(evaluate)
+    evaluate.add_argument(
+        "--opponent",
+        nargs="+",
+        metavar="SPEC",
+        default=None,
+        help="opponents: agent specs (random, perfect, minimax, minimax:depth=2, "
+        "mcts:iterations=50...); perfect only for tic-tac-toe; minimax alone searches "
+        "--minimax-depth plies (default: random perfect for tic-tac-toe, random minimax "
+        "otherwise)",
+    )
+    evaluate.add_argument(
+        "--iterations",
+        nargs="+",
+        type=int_at_least(1),
+        default=[10, 100, 1000],
+        help="MCTS iterations per move, one match each (default: 10 100 1000)",
+    )
+    evaluate.add_argument(
+        "--games",
+        type=int_at_least(1, MAX_GAMES),
+        default=100,
+        help=f"games as each seat (X and O) per match, at most {MAX_GAMES:,} (default: 100)",
+    )
+    evaluate.add_argument(
+        "--seed", nargs="+", type=int_at_least(0), default=[0], help="master seeds (default: 0)"
+    )
+    evaluate.add_argument(
+        "--exploration",
+        nargs="+",
+        type=parse_exploration,
+        default=[DEFAULT_EXPLORATION],
+        help="c values of UCB1, e.g. sqrt(2) 2*sqrt(2) (default: 2*sqrt(2))",
+    )
+    evaluate.add_argument(
+        "--option",
+        action="append",
+        type=_sweep_option,
+        default=None,
+        metavar="NAME=V1,V2,...",
+        help="sweep any other MCTS option too, one match per value (repeatable), e.g. "
+        "--option gamma=0.9,1.0 --option selection=uct,puct",
+    )
+    _add_anytime_options(evaluate, "from move to move within each game")
+    evaluate.add_argument(
+        "--rollout-limit",
+        type=int_at_least(0),
+        default=1000,
+        help="most moves per rollout (default: 1000)",
+    )
+    evaluate.add_argument(
+        "--minimax-depth",
+        type=int_at_least(1),
+        default=4,
+        help="plies searched by the minimax opponent (default: 4)",
+    )
+    _add_run_options(evaluate, "draw win and loss rates against iterations (PNG...)")
+
+
+def default_opponents(solvable: bool) -> list[str]:
+    """Returns ``evaluate``'s default opponents: perfect play where the game is solvable.
+
+    Args:
+        solvable: whether the game is small enough for perfect play (``game.solvable``).
+
+    Returns:
+        ``["random", "perfect"]`` (tic-tac-toe) or ``["random", "minimax"]`` (connect four).
+    """
+    return ["random", "perfect" if solvable else "minimax"]
+
+
+def _sweep_option(text: str) -> tuple[str, list[Any]]:
+    try:
+        return parse_sweep(text)
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
+
+
+def run(args: argparse.Namespace, parser: argparse.ArgumentParser, out: TextIO) -> int:
+    """Runs ``mcts-agent evaluate`` with its parsed ``args``; returns the exit status."""
+    game = _game(parser, args.game)
+    opponent_specs = [
+        f"minimax:depth={args.minimax_depth}" if spec == "minimax" else spec
+        for spec in args.opponent or default_opponents(game.solvable)
+    ]
+    # Each value once, in the order given: a repeated value would repeat its matches' rows.
+    opponents = list(_players(parser, "--opponent", opponent_specs, game).values())
+    _check_backend(parser, args)
+    _check_outputs(parser, args)
+    iterations = list(dict.fromkeys(args.iterations))
+    explorations = list(dict.fromkeys(args.exploration))
+    seeds = list(dict.fromkeys(args.seed))
+    swept: dict[str, list[Any]] = {}
+    for name, values in args.option or []:
+        if name in swept:
+            parser.error(f"argument --option: {name!r} given twice")
+        if name in ("iterations", "exploration", "rollout_limit", "seed"):
+            parser.error(f"argument --option: sweep {name} with --{name.replace('_', '-')}")
+        if name == "evaluator":  # the game's evaluators by name, as in agent specs
+            evaluators = dict(game.evaluators)
+            for value in values:
+                if isinstance(value, str) and value not in evaluators:
+                    parser.error(f"argument --option: {game.name} has no evaluator {value!r}")
+            values = [evaluators.get(v, v) if isinstance(v, str) else v for v in values]
+        swept[name] = list({repr(v): v for v in values}.values())
+    for name, value in _anytime_options(args).items():  # one value each: in the title
+        if name in swept:
+            parser.error(f"argument --option: {name} is set by its own flag too")
+        swept[name] = [value]
+    for values in itertools.product(*swept.values()):
+        try:  # each combination checked before any game
+            MCTSPlayer(1, **dict(zip(swept, values, strict=True))).check(
+                game.model if isinstance(game, ModelGame) else None
+            )
+        except (TypeError, ValueError) as error:
+            parser.error(f"argument --option: {error}")
+    combinations = math.prod(len(v) for v in swept.values())
+    total = (
+        len(opponents)
+        * len(iterations)
+        * len(explorations)
+        * len(seeds)
+        * combinations
+        * 2
+        * args.games
+    )
+
+    def play(on_game: Callable) -> SweepResult:
+        return sweep(
+            game,
+            opponents,
+            iterations,
+            explorations=explorations,
+            seeds=seeds,
+            games_per_seat=args.games,
+            rollout_limit=args.rollout_limit,
+            options=swept,
+            workers=args.workers,
+            backend=args.backend,
+            address=args.address,
+            progress=_progress(args),
+            on_game=on_game,
+        )
+
+    def report(result: SweepResult, seconds: float) -> list:
+        print(result.table(), file=out)
+        moves = sum(m.mean_length * len(m.records) for m in result.matches)
+        print(f"{total} games, {moves / total:.2f} moves per game, {seconds:.1f} s", file=out)
+        return [
+            (args.json, result.save_json),
+            (args.csv, result.save_csv),
+            (args.plot, result.plot),
+        ]
+
+    return _run_logged(args, parser, out, total, play, report)

@@ -1,0 +1,319 @@
+"""``mcts-agent search``: one search of a position, and why it plays its move.
+
+Also what ``play`` shares with it: the planner's options, the planner, the position on
+its board, and the line that says what one search did.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Callable
+from typing import Any, TextIO
+
+from mcts_agent.boards import Board, ModelBoard, board_for
+from mcts_agent.cli.options import (
+    _add_anytime_options,
+    _anytime_options,
+    _check_files,
+    _game,
+    _outputs,
+    int_at_least,
+    parse_exploration,
+)
+from mcts_agent.evaluation import (
+    DEFAULT_EXPLORATION,
+    write_atomically,
+)
+from mcts_agent.evaluation.results import save_figure
+from mcts_agent.search import MCTS, SearchSummary
+from mcts_agent.trace import RootTrace
+
+BOARD_GAMES = (
+    "tictactoe",
+    "connect_four",
+    "classic/tictactoe-v3",
+    "classic/connect_four-v3",
+    "classic/chess-v6",
+)
+"""The games ``search`` and ``play`` name in their help (they take any PettingZoo AEC id)."""
+
+ROOT_TABLE_MOVES = 15
+"""The most moves (most visited first) ``search`` lists in its table of the root's moves."""
+
+
+def _add_board_game_option(parser: argparse.ArgumentParser) -> None:
+    """``--game`` of ``search`` and ``play``: :data:`BOARD_GAMES` or another PettingZoo id."""
+    parser.add_argument(
+        "--game",
+        default="tictactoe",
+        metavar="GAME",
+        help=f"{', '.join(BOARD_GAMES)}, or another PettingZoo AEC id, options after a colon "
+        "as for evaluate (default: tictactoe)",
+    )
+
+
+def _add_search_options(parser: argparse.ArgumentParser, iterations: int) -> None:
+    parser.add_argument(
+        "--iterations",
+        type=int_at_least(1),
+        help=f"iterations per move (default: {iterations}); with --time-limit, only if given",
+    )
+    parser.set_defaults(default_iterations=iterations)
+    _add_anytime_options(
+        parser, "play: from move to move; search runs one search, so nothing to reuse"
+    )
+    parser.add_argument(
+        "--exploration",
+        type=parse_exploration,
+        default=DEFAULT_EXPLORATION,
+        help="c of UCB1: a number or e.g. 2*sqrt(2) (default: 2*sqrt(2))",
+    )
+    parser.add_argument(
+        "--rollout-limit",
+        type=int_at_least(0),
+        default=1000,
+        help="most moves per rollout; 0 for none (chess: try 10) (default: 1000)",
+    )
+    parser.add_argument(
+        "--seed", type=int_at_least(0), default=0, help="seed of the rollouts (default: 0)"
+    )
+
+
+def add_parser(commands: argparse._SubParsersAction) -> None:
+    """Adds ``search`` to the ``mcts-agent`` commands."""
+    search = commands.add_parser(
+        "search",
+        help="search one position and show why it plays its move",
+        description="Runs one search and shows each move's visits and value (for the "
+        "player to move), laid out on the board for tic-tac-toe, the principal variation "
+        "(the line the search expects) and the move played; optionally writes the tree "
+        "(--dot, --json) and plots (--plot, --trace). Every output file is checked before "
+        "the search and written atomically.",
+    )
+    _add_board_game_option(search)
+    search.add_argument(
+        "--position",
+        "--board",
+        dest="position",
+        default=None,
+        help="tictactoe, connect_four: a board, row by row, X, O or '.' (9 or 42 cells, "
+        "e.g. 'XX.OO....'), or the moves from the start ('4 0 8'); PettingZoo games: the "
+        "moves from reset(seed=0), by name (chess: e2e4) or number (default: the start)",
+    )
+    _add_search_options(search, iterations=5000)
+    search.add_argument(
+        "--dot", metavar="FILE", help="write the tree (3 plies deep) as Graphviz DOT text"
+    )
+    search.add_argument(
+        "--json", metavar="FILE", help="write the whole tree as JSON (mcts_agent.export.to_dict)"
+    )
+    search.add_argument(
+        "--plot",
+        metavar="FILE",
+        help="draw the root's visits and values, over the board where the game has one "
+        "(PNG, SVG, PDF...)",
+    )
+    search.add_argument(
+        "--trace",
+        metavar="FILE",
+        help="draw each root move's visits and value against the iterations (PNG...)",
+    )
+    search.set_defaults(subparser=search)
+
+
+def _planner(args: argparse.Namespace, model: Any, on_iteration: Any = None) -> MCTS:
+    """The planner of ``search`` and ``play``: their budget, solver, reuse and rollout options."""
+    iterations = args.iterations
+    if iterations is None and args.time_limit is None:
+        iterations = args.default_iterations
+    return MCTS(
+        model,
+        iterations,
+        exploration=args.exploration,
+        rollout_limit=args.rollout_limit,
+        seed=args.seed,
+        on_iteration=on_iteration,
+        **_anytime_options(args),
+    )
+
+
+def _budget(planner: MCTS) -> str:
+    """The planner's budget in words, e.g. ``5000 iterations`` or ``0.5 s``."""
+    parts = []
+    if planner.iterations is not None:
+        parts.append(f"{planner.iterations} iterations")
+    if planner.time_limit is not None:
+        parts.append(f"{planner.time_limit:g} s")
+    return " or ".join(parts)
+
+
+def _search_line(summary: SearchSummary) -> str:
+    """What one search did: iterations, seconds, nodes, why it stopped, what it proved."""
+    line = (
+        f"{summary.iterations} iterations in {summary.elapsed:.3f} s, {summary.nodes} nodes, "
+        f"stopped on {summary.stop_reason}"
+    )
+    if summary.reused_visits:
+        line += f", {summary.reused_visits} visits reused"
+    if summary.proven_value is not None:
+        line += f"; proven value {summary.proven_value:+g}"
+    return line
+
+
+def format_root_statistics(state: int, summary: SearchSummary) -> str:
+    """Returns a tic-tac-toe search's root statistics laid out as the board.
+
+    Each empty cell shows the visits and the value (for the player to move) of
+    its move; a move never tried shows ``-``; marked cells show their mark.
+
+    Args:
+        state: the tic-tac-toe state searched (cells row by row).
+        summary: ``planner.summary()`` after the search.
+
+    Returns:
+        Three rows of cells separated by ``|``, with rule lines between them.
+    """
+    from mcts_agent.envs.tic_tac_toe import format_board
+
+    marks = format_board(state)
+    stats = dict(
+        zip(summary.actions, zip(summary.visit_counts, summary.values, strict=True), strict=True)
+    )
+    cells = []
+    for cell in range(9):
+        if cell in stats:
+            visits, value = stats[cell]
+            cells.append(f"{visits} {value:+.2f}" if visits else "0 -")
+        else:
+            cells.append(marks[cell])
+    width = max(len(c) for c in cells) + 2
+    rows = ["|".join(c.center(width) for c in cells[r * 3 : r * 3 + 3]).rstrip() for r in range(3)]
+    rule = "+".join(["-" * width] * 3)
+    return f"\n{rule}\n".join(rows)
+
+
+def format_root_table(summary: SearchSummary, label: Callable[[Any], str] = str) -> str:
+    """Returns the root's moves as a table: the move played, then the most visited.
+
+    At most :data:`ROOT_TABLE_MOVES` rows (the move played is the first, also
+    when the solver chose it over more visited ones).
+
+    Columns: the move (``label(action)``), its visits, share of the visits,
+    value for the player to move (``-`` if never tried) and, with the solver,
+    its proven value.
+
+    Args:
+        summary: ``planner.summary()`` after the search.
+        label: ``action -> str``, the move's name.
+    """
+    total = sum(summary.visit_counts) or 1
+    played = summary.actions.index(summary.action)
+    order = sorted(
+        range(len(summary.actions)), key=lambda i: (i != played, -summary.visit_counts[i])
+    )
+    proven = any(v is not None for v in summary.proven)
+    rows = [["move", "visits", "share", "value"] + (["proven"] if proven else [])]
+    for i in order[:ROOT_TABLE_MOVES]:
+        n = summary.visit_counts[i]
+        row = [label(summary.actions[i]), str(n), f"{n / total:.1%}"]
+        row.append(f"{summary.values[i]:+.3f}" if n else "-")
+        if proven:
+            row.append("-" if summary.proven[i] is None else f"{summary.proven[i]:+g}")
+        rows.append(row)
+    widths = [max(len(row[k]) for row in rows) for k in range(len(rows[0]))]
+    lines = [
+        "  ".join(
+            cell.ljust(w) if k == 0 else cell.rjust(w)
+            for k, (cell, w) in enumerate(zip(row, widths, strict=True))
+        ).rstrip()
+        for row in rows
+    ]
+    if len(order) > ROOT_TABLE_MOVES:
+        lines.append(f"... {len(order) - ROOT_TABLE_MOVES} less visited moves")
+    return "\n".join(lines)
+
+
+def _board(parser: argparse.ArgumentParser, args: argparse.Namespace) -> Board:
+    """The game's starting position, with ``--position`` played; exits on an argument error."""
+    game = _game(parser, args.game)
+    try:
+        board = board_for(game)
+    except (ValueError, TypeError, ImportError) as error:
+        parser.error(f"argument --game: {error}")
+    if args.position is not None:
+        try:
+            board.set_position(args.position)
+        except ValueError as error:
+            parser.error(f"argument --position: {error}")
+    return board
+
+
+def _check_search_outputs(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
+    """Checks ``search``'s output files before the search (see :func:`_check_output_file`)."""
+    outputs = _outputs(args, ("--dot", "--json", "--plot", "--trace"))
+    _check_files(parser, outputs, plots=("--plot", "--trace"))
+
+
+def _write_text(path: str, text: str) -> None:
+    with write_atomically(path) as f:
+        f.write(text)
+
+
+def tree_json(data: dict) -> str:
+    """``to_dict``'s dict as JSON text with one node per line (readable and diffable)."""
+    head = json.dumps({k: v for k, v in data.items() if k != "nodes"})
+    nodes = ",\n".join(json.dumps(node) for node in data["nodes"])
+    return head[:-1] + ', "nodes": [\n' + nodes + "\n]}\n"
+
+
+def run(args: argparse.Namespace, parser: argparse.ArgumentParser, out: TextIO) -> int:
+    """Runs ``mcts-agent search`` with its parsed ``args``; returns the exit status."""
+    board = _board(parser, args)
+    if not board.legal:
+        parser.error(
+            f"argument --position: {args.position!r} is a finished game; nothing to search"
+        )
+    _check_search_outputs(parser, args)
+    trace = RootTrace() if args.trace is not None else None
+    planner = _planner(args, board.model, on_iteration=trace)
+    side = board.seat(board.player())
+    move = planner(board.state)
+    summary = planner.summary()
+    print(board.render(), file=out)
+    print(
+        f"{side} to move; {_budget(planner)}, c = {args.exploration:.3g}, seed {args.seed}",
+        file=out,
+    )
+    print(f"visits and value for {side} of each move:", file=out)
+    if isinstance(board, ModelBoard) and board.layout().shape == (3, 3):
+        print(format_root_statistics(board.state, summary), file=out)
+    else:
+        print(format_root_table(summary, board.label), file=out)
+    line = board.line_labels(planner.principal_variation())
+    print(f"principal variation: {' '.join(line)}", file=out)
+    print(_search_line(summary), file=out)
+    print(f"move played: {board.label(move)}", file=out)
+    try:
+        if args.dot is not None:
+            _write_text(args.dot, planner.to_dot())
+        if args.json is not None:
+            _write_text(args.json, tree_json(planner.to_dict()))
+        if args.plot is not None:
+            from mcts_agent.plots import plot_root
+
+            figure = plot_root(summary, board.layout(), labels=board.label, player=side)
+            save_figure(figure, args.plot)
+        if args.trace is not None:
+            from mcts_agent.plots import plot_convergence
+
+            trace.finish(planner)
+            save_figure(plot_convergence(trace, labels=board.label), args.trace)
+    except OSError as error:
+        print(f"mcts-agent: error: {error}", file=sys.stderr)
+        return 1
+    for path in (args.dot, args.json, args.plot, args.trace):
+        if path is not None:
+            print(f"wrote {path}", file=out)
+    return 0
