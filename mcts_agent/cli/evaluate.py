@@ -22,7 +22,7 @@ from mcts_agent.cli.options import (
     int_at_least,
     parse_exploration,
 )
-from mcts_agent.cli.runs import _run_logged
+from mcts_agent.cli.runs import _result_files, _run_logged
 from mcts_agent.evaluation import (
     DEFAULT_EXPLORATION,
     MCTSPlayer,
@@ -194,10 +194,6 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser, out: TextIO) 
         print(result.table(), file=out)
         moves = sum(m.mean_length * len(m.records) for m in result.matches)
         print(f"{total} games, {moves / total:.2f} moves per game, {seconds:.1f} s", file=out)
-        return [
-            (args.json, result.save_json),
-            (args.csv, result.save_csv),
-            (args.plot, result.plot),
-        ]
+        return _result_files(args, result)
 
     return _run_logged(args, parser, out, total, play, report)

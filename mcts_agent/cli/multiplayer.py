@@ -9,11 +9,7 @@ import argparse
 import json
 from typing import TextIO
 
-from mcts_agent.evaluation import (
-    make_player,
-    parse_spec,
-    write_atomically,
-)
+from mcts_agent.evaluation import make_player, parse_spec, write_atomically
 from mcts_agent.evaluation.multiplayer import (
     MULTIPLAYER_GAMES,
     make_multiplayer_game,

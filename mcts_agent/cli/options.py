@@ -143,31 +143,40 @@ def _anytime_options(args: argparse.Namespace) -> dict[str, Any]:
     return options
 
 
-def _add_game_option(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument(
-        "--game",
-        default="tictactoe",
-        metavar="GAME",
-        help=f"{', '.join(GAME_NAMES)}, or any PettingZoo AEC env id with its options, "
-        "e.g. classic/chess-v6 or classic/go-v5:board_size=9 (default: tictactoe)",
+def _add_game_option(parser: argparse.ArgumentParser, names: str | None = None) -> None:
+    """``--game``, tic-tac-toe by default; ``names``: the games its help names first.
+
+    Without ``names``: :data:`~mcts_agent.evaluation.GAME_NAMES` or any PettingZoo id
+    with its options (``evaluate``, ``tournament``).
+    """
+    help = (
+        f"{names}, or another PettingZoo AEC id, options after a colon as for evaluate"
+        if names is not None
+        else f"{', '.join(GAME_NAMES)}, or any PettingZoo AEC env id with its options, "
+        "e.g. classic/chess-v6 or classic/go-v5:board_size=9"
     )
+    parser.add_argument(
+        "--game", default="tictactoe", metavar="GAME", help=f"{help} (default: tictactoe)"
+    )
+
+
+def _add_backend_options(
+    parser: argparse.ArgumentParser, backend_help: str, address_help: str
+) -> None:
+    """``--workers``, ``--backend`` and ``--address``: where the games (or episodes) run."""
+    parser.add_argument(
+        "--workers", type=int_at_least(1), default=None, help="local processes (default: cores)"
+    )
+    parser.add_argument("--backend", choices=BACKENDS, default="process", help=backend_help)
+    parser.add_argument("--address", default=None, help=address_help)
 
 
 def _add_run_options(parser: argparse.ArgumentParser, plot_help: str) -> None:
     """The options of every command that plays games: backends, output files, progress."""
-    parser.add_argument(
-        "--workers", type=int_at_least(1), default=None, help="local processes (default: cores)"
-    )
-    parser.add_argument(
-        "--backend",
-        choices=BACKENDS,
-        default="process",
-        help="local processes, or a Ray cluster (pip install 'mcts-agent[ray]') (default: process)",
-    )
-    parser.add_argument(
-        "--address",
-        default=None,
-        help="Ray cluster address with --backend ray: host:port, ray://host:port or auto "
+    _add_backend_options(
+        parser,
+        "local processes, or a Ray cluster (pip install 'mcts-agent[ray]') (default: process)",
+        "Ray cluster address with --backend ray: host:port, ray://host:port or auto "
         "(default: a new local Ray instance)",
     )
     parser.add_argument(

@@ -14,6 +14,7 @@ from typing import TextIO
 
 from mcts_agent.cli.options import (
     MAX_GAMES,
+    _add_backend_options,
     _check_backend,
     _check_output_file,
     _check_plot_file,
@@ -22,13 +23,7 @@ from mcts_agent.cli.options import (
     number_in,
 )
 from mcts_agent.cli.runs import EXIT_INTERRUPTED
-from mcts_agent.evaluation import (
-    BACKENDS,
-    DEFAULT_EXPLORATION,
-    GameLog,
-    parse_spec,
-    ray_session,
-)
+from mcts_agent.evaluation import DEFAULT_EXPLORATION, GameLog, parse_spec, ray_session
 
 
 def add_parser(commands: argparse._SubParsersAction) -> None:
@@ -77,19 +72,10 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
         "(default: none: c = 2*sqrt(2))",
     )
     plan.add_argument("--seed", type=int_at_least(0), default=0, help="master seed (default: 0)")
-    plan.add_argument(
-        "--workers", type=int_at_least(1), default=None, help="local processes (default: cores)"
-    )
-    plan.add_argument(
-        "--backend",
-        choices=BACKENDS,
-        default="process",
-        help="local processes, or a Ray cluster, one task per episode (default: process)",
-    )
-    plan.add_argument(
-        "--address",
-        default=None,
-        help="Ray cluster address with --backend ray (default: a new local Ray instance)",
+    _add_backend_options(
+        plan,
+        "local processes, or a Ray cluster, one task per episode (default: process)",
+        "Ray cluster address with --backend ray (default: a new local Ray instance)",
     )
     plan.add_argument("--json", metavar="FILE", help="write every episode to FILE as JSON")
     plan.add_argument(

@@ -6,8 +6,9 @@ import argparse
 from typing import TextIO
 
 from mcts_agent.boards import Board
+from mcts_agent.cli.options import _add_game_option
 from mcts_agent.cli.search import (
-    _add_board_game_option,
+    BOARD_GAMES,
     _add_search_options,
     _board,
     _budget,
@@ -26,7 +27,7 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
         "chess, or the env's action number), or q to quit; after each of its moves MCTS "
         "says how many visits the move got and its value.",
     )
-    _add_board_game_option(play)
+    _add_game_option(play, ", ".join(BOARD_GAMES))
     play.add_argument(
         "--position",
         default=None,

@@ -16,14 +16,21 @@ from collections.abc import Callable
 from typing import Any, TextIO
 
 from mcts_agent.cli.options import games_log_path
-from mcts_agent.evaluation import (
-    GameLog,
-    WorkerDiedError,
-    WorkerDiedWarning,
-)
+from mcts_agent.evaluation import GameLog, WorkerDiedError, WorkerDiedWarning
 
 EXIT_INTERRUPTED = 130
 """Exit status after Ctrl-C (128 + SIGINT, as shells report it)."""
+
+
+def _result_files(
+    args: argparse.Namespace, result: Any
+) -> list[tuple[str | None, Callable[[str], None]]]:
+    """``report``'s ``(path, write)`` pairs of ``--json``, ``--csv`` and ``--plot``.
+
+    ``result``: a :class:`~mcts_agent.evaluation.SweepResult` or
+    :class:`~mcts_agent.evaluation.TournamentResult` (``save_json``, ``save_csv``, ``plot``).
+    """
+    return [(args.json, result.save_json), (args.csv, result.save_csv), (args.plot, result.plot)]
 
 
 def _kept(log: GameLog, total: int) -> str:

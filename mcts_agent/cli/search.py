@@ -15,6 +15,7 @@ from typing import Any, TextIO
 from mcts_agent.boards import Board, ModelBoard, board_for
 from mcts_agent.cli.options import (
     _add_anytime_options,
+    _add_game_option,
     _anytime_options,
     _check_files,
     _game,
@@ -22,10 +23,7 @@ from mcts_agent.cli.options import (
     int_at_least,
     parse_exploration,
 )
-from mcts_agent.evaluation import (
-    DEFAULT_EXPLORATION,
-    write_atomically,
-)
+from mcts_agent.evaluation import DEFAULT_EXPLORATION, write_atomically
 from mcts_agent.evaluation.results import save_figure
 from mcts_agent.search import MCTS, SearchSummary
 from mcts_agent.trace import RootTrace
@@ -41,17 +39,6 @@ BOARD_GAMES = (
 
 ROOT_TABLE_MOVES = 15
 """The most moves (most visited first) ``search`` lists in its table of the root's moves."""
-
-
-def _add_board_game_option(parser: argparse.ArgumentParser) -> None:
-    """``--game`` of ``search`` and ``play``: :data:`BOARD_GAMES` or another PettingZoo id."""
-    parser.add_argument(
-        "--game",
-        default="tictactoe",
-        metavar="GAME",
-        help=f"{', '.join(BOARD_GAMES)}, or another PettingZoo AEC id, options after a colon "
-        "as for evaluate (default: tictactoe)",
-    )
 
 
 def _add_search_options(parser: argparse.ArgumentParser, iterations: int) -> None:
@@ -92,7 +79,7 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
         "(--dot, --json) and plots (--plot, --trace). Every output file is checked before "
         "the search and written atomically.",
     )
-    _add_board_game_option(search)
+    _add_game_option(search, ", ".join(BOARD_GAMES))
     search.add_argument(
         "--position",
         "--board",
@@ -251,7 +238,7 @@ def _board(parser: argparse.ArgumentParser, args: argparse.Namespace) -> Board:
 
 
 def _check_search_outputs(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
-    """Checks ``search``'s output files before the search (see :func:`_check_output_file`)."""
+    """Checks ``search``'s output files before the search (see :func:`_check_files`)."""
     outputs = _outputs(args, ("--dot", "--json", "--plot", "--trace"))
     _check_files(parser, outputs, plots=("--plot", "--trace"))
 

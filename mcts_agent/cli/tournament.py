@@ -20,7 +20,7 @@ from mcts_agent.cli.options import (
     int_at_least,
     number_in,
 )
-from mcts_agent.cli.runs import _run_logged
+from mcts_agent.cli.runs import _result_files, _run_logged
 from mcts_agent.evaluation import (
     SPRT,
     SPRTResult,
@@ -188,10 +188,6 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser, out: TextIO) 
     def report(result: TournamentResult, seconds: float) -> list:
         print(result.table(), file=out)
         print(f"{total} games, {seconds:.1f} s", file=out)
-        return [
-            (args.json, result.save_json),
-            (args.csv, result.save_csv),
-            (args.plot, result.plot),
-        ]
+        return _result_files(args, result)
 
     return _run_logged(args, parser, out, total, play, report)
