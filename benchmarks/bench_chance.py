@@ -12,7 +12,9 @@ Sections (``--sections``, all by default):
   generator: what planning without chance nodes does). Beside them, the
   optimal policy's success probability (finite-horizon value iteration on
   ``P``: 0.744 from the start) and the uniformly random policy's (0.014;
-  the issue quotes 0.012), both exact.
+  the issue quotes 0.012), both exact. ``--planners cautious onedraw-cautious``
+  compares the two with :class:`~mcts_agent.rollout_policies.CautiousRolloutPolicy`
+  rollouts; ``--reuse`` gives every planner ``reuse_tree=True``.
 * ``expected``: the planner's expected success in FrozenLake (``--map``),
   worked out exactly from its move distribution in every cell (``--reps``
   searches per cell; :func:`run_expected`): far less noise than episodes.
@@ -114,6 +116,7 @@ PLANNERS = {
     "chance": "MCTSAgent (chance nodes)",
     "onedraw": "one draw per edge",
     "cautious": "chance + cautious rollouts",
+    "onedraw-cautious": "one draw + cautious rollouts",
 }
 """The planners of the FrozenLake section (``--planners``)."""
 
@@ -135,10 +138,10 @@ def frozen_lake_episode(job: tuple) -> tuple[bool, int, float]:
         act = agent.act
     else:
         model = GymnasiumModel(env)
-        if planner_kind == "onedraw":
-            planner = MCTS(OneDraw(model, seed), **options)
-        else:
-            planner = MCTS(model, rollout_policy=CautiousRolloutPolicy(model), **options)
+        planned = OneDraw(model, seed) if planner_kind.startswith("onedraw") else model
+        if planner_kind.endswith("cautious"):
+            options["rollout_policy"] = CautiousRolloutPolicy(model)
+        planner = MCTS(planned, **options)
 
         def act(env):
             return model.to_env_action(planner(model.state_of(env)))
@@ -201,9 +204,9 @@ def cell_moves(job: tuple) -> list[int]:
     moves = []
     for seed in range(reps):
         options = {"seed": seed, "exploration": exploration, "gamma": gamma}
-        if planner_kind == "cautious":
+        if planner_kind.endswith("cautious"):
             options["rollout_policy"] = CautiousRolloutPolicy(model)
-        planned = OneDraw(model, seed) if planner_kind == "onedraw" else model
+        planned = OneDraw(model, seed) if planner_kind.startswith("onedraw") else model
         planner = MCTS(planned, iterations, **options)
         moves.append(model.to_env_action(planner(state)))
     return moves

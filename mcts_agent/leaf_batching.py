@@ -28,6 +28,12 @@ parallelisation with virtual loss):
    node, else the leaf's evaluator value, else a rollout from the leaf (drawn
    from the planner's generator, in that order).
 
+With PUCT and the compiled core (:mod:`mcts_agent.compiled`), steps 1 and 3
+run in C (``_core.select_leaves``, ``_core.backup_leaves``) on the tree's
+lists, calling back this module's expansion and, off PUCT's fast path,
+:func:`~mcts_agent.selection.puct_select`: the same paths, virtual losses
+and trees as the Python steps here (``tests/test_compiled.py``).
+
 So a round is deterministic for a seed, and a search of ``iterations=n`` is
 n iterations in ``ceil(n / k)`` rounds (the budget driver's chunks are cut
 into rounds, so a time limit can make a round smaller). With ``leaf_batch=1``
