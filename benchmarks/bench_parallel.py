@@ -180,7 +180,10 @@ def match(first: MCTS, second: MCTS, games: int, label: str, plies: int, seed: i
 
 def strength_section(games: int, move_time: float, plies: int, seed: int) -> None:
     model = ConnectFourModel()
-    print(f"strength: 2 workers against 1, {move_time} s per move, {games} games; {load()}")
+    print(
+        f"strength: 2 workers against 1, {move_time} s per move, {games} games; "
+        f"core {core_backend()}; {load()}"
+    )
     with MCTS(model, time_limit=move_time, exploration=UCT_C, seed=seed, workers=2) as two:
         one = MCTS(model, time_limit=move_time, exploration=UCT_C, seed=seed + 1)
         match(two, one, games, "2 workers", plies, seed)
