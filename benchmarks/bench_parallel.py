@@ -19,7 +19,10 @@ Sections (``--sections``, all by default; everything in this one run, side by si
   logits, random weights from ``--seed``), ``--batch-iterations`` per search
   from the empty board: evaluated leaves per wall second with
   ``leaf_batch=16`` (one ``evaluator.batch`` call per round) against
-  ``leaf_batch=1`` (one call per leaf), interleaved repeats as above.
+  ``leaf_batch=1`` (one call per leaf), and ``leaf_batch=16`` with the
+  round's selection and backup in Python (``compiled.pure_python()``),
+  interleaved repeats as above; the MLP in float32 and in float64
+  (``--mlp-dtypes``); then the MLP alone on a search's states.
 * ``batch-strength``: the cost of batching at equal iterations: PUCT + that MLP
   with ``leaf_batch=16`` against ``leaf_batch=1``, ``--batch-game-iterations``
   per move, ``--batch-games`` games.
@@ -41,6 +44,7 @@ for _variable in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_variable, "1")
 
 import argparse  # noqa: E402
+import contextlib  # noqa: E402
 import math  # noqa: E402
 import random  # noqa: E402
 import statistics  # noqa: E402
@@ -51,6 +55,7 @@ from bench_guided import play, wilson  # noqa: E402
 from machine import describe_machine  # noqa: E402
 
 from mcts_agent import MCTS, Evaluation, core_backend  # noqa: E402
+from mcts_agent.compiled import pure_python  # noqa: E402
 from mcts_agent.envs.connect_four import EMPTY_BOARD, ConnectFourModel  # noqa: E402
 
 UCT_C = 2 * math.sqrt(2)  # UCB1's sqrt(2) scaled to returns in [-1, 1]
@@ -259,17 +264,22 @@ def batch_section(iterations: int, repeats: int, seed: int, dtypes: list[str]) -
             f"{repeats} rounds; core {core_backend()}; {load()}"
         )
         searches = {}
-        for k in (1, 16):
+        for name, k, backend in (
+            ("leaf_batch=1", 1, contextlib.nullcontext),
+            ("leaf_batch=16", 16, contextlib.nullcontext),
+            ("leaf_batch=16, Python steps", 16, pure_python),  # no compiled selection, backup
+        ):
             evaluator = MLPEvaluator(seed, dtype=dtype)
             planner = batch_planner(iterations, k, seed, evaluator)
 
-            def search(planner=planner, evaluator=evaluator) -> tuple[int, float]:
+            def search(planner=planner, evaluator=evaluator, backend=backend) -> tuple[int, float]:
                 before = evaluator.evaluated
                 start = time.perf_counter()
-                planner.search(EMPTY_BOARD)
+                with backend():
+                    planner.search(EMPTY_BOARD)
                 return evaluator.evaluated - before, time.perf_counter() - start
 
-            searches[f"leaf_batch={k}"] = search
+            searches[name] = search
         print_rates(interleaved(searches, repeats), "evaluated leaves")
         # The evaluator alone, on the states of a search's tree (Amdahl: what batching can gain).
         probe = batch_planner(400, 1, seed, MLPEvaluator(seed, dtype=dtype))
