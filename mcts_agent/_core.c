@@ -1237,9 +1237,17 @@ puct_choose(PuctLists *t, Py_ssize_t node, Py_ssize_t *i_out, Py_ssize_t *child_
     double best_score = -INFINITY;
     Py_ssize_t child = -1;
     PyObject *kids = PyList_GET_ITEM(t->children, node);
+    if (!PyTuple_CheckExact(kids))
+        goto fallback; /* GuidedTree keeps tuples; anything else takes the Python rule */
     Py_ssize_t count = PyTuple_GET_SIZE(kids);
     for (Py_ssize_t k = 0; k < count; k++) {
         Py_ssize_t kid = PyLong_AsSsize_t(PyTuple_GET_ITEM(kids, k));
+        if (kid < 0 || kid >= PyList_GET_SIZE(t->values)) {
+            if (!PyErr_Occurred())
+                PyErr_Format(PyExc_IndexError, "node %zd has the child %zd, not in the tree",
+                             node, kid);
+            return -1;
+        }
         double q = as_double(PyList_GET_ITEM(t->values, kid));
         double p = as_double(PyList_GET_ITEM(t->scaled_priors, kid));
         double v = as_double(PyList_GET_ITEM(t->visits, kid));
