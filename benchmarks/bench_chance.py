@@ -121,6 +121,15 @@ PLANNERS = {
 """The planners of the FrozenLake section (``--planners``)."""
 
 
+def table_planner(kind: str, model: GymnasiumModel, seed: int, **options) -> MCTS:
+    """The ``MCTS`` of planner ``kind`` on ``model``: chance nodes, or one draw per edge
+    (``onedraw...``); random rollouts, or cautious ones (``...cautious``)."""
+    if kind.endswith("cautious"):
+        options["rollout_policy"] = CautiousRolloutPolicy(model)
+    planned = OneDraw(model, seed) if kind.startswith("onedraw") else model
+    return MCTS(planned, seed=seed, **options)
+
+
 def frozen_lake_episode(job: tuple) -> tuple[bool, int, float]:
     """Plays one episode; returns (success, steps, CPU seconds)."""
     planner_kind, iterations, seed, map_name, exploration, gamma, reuse = job
@@ -138,10 +147,7 @@ def frozen_lake_episode(job: tuple) -> tuple[bool, int, float]:
         act = agent.act
     else:
         model = GymnasiumModel(env)
-        planned = OneDraw(model, seed) if planner_kind.startswith("onedraw") else model
-        if planner_kind.endswith("cautious"):
-            options["rollout_policy"] = CautiousRolloutPolicy(model)
-        planner = MCTS(planned, **options)
+        planner = table_planner(planner_kind, model, **options)
 
         def act(env):
             return model.to_env_action(planner(model.state_of(env)))
@@ -203,11 +209,14 @@ def cell_moves(job: tuple) -> list[int]:
     state = model.state_of(env)
     moves = []
     for seed in range(reps):
-        options = {"seed": seed, "exploration": exploration, "gamma": gamma}
-        if planner_kind.endswith("cautious"):
-            options["rollout_policy"] = CautiousRolloutPolicy(model)
-        planned = OneDraw(model, seed) if planner_kind.startswith("onedraw") else model
-        planner = MCTS(planned, iterations, **options)
+        planner = table_planner(
+            planner_kind,
+            model,
+            iterations=iterations,
+            seed=seed,
+            exploration=exploration,
+            gamma=gamma,
+        )
         moves.append(model.to_env_action(planner(state)))
     return moves
 

@@ -147,7 +147,7 @@ def plan(
                 break
             if len(node.children) < ACTIONS:  # expand the first untried action
                 action = len(node.children)
-                child = Decision(*_after(table, node, action, rng))
+                child = Decision(*_drawn(table, node, action, rng))
                 if chance:
                     edge = Chance(action)
                     edge.outcomes[child.cell, child.steps] = child
@@ -164,13 +164,13 @@ def plan(
                 path.append(node)
                 continue
             path.append(picked)
-            next_cell, reward, terminated = draw(table, node.cell, picked.action, rng)
-            child = picked.outcomes.get((next_cell, node.steps + 1))
+            drawn = Decision(*_drawn(table, node, picked.action, rng))
+            child = picked.outcomes.get((drawn.cell, drawn.steps))
             if child is None:  # an outcome not seen before: this iteration's expansion
-                child = Decision(next_cell, node.steps + 1, reward, terminated)
-                picked.outcomes[next_cell, node.steps + 1] = child
+                child = drawn
+                picked.outcomes[child.cell, child.steps] = child
                 path.append(child)
-                g = 0.0 if child.terminal else rollout(table, next_cell, child.steps, rng)
+                g = 0.0 if child.terminal else rollout(table, child.cell, child.steps, rng)
                 break
             path.append(child)
             node = child
@@ -178,7 +178,7 @@ def plan(
     return most_visited(root)
 
 
-def _after(table: dict, node: Decision, action: int, rng: random.Random) -> tuple:
+def _drawn(table: dict, node: Decision, action: int, rng: random.Random) -> tuple:
     """The arguments of the Decision that one draw of ``action`` from ``node`` reaches."""
     next_cell, reward, terminated = draw(table, node.cell, action, rng)
     return next_cell, node.steps + 1, reward, terminated

@@ -1207,7 +1207,7 @@ done:
 
 /* ------------------------------------------------------------------ leaf batching: a round's PUCT selection */
 
-static PyObject *one_int; /* the int 1 (set by the module's init) */
+static PyObject *zero_int, *one_int; /* the ints 0 and 1 (set by the module's init) */
 
 /* A float of the tree's lists as a double: a float, or an int (visits) converted as Python's
  * arithmetic converts it (PyLong_AsDouble, correctly rounded). */
@@ -1311,13 +1311,11 @@ fallback:;
 }
 
 /* One node's virtual loss, as mcts_agent.leaf_batching.run applies it: its (N, W, Q) saved
- * the first time in the round, then N += loss, W -= loss, Q = W / N. */
+ * (under ``key``, the node's index as an int object) the first time in the round, then
+ * N += loss, W -= loss, Q = W / N. */
 static int
-add_virtual_loss(PuctLists *t, PyObject *saved, Py_ssize_t node, double loss)
+add_virtual_loss(PuctLists *t, PyObject *saved, PyObject *key, Py_ssize_t node, double loss)
 {
-    PyObject *key = PyLong_FromSsize_t(node);
-    if (key == NULL)
-        return -1;
     PyObject *n_obj = PyList_GET_ITEM(t->visits, node);
     PyObject *w_obj = PyList_GET_ITEM(t->value_sums, node);
     int known = PyDict_Contains(saved, key);
@@ -1326,7 +1324,6 @@ add_virtual_loss(PuctLists *t, PyObject *saved, Py_ssize_t node, double loss)
         known = old == NULL ? -1 : PyDict_SetItem(saved, key, old);
         Py_XDECREF(old);
     }
-    Py_DECREF(key);
     if (known < 0)
         return -1;
     double n = as_double(n_obj) + loss;
@@ -1429,13 +1426,14 @@ core_select_leaves(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
                 goto error;
         }
         if (loss != 0.0) {
-            if (add_virtual_loss(&t, saved, 0, loss) < 0)
+            if (add_virtual_loss(&t, saved, zero_int, 0, loss) < 0)
                 goto error;
             Py_ssize_t length = PyList_GET_SIZE(path);
             for (Py_ssize_t k = 0; k < length; k++) {
-                Py_ssize_t on_path = PyLong_AsSsize_t(PyList_GET_ITEM(path, k));
+                PyObject *key = PyList_GET_ITEM(path, k);
+                Py_ssize_t on_path = PyLong_AsSsize_t(key);
                 if ((on_path == -1 && PyErr_Occurred()) ||
-                    add_virtual_loss(&t, saved, on_path, loss) < 0)
+                    add_virtual_loss(&t, saved, key, on_path, loss) < 0)
                     goto error;
             }
         }
@@ -1671,8 +1669,9 @@ PyInit__core(void)
     core_methods[0].ml_doc = run_doc;
     core_methods[3].ml_doc = select_leaves_doc;
     core_methods[4].ml_doc = backup_leaves_doc;
+    zero_int = PyLong_FromLong(0);
     one_int = PyLong_FromLong(1);
-    if (one_int == NULL)
+    if (zero_int == NULL || one_int == NULL)
         return NULL;
     if (PyType_Ready(&StoreType) < 0 || PyType_Ready(&ColumnType) < 0)
         return NULL;
