@@ -14,6 +14,14 @@ Sections (``--sections``, all by default; everything in this one run, side by si
   move (``time_limit``, each worker's), ``--games`` connect four games, seats
   alternating; score (wins + draws / 2) with Wilson's 95% interval, and the
   iterations per move of each side.
+* ``doubling``: what any use of a second core could gain at most, for
+  comparison with ``strength``: one tree of 2 x ``--doubling-iterations``
+  per move against one tree of ``--doubling-iterations`` (49,000 by default:
+  one pure-Python worker's iterations in 0.5 s), and 2 workers of
+  ``--doubling-iterations`` each against 1 (root parallelism at equal
+  iterations per worker, free of timing noise); ``--games`` games each.
+  Iteration budgets give the same trees on either core, so this runs on the
+  compiled one whatever ``strength`` measured.
 * ``batch``: PUCT with a numpy MLP evaluator (the board as 2 x 49 bits from the
   mover's view, 2 hidden layers of 256 tanh units, a value head and 7 prior
   logits, random weights from ``--seed``), ``--batch-iterations`` per search
@@ -60,7 +68,7 @@ from mcts_agent.envs.connect_four import EMPTY_BOARD, ConnectFourModel  # noqa: 
 
 UCT_C = 2 * math.sqrt(2)  # UCB1's sqrt(2) scaled to returns in [-1, 1]
 PUCT_C = 2.0
-SECTIONS = ("rate", "strength", "batch", "batch-strength")
+SECTIONS = ("rate", "strength", "doubling", "batch", "batch-strength")
 
 
 def load() -> str:
@@ -195,6 +203,20 @@ def strength_section(games: int, move_time: float, plies: int, seed: int) -> Non
     print(f"  ({load()} after)")
 
 
+def doubling_section(games: int, iterations: int, plies: int, seed: int) -> None:
+    model = ConnectFourModel()
+    print(
+        f"doubling: {2 * iterations:,} iterations per move against {iterations:,}, and 2 "
+        f"workers of {iterations:,} against 1, {games} games each; core {core_backend()}; {load()}"
+    )
+    double = MCTS(model, 2 * iterations, exploration=UCT_C, seed=seed)
+    single = MCTS(model, iterations, exploration=UCT_C, seed=seed + 1)
+    match(double, single, games, f"one tree of {2 * iterations:,}", plies, seed)
+    with MCTS(model, iterations, exploration=UCT_C, seed=seed, workers=2) as two:
+        match(two, single, games, f"2 workers of {iterations:,}", plies, seed)
+    print(f"  ({load()} after)")
+
+
 class MLPEvaluator:
     """A random-weight MLP on the connect four board: 98 inputs, 256, 256, value and 7 logits.
 
@@ -325,6 +347,9 @@ def main(argv: list[str] | None = None) -> None:
     )
     parser.add_argument("--games", type=int, default=200, help="strength games")
     parser.add_argument("--move-time", type=float, default=0.5, help="seconds per move")
+    parser.add_argument(
+        "--doubling-iterations", type=int, default=49_000, help="per move (doubling)"
+    )
     parser.add_argument("--batch-iterations", type=int, default=3000)
     parser.add_argument(
         "--mlp-dtypes",
@@ -345,6 +370,8 @@ def main(argv: list[str] | None = None) -> None:
         rate_section(args.iterations, args.repeats, args.ray_workers, args.seed)
     if "strength" in args.sections:
         strength_section(args.games, args.move_time, args.opening_plies, args.seed)
+    if "doubling" in args.sections:
+        doubling_section(args.games, args.doubling_iterations, args.opening_plies, args.seed)
     if "batch" in args.sections:
         batch_section(args.batch_iterations, args.repeats, args.seed, args.mlp_dtypes)
     if "batch-strength" in args.sections:
