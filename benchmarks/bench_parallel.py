@@ -23,7 +23,7 @@ Sections (``--sections``, all by default; everything in this one run, side by si
   Iteration budgets give the same trees on either core, so this runs on the
   compiled one whatever ``strength`` measured.
 * ``batch``: PUCT with a numpy MLP evaluator (the board as 2 x 49 bits from the
-  mover's view, 2 hidden layers of 256 tanh units, a value head and 7 prior
+  mover's view, 2 hidden layers of 256 ReLU units, a tanh value head and 7 prior
   logits, random weights from ``--seed``), ``--batch-iterations`` per search
   from the empty board: evaluated leaves per wall second with
   ``leaf_batch=16`` (one ``evaluator.batch`` call per round) against
@@ -68,6 +68,7 @@ from mcts_agent.envs.connect_four import EMPTY_BOARD, ConnectFourModel  # noqa: 
 
 UCT_C = 2 * math.sqrt(2)  # UCB1's sqrt(2) scaled to returns in [-1, 1]
 PUCT_C = 2.0
+_TOPS = np.arange(7) * 7 + 5  # the bit of each column's top cell (connect_four's layout)
 SECTIONS = ("rate", "strength", "doubling", "batch", "batch-strength")
 
 
@@ -222,9 +223,12 @@ class MLPEvaluator:
 
     The input is the mover's pieces then the opponent's, 49 bits each (the
     bitboards of :mod:`mcts_agent.envs.connect_four`, spare bits included),
-    computed in ``dtype`` (float32, as networks are usually run, or float64).
-    The priors are the softmax of the legal actions' logits. ``batch`` runs
-    one forward pass for all the states; ``__call__`` is a batch of one.
+    computed in ``dtype`` (float32, as networks are usually run, or float64),
+    ReLU hidden units, the value the tanh of its output. The priors are the
+    softmax of the legal actions' logits (the legal columns read off the
+    boards' top row, in one array operation, as a network's input pipeline
+    would), handed over unnormalised. ``batch`` runs one forward pass for all
+    the states; ``__call__`` is a batch of one.
     Counts the states it evaluates.
     """
 
@@ -238,30 +242,36 @@ class MLPEvaluator:
         ]
         self.biases = [np.zeros(n, dtype=self.dtype) for n in sizes[1:]]
         self.evaluated = 0
+        self.seconds = 0.0  # wall seconds inside batch
 
     def batch(self, states, actions_list) -> list[Evaluation]:
+        start = time.perf_counter()
         count = len(states)
         self.evaluated += count
         boards = np.array(
             [(o, x) if x.bit_count() > o.bit_count() else (x, o) for x, o in states],
             dtype=np.uint64,
         )  # the mover's pieces first (X moves when both have as many)
-        bits = np.unpackbits(boards.view(np.uint8).reshape(count, 16), axis=1, bitorder="little")
-        h = np.concatenate([bits[:, :49], bits[:, 64:113]], axis=1).astype(self.dtype)
+        bits = np.unpackbits(
+            boards.view(np.uint8).reshape(count, 2, 8), axis=2, bitorder="little"
+        )[:, :, :49]
+        h = bits.reshape(count, 98).astype(self.dtype)
         for w, b in zip(self.weights[:-1], self.biases[:-1], strict=True):
-            h = np.tanh(h @ w + b)
+            h = h @ w
+            h += b
+            np.maximum(h, 0.0, out=h)  # ReLU
         out = h @ self.weights[-1] + self.biases[-1]
-        legal = np.zeros((count, 7), dtype=bool)
-        for row, actions in enumerate(actions_list):
-            legal[row, actions] = True
-        logits = np.where(legal, out[:, 1:], -np.inf)
-        weights = np.exp(logits - logits.max(axis=1, keepdims=True))
-        rows = (weights / weights.sum(axis=1, keepdims=True)).tolist()
+        logits = out[:, 1:]
+        logits[(bits[:, 0, _TOPS] | bits[:, 1, _TOPS]).astype(bool)] = -np.inf  # full columns
+        # The softmax's weights; the search divides them by their sum (docs/search.md).
+        weights = np.exp(logits - logits.max(axis=1, keepdims=True)).tolist()
         values = np.tanh(out[:, 0]).tolist()
-        return [
+        evaluations = [
             Evaluation(value, [row[a] for a in actions])
-            for value, row, actions in zip(values, rows, actions_list, strict=True)
+            for value, row, actions in zip(values, weights, actions_list, strict=True)
         ]
+        self.seconds += time.perf_counter() - start
+        return evaluations
 
     def __call__(self, state, actions) -> Evaluation:
         return self.batch([state], [actions])[0]
@@ -286,12 +296,13 @@ def batch_section(iterations: int, repeats: int, seed: int, dtypes: list[str]) -
             f"{repeats} rounds; core {core_backend()}; {load()}"
         )
         searches = {}
+        evaluators = {}
         for name, k, backend in (
             ("leaf_batch=1", 1, contextlib.nullcontext),
             ("leaf_batch=16", 16, contextlib.nullcontext),
             ("leaf_batch=16, Python steps", 16, pure_python),  # no compiled selection, backup
         ):
-            evaluator = MLPEvaluator(seed, dtype=dtype)
+            evaluator = evaluators[name] = MLPEvaluator(seed, dtype=dtype)
             planner = batch_planner(iterations, k, seed, evaluator)
 
             def search(planner=planner, evaluator=evaluator, backend=backend) -> tuple[int, float]:
@@ -303,6 +314,12 @@ def batch_section(iterations: int, repeats: int, seed: int, dtypes: list[str]) -
 
             searches[name] = search
         print_rates(interleaved(searches, repeats), "evaluated leaves")
+        # Inside those searches, the evaluator's own rate (its leaves per second spent in it).
+        print("  the evaluator's own rate inside those searches (all rounds):")
+        inside = {name: e.evaluated / e.seconds for name, e in evaluators.items()}
+        for name, rate in inside.items():
+            ratio = rate / inside["leaf_batch=1"]
+            print(f"  {name:<28} {rate:>10,.0f} leaves per second {ratio:>16.2f}x")
         # The evaluator alone, on the states of a search's tree (Amdahl: what batching can gain).
         probe = batch_planner(400, 1, seed, MLPEvaluator(seed, dtype=dtype))
         probe.search(EMPTY_BOARD)
