@@ -39,8 +39,9 @@ numpy's BLAS is held to one thread (``OPENBLAS_NUM_THREADS`` and the like, set
 before numpy is imported, unless already set), as a search uses one core.
 
 Run: ``python benchmarks/bench_parallel.py`` (the issue's figures: 200 games
-at 0.5 s per move take about an hour); quick look:
-``python benchmarks/bench_parallel.py --iterations 5000 --repeats 3 --games 4
+at 0.5 s per move take about an hour, the doubling section's 2 x 200 games
+about two more); quick look: ``python benchmarks/bench_parallel.py
+--iterations 5000 --repeats 3 --games 4 --doubling-iterations 5000
 --batch-games 4``.
 """
 
