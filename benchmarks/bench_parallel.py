@@ -253,9 +253,8 @@ class MLPEvaluator:
             [(o, x) if x.bit_count() > o.bit_count() else (x, o) for x, o in states],
             dtype=np.uint64,
         )  # the mover's pieces first (X moves when both have as many)
-        bits = np.unpackbits(boards.view(np.uint8).reshape(count, 2, 8), axis=2, bitorder="little")[
-            :, :, :49
-        ]
+        planes = boards.view(np.uint8).reshape(count, 2, 8)  # each bitboard's 8 bytes
+        bits = np.unpackbits(planes, axis=2, bitorder="little")[:, :, :49]  # (count, 2, 49)
         h = bits.reshape(count, 98).astype(self.dtype)
         for w, b in zip(self.weights[:-1], self.biases[:-1], strict=True):
             h = h @ w
