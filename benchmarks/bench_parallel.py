@@ -65,11 +65,17 @@ from machine import describe_machine  # noqa: E402
 
 from mcts_agent import MCTS, Evaluation, core_backend  # noqa: E402
 from mcts_agent.compiled import pure_python  # noqa: E402
-from mcts_agent.envs.connect_four import EMPTY_BOARD, ConnectFourModel  # noqa: E402
+from mcts_agent.envs.connect_four import (  # noqa: E402
+    COLUMNS,
+    EMPTY_BOARD,
+    ROWS,
+    ConnectFourModel,
+)
 
 UCT_C = 2 * math.sqrt(2)  # UCB1's sqrt(2) scaled to returns in [-1, 1]
 PUCT_C = 2.0
-_TOPS = np.arange(7) * 7 + 5  # the bit of each column's top cell (connect_four's layout)
+# The bit of each column's top cell: connect_four's columns of ROWS cells and a spare bit.
+_TOPS = np.arange(COLUMNS) * (ROWS + 1) + ROWS - 1
 SECTIONS = ("rate", "strength", "doubling", "batch", "batch-strength")
 
 
