@@ -355,6 +355,15 @@ class ConnectFourModel:
         """
         return compiled.native_rollout("connect_four")
 
+    def native_step(self) -> Any:
+        """Returns the compiled core's capsule of :meth:`step`, :meth:`actions` and :meth:`player`.
+
+        None without the core. Leaf batching expands its nodes with it in C
+        (``docs/search.md``, "Compiled core": native steps); a subclass that
+        overrides any of the three loses it.
+        """
+        return compiled.native_step("connect_four")
+
     def rollout(
         self, state: tuple[int, int], rng: random.Random, limit: int, gamma: float
     ) -> float:

@@ -310,6 +310,124 @@ c4_rollout(PyObject *state, double (*random)(void *), void *rng, long long limit
 static NativeRollout ttt_native = {NATIVE_ROLLOUT_VERSION, ttt_rollout};
 static NativeRollout c4_native = {NATIVE_ROLLOUT_VERSION, c4_rollout};
 
+/* ------------------------------------------------------------------ native steps */
+
+/* The protocol (docs/search.md, "Compiled core"): a capsule named NATIVE_STEP_NAME whose
+ * pointer is a NativeStep. expand(state, action, &next_state, &reward, &terminated, &actions,
+ * &player) does what the model's Python methods do when a search expands a node: next_state,
+ * reward, terminated = step(state, action); then, if not terminated, actions = actions(
+ * next_state), and, if there are any, player = player(next_state). It writes new references
+ * (*actions an empty tuple when terminated, *player NULL when there are no actions) and
+ * returns 1; it returns 0, writing nothing, for an input it does not take (the caller then
+ * calls the Python methods, which raise what they raise), or -1 with a Python exception set. */
+#define NATIVE_STEP_NAME "mcts_agent.native_step"
+#define NATIVE_STEP_VERSION 1
+
+typedef struct {
+    int version;
+    int (*expand)(PyObject *state, PyObject *action, PyObject **next_state, double *reward,
+                  int *terminated, PyObject **actions, PyObject **player);
+} NativeStep;
+
+static PyObject *c4_legal[128]; /* the tuple of columns not full, by full column (bit c) */
+static PyObject *c4_players[3]; /* the ints 1 and 2 */
+
+/* A connect four bitboard of ``x``, an exact int below 2 ** 64: 1, else 0 (not taken). */
+static int
+c4_bitboard(PyObject *x, uint64_t *b)
+{
+    if (!PyLong_CheckExact(x))
+        return 0;
+    int overflow;
+    long long v = PyLong_AsLongLongAndOverflow(x, &overflow);
+    if (overflow || v < 0) /* -1 with an error only for a non-int, excluded above */
+        return 0;
+    *b = (uint64_t)v;
+    return 1;
+}
+
+/* ConnectFourModel's step, then its actions and player, for a state of two disjoint
+ * bitboards on the board's cells (anything else is left to the Python methods). */
+static int
+c4_expand(PyObject *state, PyObject *action, PyObject **next_state, double *reward,
+          int *terminated, PyObject **actions, PyObject **player)
+{
+    uint64_t x, o;
+    if (!PyTuple_CheckExact(state) || PyTuple_GET_SIZE(state) != 2 ||
+        !c4_bitboard(PyTuple_GET_ITEM(state, 0), &x) ||
+        !c4_bitboard(PyTuple_GET_ITEM(state, 1), &o) || (x & o) || ((x | o) & ~c4_full) ||
+        !PyLong_CheckExact(action))
+        return 0;
+    long column = PyLong_AsLong(action);
+    if (column < 0 || column > 6) {
+        PyErr_Clear(); /* an int past a long: not a column */
+        return 0;
+    }
+    uint64_t mask = x | o;
+    int x_count = popcount64(x), o_count = popcount64(o);
+    if (c4_has_four(x_count > o_count ? x : o) || (mask & (1ULL << (7 * column + 5))))
+        return 0; /* over, or a full column: step raises */
+    uint64_t bit = (mask + (1ULL << (7 * column))) & (0x3fULL << (7 * column));
+    int won;
+    if (x_count == o_count) {
+        x |= bit;
+        won = c4_has_four(x);
+        x_count++;
+    }
+    else {
+        o |= bit;
+        won = c4_has_four(o);
+        o_count++;
+    }
+    mask |= bit;
+    PyObject *next = PyTuple_New(2);
+    if (next == NULL)
+        return -1;
+    PyObject *x_obj = PyLong_FromUnsignedLongLong(x), *o_obj = PyLong_FromUnsignedLongLong(o);
+    PyTuple_SET_ITEM(next, 0, x_obj);
+    PyTuple_SET_ITEM(next, 1, o_obj);
+    if (x_obj == NULL || o_obj == NULL) {
+        Py_DECREF(next);
+        return -1;
+    }
+    *next_state = next;
+    *reward = won ? 1.0 : 0.0;
+    *terminated = won || mask == c4_full;
+    *player = NULL;
+    if (*terminated || c4_has_four(x_count > o_count ? x : o)) {
+        *actions = Py_NewRef(c4_legal[127]); /* () */
+        return 1;
+    }
+    int full = 0;
+    for (int c = 0; c < 7; c++)
+        if (mask & (1ULL << (7 * c + 5)))
+            full |= 1 << c;
+    *actions = Py_NewRef(c4_legal[full]);
+    if (full != 127)
+        *player = Py_NewRef(c4_players[x_count == o_count ? 1 : 2]);
+    return 1;
+}
+
+static NativeStep c4_native_step = {NATIVE_STEP_VERSION, c4_expand};
+
+/* Builds c4_legal and c4_players; -1 with an exception set. */
+static int
+c4_tables(void)
+{
+    for (int full = 0; full < 128; full++) {
+        PyObject *columns = PyTuple_New(7 - popcount64((uint64_t)full));
+        if (columns == NULL)
+            return -1;
+        for (int c = 0, k = 0; c < 7; c++)
+            if (!(full >> c & 1))
+                PyTuple_SET_ITEM(columns, k++, PyLong_FromLong(c)); /* small ints: cached */
+        c4_legal[full] = columns;
+    }
+    c4_players[1] = PyLong_FromLong(1);
+    c4_players[2] = PyLong_FromLong(2);
+    return 0;
+}
+
 /* ------------------------------------------------------------------ storage */
 
 #define TERMINAL (-1)
@@ -1214,7 +1332,11 @@ static PyObject *zero_int, *one_int; /* the ints 0 and 1 (set by the module's in
 static inline double
 as_double(PyObject *x)
 {
-    return PyFloat_CheckExact(x) ? PyFloat_AS_DOUBLE(x) : PyFloat_AsDouble(x);
+    if (PyFloat_CheckExact(x))
+        return PyFloat_AS_DOUBLE(x);
+    if (PyLong_CheckExact(x))
+        return PyLong_AsDouble(x); /* what float(x) does, without the float object */
+    return PyFloat_AsDouble(x);
 }
 
 typedef struct {
@@ -1222,6 +1344,60 @@ typedef struct {
         *action_indices, *expansion_orders, *score_all, *fallback;
     double c, unvisited_value;
 } PuctLists;
+
+/* mcts_agent.selection.expansion_order(priors, c) for a tuple of at most 64 floats: a new
+ * reference to the same answer (a range when every prior is equal, else a list of the
+ * indices, highest prior first, ties in the model's order; ``score_all`` itself), or a new
+ * reference to None for the priors it does not take (the caller then calls the Python
+ * function). NULL with an exception set. */
+static PyObject *
+expansion_order(PyObject *priors, double c, PyObject *score_all)
+{
+    if (c == 0.0)
+        return Py_NewRef(score_all);
+    Py_ssize_t count = PyTuple_CheckExact(priors) ? PyTuple_GET_SIZE(priors) : 0;
+    if (count < 1 || count > 64)
+        Py_RETURN_NONE;
+    double p[64], sorted[64];
+    int order[64];
+    for (Py_ssize_t k = 0; k < count; k++) {
+        PyObject *x = PyTuple_GET_ITEM(priors, k);
+        if (!PyFloat_CheckExact(x) || isnan(PyFloat_AS_DOUBLE(x)))
+            Py_RETURN_NONE;
+        p[k] = sorted[k] = PyFloat_AS_DOUBLE(x);
+    }
+    for (Py_ssize_t k = 1; k < count; k++) /* insertion sorts: a node has few actions */
+        for (Py_ssize_t j = k; j > 0 && sorted[j - 1] > sorted[j]; j--) {
+            double swap = sorted[j];
+            sorted[j] = sorted[j - 1];
+            sorted[j - 1] = swap;
+        }
+    int distinct = 1;
+    for (Py_ssize_t k = 1; k < count; k++)
+        if (sorted[k] != sorted[k - 1]) {
+            double low = sorted[k - 1], high = sorted[k]; /* consecutive distinct values */
+            if (high - low <= 1e-12 * high)
+                return Py_NewRef(score_all);
+            distinct++;
+        }
+    if (distinct == 1)
+        return PyObject_CallFunction((PyObject *)&PyRange_Type, "n", count);
+    for (Py_ssize_t k = 0; k < count; k++) {
+        Py_ssize_t j = k;
+        for (; j > 0 && p[order[j - 1]] < p[k]; j--) /* stable, highest first */
+            order[j] = order[j - 1];
+        order[j] = (int)k;
+    }
+    PyObject *list = PyList_New(count);
+    for (Py_ssize_t k = 0; list != NULL && k < count; k++) {
+        PyObject *index = PyLong_FromLong(order[k]);
+        if (index == NULL)
+            Py_CLEAR(list);
+        else
+            PyList_SET_ITEM(list, k, index);
+    }
+    return list;
+}
 
 /* mcts_agent.selection.puct_select at ``node`` (not terminal): *i the action's index, *child
  * its child or -1 if untried. The off-fast-path cases (no expansion order yet, SCORE_ALL, no
@@ -1240,6 +1416,14 @@ puct_choose(PuctLists *t, Py_ssize_t node, Py_ssize_t *i_out, Py_ssize_t *child_
     if (!PyTuple_CheckExact(kids))
         goto fallback; /* GuidedTree keeps tuples; anything else takes the Python rule */
     Py_ssize_t count = PyTuple_GET_SIZE(kids);
+    for (Py_ssize_t k = 0; k < count; k++) { /* the children's records, fetched side by side */
+        Py_ssize_t kid = PyLong_AsSsize_t(PyTuple_GET_ITEM(kids, k));
+        if (kid >= 0 && kid < PyList_GET_SIZE(t->values)) {
+            __builtin_prefetch(PyList_GET_ITEM(t->values, kid));
+            __builtin_prefetch(PyList_GET_ITEM(t->scaled_priors, kid));
+            __builtin_prefetch(PyList_GET_ITEM(t->visits, kid));
+        }
+    }
     for (Py_ssize_t k = 0; k < count; k++) {
         Py_ssize_t kid = PyLong_AsSsize_t(PyTuple_GET_ITEM(kids, k));
         if (kid < 0 || kid >= PyList_GET_SIZE(t->values)) {
@@ -1264,7 +1448,17 @@ puct_choose(PuctLists *t, Py_ssize_t node, Py_ssize_t *i_out, Py_ssize_t *child_
         return -1;
     if (untried) {
         PyObject *order = PyList_GET_ITEM(t->expansion_orders, node);
-        if (order == Py_None || order == t->score_all || child == -1)
+        if (order == Py_None) {
+            order = expansion_order(PyList_GET_ITEM(t->priors, node), t->c, t->score_all);
+            if (order == NULL)
+                return -1;
+            if (order == Py_None) {
+                Py_DECREF(order);
+                goto fallback; /* the Python rule works it out */
+            }
+            PyList_SetItem(t->expansion_orders, node, order); /* steals */
+        }
+        if (order == t->score_all)
             goto fallback;
         PyObject *i_obj = PySequence_GetItem(order, count);
         if (i_obj == NULL)
@@ -1282,6 +1476,13 @@ puct_choose(PuctLists *t, Py_ssize_t node, Py_ssize_t *i_out, Py_ssize_t *child_
         if (p == -1.0 && PyErr_Occurred())
             return -1;
         double score = t->unvisited_value + t->c * p * root_n; /* / (1 + 0) */
+        if (child == -1) {
+            if (!(score > best_score))
+                goto fallback; /* an untried score of -inf or NaN: the Python rule */
+            *i_out = i;
+            *child_out = -1;
+            return 0;
+        }
         Py_ssize_t child_action = PyLong_AsSsize_t(PyList_GET_ITEM(t->action_indices, child));
         if (score > best_score || (score == best_score && i < child_action)) {
             *i_out = i;
@@ -1311,21 +1512,22 @@ fallback:;
 }
 
 /* One node's virtual loss, as mcts_agent.leaf_batching.run applies it: its (N, W, Q) saved
- * (under ``key``, the node's index as an int object) the first time in the round, then
- * N += loss, W -= loss, Q = W / N. */
+ * (under ``key``, the node's index as an int object) the first time in the round (``seen``:
+ * one bit per node, set then), then N += loss, W -= loss, Q = W / N. */
 static int
-add_virtual_loss(PuctLists *t, PyObject *saved, PyObject *key, Py_ssize_t node, double loss)
+add_virtual_loss(PuctLists *t, PyObject *saved, uint8_t *seen, PyObject *key, Py_ssize_t node,
+                 double loss)
 {
     PyObject *n_obj = PyList_GET_ITEM(t->visits, node);
     PyObject *w_obj = PyList_GET_ITEM(t->value_sums, node);
-    int known = PyDict_Contains(saved, key);
-    if (known == 0) {
+    if (!(seen[node >> 3] >> (node & 7) & 1)) { /* the first time in the round: in ``saved`` */
+        seen[node >> 3] |= (uint8_t)(1 << (node & 7));
         PyObject *old = PyTuple_Pack(3, n_obj, w_obj, PyList_GET_ITEM(t->values, node));
-        known = old == NULL ? -1 : PyDict_SetItem(saved, key, old);
+        int stored = old == NULL ? -1 : PyDict_SetItem(saved, key, old);
         Py_XDECREF(old);
+        if (stored < 0)
+            return -1;
     }
-    if (known < 0)
-        return -1;
     double n = as_double(n_obj) + loss;
     double w = as_double(w_obj) - loss;
     if (PyErr_Occurred())
@@ -1345,23 +1547,166 @@ add_virtual_loss(PuctLists *t, PyObject *saved, PyObject *key, Py_ssize_t node, 
     return 0;
 }
 
+/* The lists of a GuidedTree that an expansion appends to, beyond PuctLists', and the model's
+ * native step (mcts_agent.leaf_batching.run's ``expand``, in C). */
+typedef struct {
+    NativeStep *native;
+    PyObject *uniform_priors; /* mcts_agent.evaluator.uniform_priors */
+    double gamma;
+    PyObject *states, *players, *rewards, *discounts, *actions, *leaf_values, *proven_values,
+        *chance_records;
+} Expansion;
+
+/* uniform_priors(count) (mcts_agent.evaluator's, a shared tuple per count): a new reference,
+ * kept here for counts up to 64 after the first call. NULL with an exception set. */
+static PyObject *uniform_cache[65];
+
+static PyObject *
+uniform(PyObject *uniform_priors, Py_ssize_t count)
+{
+    if (count < 0 || count > 64)
+        return PyObject_CallFunction(uniform_priors, "n", count);
+    if (uniform_cache[count] == NULL) {
+        PyObject *priors = PyObject_CallFunction(uniform_priors, "n", count);
+        if (priors == NULL)
+            return NULL;
+        if (!PyTuple_CheckExact(priors))
+            return priors; /* not a tuple: not kept */
+        uniform_cache[count] = priors;
+    }
+    return Py_NewRef(uniform_cache[count]);
+}
+
+/* Appends one node to every list of the tree, in GuidedTree.append_node's order. */
+static int
+append_node(PuctLists *t, Expansion *e, PyObject *state, PyObject *player, double reward,
+            double discount, PyObject *actions, Py_ssize_t untried, Py_ssize_t i,
+            PyObject *priors, double scaled_prior)
+{
+    PyObject *fields[17] = {Py_NewRef(state),
+                            Py_NewRef(player),
+                            PyFloat_FromDouble(reward),
+                            PyFloat_FromDouble(discount),
+                            Py_NewRef(actions),
+                            PyTuple_New(0),
+                            PyLong_FromSsize_t(untried),
+                            Py_NewRef(zero_int),
+                            PyFloat_FromDouble(0.0),
+                            PyFloat_FromDouble(0.0),
+                            PyLong_FromSsize_t(i),
+                            Py_NewRef(priors),
+                            PyFloat_FromDouble(scaled_prior),
+                            Py_NewRef(Py_None),
+                            Py_NewRef(Py_None),
+                            Py_NewRef(Py_None),
+                            Py_NewRef(Py_None)};
+    PyObject *lists[17] = {e->states,         e->players,          e->rewards,
+                           e->discounts,      e->actions,          t->children,
+                           t->untried,        t->visits,           t->value_sums,
+                           t->values,         t->action_indices,   t->priors,
+                           t->scaled_priors,  e->leaf_values,      t->expansion_orders,
+                           e->proven_values,  e->chance_records};
+    int status = 0;
+    for (int k = 0; k < 17; k++)
+        if (status == 0 && (fields[k] == NULL || PyList_Append(lists[k], fields[k]) < 0))
+            status = -1;
+    for (int k = 0; k < 17; k++)
+        Py_XDECREF(fields[k]);
+    return status;
+}
+
+/* leaf_batching.run's expand(node, i) with the native step: *child the new node, or -1 if
+ * the native step does not take the state (the caller then calls the Python expand).
+ * Returns -1 with an exception set. */
+static int
+native_expand(PuctLists *t, Expansion *e, Py_ssize_t node, Py_ssize_t i, Py_ssize_t *child)
+{
+    PyObject *action = PySequence_GetItem(PyList_GET_ITEM(e->actions, node), i);
+    if (action == NULL)
+        return -1;
+    PyObject *next_state = NULL, *actions = NULL, *player = NULL, *priors = NULL;
+    double reward;
+    int terminated;
+    int taken = e->native->expand(PyList_GET_ITEM(e->states, node), action, &next_state,
+                                  &reward, &terminated, &actions, &player);
+    Py_DECREF(action);
+    if (taken <= 0) {
+        *child = -1;
+        return taken;
+    }
+    int status = -1;
+    Py_ssize_t count = PyTuple_GET_SIZE(actions);
+    if (player == NULL)
+        player = Py_NewRef(Py_None);
+    priors = count ? uniform(e->uniform_priors, count) : PyTuple_New(0);
+    PyObject *parent_priors = PyList_GET_ITEM(t->priors, node);
+    PyObject *p_obj = PySequence_GetItem(parent_priors, i);
+    int same = PyObject_RichCompareBool(player, PyList_GET_ITEM(e->players, node), Py_EQ);
+    if (priors != NULL && p_obj != NULL && same >= 0) {
+        double p = as_double(p_obj);
+        Py_ssize_t made = PyList_GET_SIZE(e->states);
+        if (!PyErr_Occurred() &&
+            append_node(t, e, next_state, player, reward, same ? e->gamma : -e->gamma, actions,
+                        count ? count : TERMINAL, i, priors, t->c * p) == 0) {
+            /* Linked into the parent's children in the model's order (bisect by action index),
+             * and one fewer untried action. */
+            PyObject *kids = PyList_GET_ITEM(t->children, node);
+            Py_ssize_t size = PyTuple_GET_SIZE(kids), at = 0;
+            while (at < size) {
+                Py_ssize_t index = PyLong_AsSsize_t(
+                    PyList_GET_ITEM(t->action_indices,
+                                    PyLong_AsSsize_t(PyTuple_GET_ITEM(kids, at))));
+                if (index > i)
+                    break;
+                at++;
+            }
+            PyObject *linked = PyTuple_New(size + 1);
+            PyObject *made_obj = PyLong_FromSsize_t(made);
+            long untried = PyLong_AsLong(PyList_GET_ITEM(t->untried, node));
+            PyObject *left = PyLong_FromLong(untried - 1);
+            if (linked != NULL && made_obj != NULL && left != NULL && !PyErr_Occurred()) {
+                for (Py_ssize_t k = 0, j = 0; k <= size; k++)
+                    PyTuple_SET_ITEM(linked, k,
+                                     Py_NewRef(k == at ? made_obj : PyTuple_GET_ITEM(kids, j++)));
+                PyList_SetItem(t->children, node, linked); /* steals */
+                PyList_SetItem(t->untried, node, left);
+                linked = left = NULL;
+                *child = made;
+                status = 0;
+            }
+            Py_XDECREF(linked);
+            Py_XDECREF(made_obj);
+            Py_XDECREF(left);
+        }
+    }
+    Py_XDECREF(p_obj);
+    Py_XDECREF(priors);
+    Py_DECREF(next_state);
+    Py_DECREF(actions);
+    Py_DECREF(player);
+    return status;
+}
+
 static const char *select_leaves_doc =
     "select_leaves(size, first_new, horizon, loss, expand, fallback, c, unvisited_value, "
     "score_all, untried, children, visits, value_sums, values, scaled_priors, priors, "
-    "action_indices, expansion_orders) -> (paths, saved)\n\n"
+    "action_indices, expansion_orders, native) -> (paths, saved)\n\n"
     "Step 1 of a round of mcts_agent.leaf_batching.run with PUCT, in C: ``size`` selections "
     "from the root (PUCT's fast path; ``fallback(node) -> (i, child)``, "
     "mcts_agent.selection.puct_select, off it), each stopping at a terminal node, the horizon or "
     "a node numbered ``first_new`` or more, or at an untried action (``expand(node, i) -> "
     "child``); each path (a list, root excluded) gets the virtual loss ``loss`` (if not 0), the "
     "nodes' (N, W, Q) before the round kept in ``saved`` (a dict). The tree's lists are "
-    "GuidedTree's, changed in place.";
+    "GuidedTree's, changed in place. ``native``: None, or (capsule, uniform_priors, gamma, "
+    "states, players, rewards, discounts, actions, leaf_values, proven_values, chance_records) "
+    "to expand in C with the model's native step capsule (``expand`` for the states it does "
+    "not take), appending to the tree's lists as GuidedTree.append_node does.";
 
 static PyObject *
 core_select_leaves(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
 {
-    if (nargs != 18) {
-        PyErr_SetString(PyExc_TypeError, "select_leaves takes 18 arguments");
+    if (nargs != 19) {
+        PyErr_SetString(PyExc_TypeError, "select_leaves takes 19 arguments");
         return NULL;
     }
     Py_ssize_t size = PyLong_AsSsize_t(args[0]);
@@ -1380,9 +1725,42 @@ core_select_leaves(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
             PyErr_SetString(PyExc_TypeError, "select_leaves: the tree's fields must be lists");
             return NULL;
         }
+    Expansion e, *native = NULL;
+    if (args[18] != Py_None) {
+        PyObject *n = args[18];
+        if (!PyTuple_CheckExact(n) || PyTuple_GET_SIZE(n) != 11) {
+            PyErr_SetString(PyExc_TypeError, "select_leaves: native must be None or an 11-tuple");
+            return NULL;
+        }
+        e.native = PyCapsule_GetPointer(PyTuple_GET_ITEM(n, 0), NATIVE_STEP_NAME);
+        if (e.native == NULL)
+            return NULL;
+        if (e.native->version != NATIVE_STEP_VERSION) {
+            PyErr_Format(PyExc_ValueError, "native step version %d, expected %d",
+                         e.native->version, NATIVE_STEP_VERSION);
+            return NULL;
+        }
+        e.uniform_priors = PyTuple_GET_ITEM(n, 1);
+        e.gamma = PyFloat_AsDouble(PyTuple_GET_ITEM(n, 2));
+        PyObject **lists[8] = {&e.states,    &e.players,     &e.rewards,       &e.discounts,
+                               &e.actions,   &e.leaf_values, &e.proven_values, &e.chance_records};
+        for (int k = 0; k < 8; k++) {
+            *lists[k] = PyTuple_GET_ITEM(n, 3 + k);
+            if (!PyList_CheckExact(*lists[k])) {
+                PyErr_SetString(PyExc_TypeError, "select_leaves: the tree's fields must be lists");
+                return NULL;
+            }
+        }
+        if (PyErr_Occurred())
+            return NULL;
+        native = &e;
+    }
     PyObject *paths = PyList_New(0);
     PyObject *saved = PyDict_New();
-    if (paths == NULL || saved == NULL)
+    /* A round adds at most ``size`` nodes: they are all numbered below ``bound``. */
+    Py_ssize_t bound = PyList_GET_SIZE(t.values) + (size > 0 ? size : 0);
+    uint8_t *seen = PyMem_Calloc((size_t)(bound / 8 + 1), 1);
+    if (paths == NULL || saved == NULL || seen == NULL)
         goto error;
     for (Py_ssize_t round = 0; round < size; round++) {
         PyObject *path = PyList_New(0);
@@ -1407,7 +1785,10 @@ core_select_leaves(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
             if (puct_choose(&t, node, &i, &child) < 0)
                 goto error;
             if (child == -1) {
-                PyObject *made = PyObject_CallFunction(expand, "nn", node, i);
+                if (native != NULL && native_expand(&t, native, node, i, &child) < 0)
+                    goto error;
+                PyObject *made = child != -1 ? PyLong_FromSsize_t(child)
+                                             : PyObject_CallFunction(expand, "nn", node, i);
                 if (made == NULL)
                     goto error;
                 appended = PyList_Append(path, made);
@@ -1426,21 +1807,29 @@ core_select_leaves(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
                 goto error;
         }
         if (loss != 0.0) {
-            if (add_virtual_loss(&t, saved, zero_int, 0, loss) < 0)
+            if (add_virtual_loss(&t, saved, seen, zero_int, 0, loss) < 0)
                 goto error;
             Py_ssize_t length = PyList_GET_SIZE(path);
             for (Py_ssize_t k = 0; k < length; k++) {
                 PyObject *key = PyList_GET_ITEM(path, k);
                 Py_ssize_t on_path = PyLong_AsSsize_t(key);
-                if ((on_path == -1 && PyErr_Occurred()) ||
-                    add_virtual_loss(&t, saved, key, on_path, loss) < 0)
+                if (on_path == -1 && PyErr_Occurred())
+                    goto error;
+                if (on_path < 0 || on_path >= bound || on_path >= PyList_GET_SIZE(t.values)) {
+                    PyErr_Format(PyExc_IndexError, "select_leaves: node %zd is not in the tree",
+                                 on_path);
+                    goto error;
+                }
+                if (add_virtual_loss(&t, saved, seen, key, on_path, loss) < 0)
                     goto error;
             }
         }
     }
+    PyMem_Free(seen);
     return Py_BuildValue("(NN)", paths, saved);
 
 error:
+    PyMem_Free(seen);
     Py_XDECREF(paths);
     Py_XDECREF(saved);
     return NULL;
@@ -1534,7 +1923,127 @@ core_backup_leaves(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
     Py_RETURN_NONE;
 }
 
+/* ------------------------------------------------------------------ leaf batching: the evaluations' checks */
+
+/* checked_evaluation(answer, state, actions)'s fast path: a new reference to (value, priors),
+ * or a new reference to None where the Python function must decide (it raises, or handles the
+ * rare cases: a value of another real type, priors of another type, a sum that overflows). */
+static PyObject *
+checked_fast(PyObject *answer, Py_ssize_t count, PyObject *evaluation_type,
+             PyObject *uniform_priors, PyObject *fsum)
+{
+    if (!(PyTuple_CheckExact(answer) || Py_TYPE(answer) == (PyTypeObject *)evaluation_type) ||
+        PyTuple_GET_SIZE(answer) != 2)
+        Py_RETURN_NONE;
+    PyObject *value = PyTuple_GET_ITEM(answer, 0), *priors = PyTuple_GET_ITEM(answer, 1);
+    if (value != Py_None &&
+        !(PyFloat_CheckExact(value) && isfinite(PyFloat_AS_DOUBLE(value))))
+        Py_RETURN_NONE;
+    if (priors == Py_None) {
+        PyObject *priors = uniform(uniform_priors, count);
+        PyObject *pair = priors == NULL ? NULL : PyTuple_Pack(2, value, priors);
+        Py_XDECREF(priors);
+        return pair;
+    }
+    if (!(PyList_CheckExact(priors) || PyTuple_CheckExact(priors)) ||
+        PySequence_Fast_GET_SIZE(priors) != count || count > 256)
+        Py_RETURN_NONE;
+    PyObject **items = PySequence_Fast_ITEMS(priors);
+    double weights[256];
+    for (Py_ssize_t k = 0; k < count; k++) {
+        if (!PyFloat_CheckExact(items[k]))
+            Py_RETURN_NONE;
+        weights[k] = PyFloat_AS_DOUBLE(items[k]);
+        if (!(isfinite(weights[k]) && weights[k] >= 0.0))
+            Py_RETURN_NONE;
+    }
+    PyObject *total_obj = PyObject_CallOneArg(fsum, priors); /* math.fsum: the exact sum */
+    if (total_obj == NULL) {
+        if (!PyErr_ExceptionMatches(PyExc_OverflowError))
+            return NULL;
+        PyErr_Clear();
+        Py_RETURN_NONE;
+    }
+    double total = PyFloat_AsDouble(total_obj);
+    Py_DECREF(total_obj);
+    if (!(0.0 < total && total < INFINITY))
+        Py_RETURN_NONE;
+    PyObject *normalised = PyTuple_New(count);
+    for (Py_ssize_t k = 0; normalised != NULL && k < count; k++) {
+        PyObject *p = PyFloat_FromDouble(weights[k] / total);
+        if (p == NULL)
+            Py_CLEAR(normalised);
+        else
+            PyTuple_SET_ITEM(normalised, k, p);
+    }
+    PyObject *pair = normalised == NULL ? NULL : PyTuple_Pack(2, value, normalised);
+    Py_XDECREF(normalised);
+    return pair;
+}
+
+static const char *checked_evaluations_doc =
+    "checked_evaluations(answers, states, actions_list, checked_evaluation, evaluation_type, "
+    "uniform_priors, fsum) -> list of (value, priors)\n\n"
+    "[checked_evaluation(answer, state, actions) for each], in C: an answer that is a tuple or "
+    "an ``evaluation_type`` with a finite float value (or None) and None priors, or priors "
+    "that are a list or tuple of finite floats >= 0 of the right length with a positive finite "
+    "``fsum``, is checked and normalised here exactly as the Python function does it; any other "
+    "answer is handed to ``checked_evaluation``.";
+
+static PyObject *
+core_checked_evaluations(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 7) {
+        PyErr_SetString(PyExc_TypeError, "checked_evaluations takes 7 arguments");
+        return NULL;
+    }
+    PyObject *answers = args[0], *states = args[1], *actions_list = args[2];
+    if (!PyList_CheckExact(states) || !PyList_CheckExact(actions_list) ||
+        !PySequence_Check(answers)) {
+        PyErr_SetString(PyExc_TypeError, "checked_evaluations: answers a sequence, states and "
+                                         "actions_list lists");
+        return NULL;
+    }
+    Py_ssize_t size = PyList_GET_SIZE(states);
+    if (PySequence_Size(answers) != size || PyList_GET_SIZE(actions_list) != size) {
+        if (!PyErr_Occurred())
+            PyErr_SetString(PyExc_ValueError, "checked_evaluations: one answer per state");
+        return NULL;
+    }
+    PyObject *checked = PyList_New(size);
+    for (Py_ssize_t j = 0; checked != NULL && j < size; j++) {
+        PyObject *answer = PySequence_GetItem(answers, j);
+        PyObject *actions = PyList_GET_ITEM(actions_list, j);
+        PyObject *result = NULL;
+        if (answer != NULL) {
+            Py_ssize_t count = PyObject_Length(actions);
+            if (count >= 0)
+                result = checked_fast(answer, count, args[4], args[5], args[6]);
+            if (result == Py_None) {
+                Py_DECREF(result);
+                result = PyObject_CallFunctionObjArgs(args[3], answer, PyList_GET_ITEM(states, j),
+                                                      actions, NULL);
+            }
+            Py_DECREF(answer);
+        }
+        if (result == NULL)
+            Py_CLEAR(checked);
+        else
+            PyList_SET_ITEM(checked, j, result);
+    }
+    return checked;
+}
+
 /* ------------------------------------------------------------------ module */
+
+static PyObject *
+core_native_step(PyObject *module, PyObject *name)
+{
+    if (PyUnicode_Check(name) && PyUnicode_CompareWithASCIIString(name, "connect_four") == 0)
+        return PyCapsule_New(&c4_native_step, NATIVE_STEP_NAME, NULL);
+    PyErr_Format(PyExc_ValueError, "no native step for %R; the core has 'connect_four'", name);
+    return NULL;
+}
 
 static PyObject *
 core_native_rollout(PyObject *module, PyObject *name)
@@ -1641,8 +2150,12 @@ static PyMethodDef core_methods[] = {
     {"call_native", (PyCFunction)core_call_native, METH_VARARGS,
      "call_native(capsule, state, rng, limit, gamma, count=None) -> float, or a list of "
      "count floats: native rollouts drawn from rng."},
+    {"native_step", (PyCFunction)core_native_step, METH_O,
+     "native_step(game) -> capsule: 'connect_four'."},
     {"select_leaves", (PyCFunction)(void (*)(void))core_select_leaves, METH_FASTCALL, NULL},
     {"backup_leaves", (PyCFunction)(void (*)(void))core_backup_leaves, METH_FASTCALL, NULL},
+    {"checked_evaluations", (PyCFunction)(void (*)(void))core_checked_evaluations, METH_FASTCALL,
+     NULL},
     {"random", (PyCFunction)core_random, METH_VARARGS,
      "random(rng, count) -> list of floats: rng.random() drawn by the C generator."},
     {NULL},
@@ -1667,8 +2180,11 @@ PyInit__core(void)
     for (int col = 0; col < 7; col++)
         c4_full |= 0x3fULL << (7 * col);
     core_methods[0].ml_doc = run_doc;
-    core_methods[3].ml_doc = select_leaves_doc;
-    core_methods[4].ml_doc = backup_leaves_doc;
+    core_methods[4].ml_doc = select_leaves_doc;
+    core_methods[5].ml_doc = backup_leaves_doc;
+    core_methods[6].ml_doc = checked_evaluations_doc;
+    if (c4_tables() < 0)
+        return NULL;
     zero_int = PyLong_FromLong(0);
     one_int = PyLong_FromLong(1);
     if (zero_int == NULL || one_int == NULL)
@@ -1681,7 +2197,8 @@ PyInit__core(void)
     if (PyModule_AddObjectRef(m, "Store", (PyObject *)&StoreType) < 0 ||
         PyModule_AddObjectRef(m, "Column", (PyObject *)&ColumnType) < 0 ||
         PyModule_AddIntConstant(m, "NODE_BYTES", (long)sizeof(NodeRecord)) < 0 ||
-        PyModule_AddIntConstant(m, "NATIVE_ROLLOUT_VERSION", NATIVE_ROLLOUT_VERSION) < 0) {
+        PyModule_AddIntConstant(m, "NATIVE_ROLLOUT_VERSION", NATIVE_ROLLOUT_VERSION) < 0 ||
+        PyModule_AddIntConstant(m, "NATIVE_STEP_VERSION", NATIVE_STEP_VERSION) < 0) {
         Py_DECREF(m);
         return NULL;
     }

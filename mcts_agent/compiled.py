@@ -32,6 +32,7 @@ leaves it.
 from __future__ import annotations
 
 import contextlib
+import math
 import os
 import random
 from collections.abc import Iterator
@@ -44,13 +45,17 @@ from mcts_agent._validation import (
     checked_reward,
     checked_terminated,
 )
+from mcts_agent.evaluator import Evaluation, checked_evaluation, uniform_priors
 from mcts_agent.tree import Tree
 
 __all__ = [
     "NATIVE_ROLLOUT_CAPSULE",
+    "NATIVE_STEP_CAPSULE",
     "PURE_PYTHON_VARIABLE",
     "core_backend",
+    "native_expansion",
     "native_rollout",
+    "native_step",
     "pure_python",
 ]
 
@@ -59,6 +64,9 @@ PURE_PYTHON_VARIABLE = "MCTS_AGENT_PURE_PYTHON"
 
 NATIVE_ROLLOUT_CAPSULE = "mcts_agent.native_rollout"
 """The name of a native rollout's capsule (``docs/search.md``, "Compiled core")."""
+
+NATIVE_STEP_CAPSULE = "mcts_agent.native_step"
+"""The name of a native step's capsule (``docs/search.md``, "Compiled core")."""
 
 _NUMERIC_FIELDS = ("rewards", "discounts", "children", "untried", "visits", "value_sums", "values")
 """The Tree fields held as C records and read through ``_core.Column`` views."""
@@ -114,6 +122,44 @@ def native_rollout(game: str) -> Any:
     return None if _core is None else _core.native_rollout(game)
 
 
+def native_step(game: str) -> Any:
+    """Returns the core's native step capsule for ``game``, or None without the core.
+
+    Args:
+        game: ``"connect_four"``.
+
+    Raises:
+        ValueError: if the core has no native step for ``game``.
+    """
+    return None if _core is None else _core.native_step(game)
+
+
+def native_expansion(model: Any, tree: Any) -> Any:
+    """Returns the model's native step capsule if leaf batching may expand ``tree`` with it.
+
+    ``docs/search.md``, "Compiled core" (native steps): the class that
+    defines ``native_step`` must also define ``step``, ``actions`` and
+    ``player``, and neither a subclass nor the instance may replace them;
+    the tree must be a :class:`~mcts_agent.tree.GuidedTree` whose
+    ``append_node`` is GuidedTree's (the core appends to its lists as that
+    method does). None otherwise, and without the core.
+    """
+    from mcts_agent.tree import GuidedTree  # tree imports nothing of this module's users
+
+    if _core is None or type(tree).append_node is not GuidedTree.append_node:
+        return None
+    for owner in type(model).__mro__:
+        if "native_step" in owner.__dict__:
+            break
+    else:
+        return None
+    for name in ("step", "actions", "player"):
+        own = owner.__dict__.get(name)
+        if own is None or getattr(getattr(model, name), "__func__", None) is not own:
+            return None  # a subclass (or the instance) replaced a method the capsule fuses
+    return model.native_step()
+
+
 def leaf_selector() -> Any:
     """Returns ``_core.select_leaves`` (a round of leaf batching's PUCT selection in C), or None.
 
@@ -131,6 +177,23 @@ def leaf_backup() -> Any:
     (:mod:`mcts_agent.leaf_batching`), to the same trees.
     """
     return None if _core is None else _core.backup_leaves
+
+
+def evaluations_checker() -> Any:
+    """Returns ``check(answers, states, actions_list) -> list of (value, priors)`` in C, or None.
+
+    ``[checked_evaluation(a, s, acts) for each]``
+    (:func:`mcts_agent.evaluator.checked_evaluation`), its common cases in C
+    (``_core.checked_evaluations``) with the same results, the rest (and
+    every error) by the Python function. None without the core.
+    """
+    return None if _core is None else _checked_evaluations
+
+
+def _checked_evaluations(answers: Any, states: list, actions_list: list) -> list:
+    return _core.checked_evaluations(
+        answers, states, actions_list, checked_evaluation, Evaluation, uniform_priors, math.fsum
+    )
 
 
 def is_column(values: Any) -> bool:

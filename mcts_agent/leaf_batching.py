@@ -130,6 +130,9 @@ def evaluate(evaluator: Any, states: list, actions_list: list) -> list[tuple]:
             )
     else:
         answers = [evaluator(s, a) for s, a in zip(states, actions_list, strict=True)]
+    check_all = compiled.evaluations_checker()
+    if check_all is not None:  # the same checks, their common cases in C
+        return check_all(answers, states, actions_list)
     return [
         checked_evaluation(answer, s, a)
         for answer, s, a in zip(answers, states, actions_list, strict=True)
@@ -300,7 +303,25 @@ def run(planner: MCTS, tree: GuidedTree, iterations: int) -> int:
             priors,
             action_indices,
             tree.expansion_orders,
+            None,
         )
+        capsule = compiled.native_expansion(model, tree)
+        if capsule is not None:  # expansions in C too, with the model's native step
+            puct_lists = puct_lists[:-1] + (
+                (
+                    capsule,
+                    uniform_priors,
+                    gamma,
+                    states,
+                    players,
+                    rewards,
+                    discounts,
+                    node_actions,
+                    leaf_values,
+                    tree.proven_values,
+                    tree.chance_records,
+                ),
+            )
 
     done = 0
     while done < iterations:
@@ -322,20 +343,18 @@ def run(planner: MCTS, tree: GuidedTree, iterations: int) -> int:
                     leaf_values[n] = value
                     priors[n] = node_priors
         # 3. The virtual losses removed (the saved figures put back), then each backup.
-        returns = []
-        for path in paths:
-            leaf = path[-1]
-            if untried[leaf] == TERMINAL:
-                g = 0.0
-            elif leaf_values[leaf] is not None:
-                g = leaf_values[leaf]
-            elif fused_rollout is not None:
-                g = fused_rollout(states[leaf], rng, limit, gamma)
-            elif generic_rollout is not None:
-                g = generic_rollout(states[leaf], node_actions[leaf], players[leaf])
-            else:
-                g = 0.0
-            returns.append(g)
+        leaves = [path[-1] for path in paths]
+        returns = [0.0 if untried[leaf] == TERMINAL else leaf_values[leaf] for leaf in leaves]
+        if None in returns:  # no value: a rollout from the leaf, in the order of the paths
+            for j, leaf in enumerate(leaves):
+                if returns[j] is not None:
+                    continue
+                if fused_rollout is not None:
+                    returns[j] = fused_rollout(states[leaf], rng, limit, gamma)
+                elif generic_rollout is not None:
+                    returns[j] = generic_rollout(states[leaf], node_actions[leaf], players[leaf])
+                else:
+                    returns[j] = 0.0
         backup(paths, returns, saved, rewards, discounts, visits, value_sums, values)
         done += size
     return iterations
