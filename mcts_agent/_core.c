@@ -1327,6 +1327,16 @@ done:
 
 static PyObject *zero_int, *one_int; /* the ints 0 and 1 (set by the module's init) */
 
+/* Sets list[index] to a new reference (stolen); -1 if it is NULL. */
+static inline int
+set_new(PyObject *list, Py_ssize_t index, PyObject *value)
+{
+    if (value == NULL)
+        return -1;
+    PyList_SetItem(list, index, value);
+    return 0;
+}
+
 /* A float of the tree's lists as a double: a float, or an int (visits) converted as Python's
  * arithmetic converts it (PyLong_AsDouble, correctly rounded). */
 static inline double
@@ -1339,11 +1349,110 @@ as_double(PyObject *x)
     return PyFloat_AsDouble(x);
 }
 
+/* A round's virtual losses while the tree's lists keep the figures of before the round: the
+ * touched nodes' (N, W, Q) as doubles (the very values leaf_batching.run would write into the
+ * lists), in an open-addressing table keyed by node. */
+typedef struct {
+    Py_ssize_t node; /* -1: empty */
+    double n, w, q;
+} OverlayEntry;
+
+typedef struct {
+    OverlayEntry *entries;
+    Py_ssize_t capacity, used; /* capacity a power of 2, at least twice used */
+} Overlay;
+
 typedef struct {
     PyObject *untried, *children, *visits, *value_sums, *values, *scaled_priors, *priors,
         *action_indices, *expansion_orders, *score_all, *fallback;
     double c, unvisited_value;
+    /* The round's virtual losses: ``seen`` one bit per node (set once the node has one),
+     * ``overlay`` their figures (NULL once they are written into the lists, the figures of
+     * before the round then in ``saved``, as leaf_batching.run keeps them). */
+    uint8_t *seen;
+    Overlay *overlay;
+    PyObject *saved;
 } PuctLists;
+
+static inline int
+is_seen(PuctLists *t, Py_ssize_t node)
+{
+    return t->seen[node >> 3] >> (node & 7) & 1;
+}
+
+static inline Py_ssize_t
+overlay_slot(Overlay *o, Py_ssize_t node)
+{
+    size_t mask = (size_t)o->capacity - 1;
+    size_t slot = ((size_t)node * (size_t)0x9E3779B97F4A7C15ULL) & mask;
+    while (o->entries[slot].node != node && o->entries[slot].node != -1)
+        slot = (slot + 1) & mask;
+    return (Py_ssize_t)slot;
+}
+
+/* The overlay's entry of ``node`` if it has a virtual loss and the overlay is on, else NULL. */
+static inline OverlayEntry *
+overlay_find(PuctLists *t, Py_ssize_t node)
+{
+    if (t->overlay == NULL || !is_seen(t, node))
+        return NULL;
+    return &t->overlay->entries[overlay_slot(t->overlay, node)];
+}
+
+/* A new entry for ``node`` (not in the overlay); NULL with MemoryError. */
+static OverlayEntry *
+overlay_add(Overlay *o, Py_ssize_t node)
+{
+    if (2 * (o->used + 1) > o->capacity) {
+        Py_ssize_t old_capacity = o->capacity;
+        OverlayEntry *old = o->entries;
+        Py_ssize_t capacity = old_capacity ? 2 * old_capacity : 256;
+        OverlayEntry *entries = PyMem_Malloc((size_t)capacity * sizeof(OverlayEntry));
+        if (entries == NULL) {
+            PyErr_NoMemory();
+            return NULL;
+        }
+        for (Py_ssize_t k = 0; k < capacity; k++)
+            entries[k].node = -1;
+        o->entries = entries;
+        o->capacity = capacity;
+        for (Py_ssize_t k = 0; k < old_capacity; k++)
+            if (old[k].node != -1)
+                o->entries[overlay_slot(o, old[k].node)] = old[k];
+        PyMem_Free(old);
+    }
+    OverlayEntry *entry = &o->entries[overlay_slot(o, node)];
+    entry->node = node;
+    o->used++;
+    return entry;
+}
+
+/* Writes the overlay's figures into the lists (the figures of before the round into
+ * ``saved``) and turns the overlay off: leaf_batching.run's state of the round, for the
+ * Python rule to read. -1 with an exception set. */
+static int
+overlay_write(PuctLists *t)
+{
+    Overlay *o = t->overlay;
+    t->overlay = NULL;
+    for (Py_ssize_t k = 0; k < o->capacity; k++) {
+        OverlayEntry *e = &o->entries[k];
+        if (e->node == -1)
+            continue;
+        PyObject *key = PyLong_FromSsize_t(e->node);
+        PyObject *old = PyTuple_Pack(3, PyList_GET_ITEM(t->visits, e->node),
+                                     PyList_GET_ITEM(t->value_sums, e->node),
+                                     PyList_GET_ITEM(t->values, e->node));
+        int stored = key == NULL || old == NULL ? -1 : PyDict_SetItem(t->saved, key, old);
+        Py_XDECREF(key);
+        Py_XDECREF(old);
+        if (stored < 0 || set_new(t->visits, e->node, PyFloat_FromDouble(e->n)) < 0 ||
+            set_new(t->value_sums, e->node, PyFloat_FromDouble(e->w)) < 0 ||
+            set_new(t->values, e->node, PyFloat_FromDouble(e->q)) < 0)
+            return -1;
+    }
+    return 0;
+}
 
 /* mcts_agent.selection.expansion_order(priors, c) for a tuple of at most 64 floats: a new
  * reference to the same answer (a range when every prior is equal, else a list of the
@@ -1406,7 +1515,8 @@ expansion_order(PyObject *priors, double c, PyObject *score_all)
 static int
 puct_choose(PuctLists *t, Py_ssize_t node, Py_ssize_t *i_out, Py_ssize_t *child_out)
 {
-    double n = as_double(PyList_GET_ITEM(t->visits, node));
+    OverlayEntry *mine = overlay_find(t, node);
+    double n = mine != NULL ? mine->n : as_double(PyList_GET_ITEM(t->visits, node));
     if (n == -1.0 && PyErr_Occurred())
         return -1;
     double root_n = sqrt(n > 1 ? n : 1.0);
@@ -1432,9 +1542,17 @@ puct_choose(PuctLists *t, Py_ssize_t node, Py_ssize_t *i_out, Py_ssize_t *child_
                              node, kid);
             return -1;
         }
-        double q = as_double(PyList_GET_ITEM(t->values, kid));
+        OverlayEntry *lost = overlay_find(t, kid);
+        double q, v;
+        if (lost != NULL) {
+            q = lost->q;
+            v = lost->n;
+        }
+        else {
+            q = as_double(PyList_GET_ITEM(t->values, kid));
+            v = as_double(PyList_GET_ITEM(t->visits, kid));
+        }
         double p = as_double(PyList_GET_ITEM(t->scaled_priors, kid));
-        double v = as_double(PyList_GET_ITEM(t->visits, kid));
         if (PyErr_Occurred())
             return -1;
         double score = q + p * root_n / (1.0 + v);
@@ -1496,7 +1614,9 @@ puct_choose(PuctLists *t, Py_ssize_t node, Py_ssize_t *i_out, Py_ssize_t *child_
     *child_out = child;
     return PyErr_Occurred() ? -1 : 0;
 
-fallback:;
+fallback:
+    if (t->overlay != NULL && overlay_write(t) < 0) /* the Python rule reads the lists */
+        return -1;
     PyObject *answer = PyObject_CallFunction(t->fallback, "n", node);
     if (answer == NULL)
         return -1;
@@ -1511,19 +1631,38 @@ fallback:;
     return PyErr_Occurred() ? -1 : 0;
 }
 
-/* One node's virtual loss, as mcts_agent.leaf_batching.run applies it: its (N, W, Q) saved
- * (under ``key``, the node's index as an int object) the first time in the round (``seen``:
- * one bit per node, set then), then N += loss, W -= loss, Q = W / N. */
+/* One node's virtual loss, as mcts_agent.leaf_batching.run applies it: N += loss, W -= loss,
+ * Q = W / N, in the overlay while it is on; else in the lists, the node's (N, W, Q) of before
+ * the round saved in ``saved`` (under ``key``, the node's index as an int object) the first
+ * time in the round. */
 static int
-add_virtual_loss(PuctLists *t, PyObject *saved, uint8_t *seen, PyObject *key, Py_ssize_t node,
-                 double loss)
+add_virtual_loss(PuctLists *t, PyObject *key, Py_ssize_t node, double loss)
 {
+    int first = !is_seen(t, node);
+    t->seen[node >> 3] |= (uint8_t)(1 << (node & 7));
     PyObject *n_obj = PyList_GET_ITEM(t->visits, node);
     PyObject *w_obj = PyList_GET_ITEM(t->value_sums, node);
-    if (!(seen[node >> 3] >> (node & 7) & 1)) { /* the first time in the round: in ``saved`` */
-        seen[node >> 3] |= (uint8_t)(1 << (node & 7));
+    if (t->overlay != NULL) {
+        OverlayEntry *e;
+        if (first) {
+            e = overlay_add(t->overlay, node);
+            if (e == NULL)
+                return -1;
+            e->n = as_double(n_obj);
+            e->w = as_double(w_obj);
+            if (PyErr_Occurred())
+                return -1;
+        }
+        else
+            e = overlay_find(t, node);
+        e->n = e->n + loss;
+        e->w = e->w - loss;
+        e->q = e->w / e->n;
+        return 0;
+    }
+    if (first) {
         PyObject *old = PyTuple_Pack(3, n_obj, w_obj, PyList_GET_ITEM(t->values, node));
-        int stored = old == NULL ? -1 : PyDict_SetItem(saved, key, old);
+        int stored = old == NULL ? -1 : PyDict_SetItem(t->saved, key, old);
         Py_XDECREF(old);
         if (stored < 0)
             return -1;
@@ -1532,18 +1671,10 @@ add_virtual_loss(PuctLists *t, PyObject *saved, uint8_t *seen, PyObject *key, Py
     double w = as_double(w_obj) - loss;
     if (PyErr_Occurred())
         return -1;
-    PyObject *n_new = PyFloat_FromDouble(n);
-    PyObject *w_new = PyFloat_FromDouble(w);
-    PyObject *q_new = PyFloat_FromDouble(w / n);
-    if (n_new == NULL || w_new == NULL || q_new == NULL) {
-        Py_XDECREF(n_new);
-        Py_XDECREF(w_new);
-        Py_XDECREF(q_new);
+    if (set_new(t->visits, node, PyFloat_FromDouble(n)) < 0 ||
+        set_new(t->value_sums, node, PyFloat_FromDouble(w)) < 0 ||
+        set_new(t->values, node, PyFloat_FromDouble(w / n)) < 0)
         return -1;
-    }
-    PyList_SetItem(t->visits, node, n_new); /* steals the new references */
-    PyList_SetItem(t->value_sums, node, w_new);
-    PyList_SetItem(t->values, node, q_new);
     return 0;
 }
 
@@ -1696,8 +1827,11 @@ static const char *select_leaves_doc =
     "mcts_agent.selection.puct_select, off it), each stopping at a terminal node, the horizon or "
     "a node numbered ``first_new`` or more, or at an untried action (``expand(node, i) -> "
     "child``); each path (a list, root excluded) gets the virtual loss ``loss`` (if not 0), the "
-    "nodes' (N, W, Q) before the round kept in ``saved`` (a dict). The tree's lists are "
-    "GuidedTree's, changed in place. ``native``: None, or (capsule, uniform_priors, gamma, "
+    "nodes' (N, W, Q) before the round kept in ``saved`` (a dict). The virtual losses live in C "
+    "(the lists keep their figures) until the Python rule must read them: then they are written "
+    "into the lists, the figures before the round into ``saved``; so after the call the lists "
+    "differ from before the round only at the nodes of ``saved``, which backup_leaves puts "
+    "back. The tree's lists are GuidedTree's, changed in place. ``native``: None, or (capsule, uniform_priors, gamma, "
     "states, players, rewards, discounts, actions, leaf_values, proven_values, chance_records) "
     "to expand in C with the model's native step capsule (``expand`` for the states it does "
     "not take), appending to the tree's lists as GuidedTree.append_node does.";
@@ -1759,8 +1893,11 @@ core_select_leaves(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
     PyObject *saved = PyDict_New();
     /* A round adds at most ``size`` nodes: they are all numbered below ``bound``. */
     Py_ssize_t bound = PyList_GET_SIZE(t.values) + (size > 0 ? size : 0);
-    uint8_t *seen = PyMem_Calloc((size_t)(bound / 8 + 1), 1);
-    if (paths == NULL || saved == NULL || seen == NULL)
+    Overlay overlay = {NULL, 0, 0};
+    t.seen = PyMem_Calloc((size_t)(bound / 8 + 1), 1);
+    t.overlay = &overlay;
+    t.saved = saved;
+    if (paths == NULL || saved == NULL || t.seen == NULL)
         goto error;
     for (Py_ssize_t round = 0; round < size; round++) {
         PyObject *path = PyList_New(0);
@@ -1807,7 +1944,7 @@ core_select_leaves(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
                 goto error;
         }
         if (loss != 0.0) {
-            if (add_virtual_loss(&t, saved, seen, zero_int, 0, loss) < 0)
+            if (add_virtual_loss(&t, zero_int, 0, loss) < 0)
                 goto error;
             Py_ssize_t length = PyList_GET_SIZE(path);
             for (Py_ssize_t k = 0; k < length; k++) {
@@ -1820,29 +1957,21 @@ core_select_leaves(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
                                  on_path);
                     goto error;
                 }
-                if (add_virtual_loss(&t, saved, seen, key, on_path, loss) < 0)
+                if (add_virtual_loss(&t, key, on_path, loss) < 0)
                     goto error;
             }
         }
     }
-    PyMem_Free(seen);
+    PyMem_Free(overlay.entries);
+    PyMem_Free(t.seen);
     return Py_BuildValue("(NN)", paths, saved);
 
 error:
-    PyMem_Free(seen);
+    PyMem_Free(overlay.entries);
+    PyMem_Free(t.seen);
     Py_XDECREF(paths);
     Py_XDECREF(saved);
     return NULL;
-}
-
-/* Sets list[index] to a new reference (stolen); -1 if it is NULL. */
-static inline int
-set_new(PyObject *list, Py_ssize_t index, PyObject *value)
-{
-    if (value == NULL)
-        return -1;
-    PyList_SetItem(list, index, value);
-    return 0;
 }
 
 static const char *backup_leaves_doc =
