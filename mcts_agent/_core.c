@@ -15,6 +15,12 @@
  * exactly (read with getstate() before a chunk, written back with setstate() after), and
  * draws random() as random.Random does (genrand_res53). Tic-tac-toe's and connect four's
  * rollouts are here (native_rollout("tic_tac_toe"), native_rollout("connect_four")).
+ *
+ * Leaf batching (mcts_agent/leaf_batching.py, with PUCT): a round's selections and virtual
+ * losses (select_leaves), its backup (backup_leaves) and its evaluations' checks
+ * (checked_evaluations) on the general loop's tree lists, the same operations as the Python
+ * steps; the expansions with a model's native step, a capsule named "mcts_agent.native_step"
+ * holding a NativeStep (connect four's is here: native_step("connect_four")).
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -2247,6 +2253,43 @@ core_call_native(PyObject *module, PyObject *args)
 }
 
 static PyObject *
+core_call_native_step(PyObject *module, PyObject *args)
+{
+    /* call_native_step(capsule, state, action): (next_state, reward, terminated, actions,
+     * player) from the native step (player None when there are no actions), or None when it
+     * does not take the input. */
+    PyObject *capsule, *state, *action;
+    if (!PyArg_ParseTuple(args, "OOO:call_native_step", &capsule, &state, &action))
+        return NULL;
+    NativeStep *native = PyCapsule_GetPointer(capsule, NATIVE_STEP_NAME);
+    if (native == NULL)
+        return NULL;
+    PyObject *next_state, *actions, *player;
+    double reward;
+    int terminated;
+    int taken = native->expand(state, action, &next_state, &reward, &terminated, &actions,
+                               &player);
+    if (taken < 0)
+        return NULL;
+    if (taken == 0)
+        Py_RETURN_NONE;
+    return Py_BuildValue("(NdNNN)", next_state, reward, PyBool_FromLong(terminated), actions,
+                         player == NULL ? Py_NewRef(Py_None) : player);
+}
+
+static PyObject *
+core_expansion_order(PyObject *module, PyObject *args)
+{
+    /* expansion_order(priors, c, score_all): the C expansion order (None where it leaves the
+     * priors to the Python function). */
+    PyObject *priors, *score_all;
+    double c;
+    if (!PyArg_ParseTuple(args, "OdO:expansion_order", &priors, &c, &score_all))
+        return NULL;
+    return expansion_order(priors, c, score_all);
+}
+
+static PyObject *
 core_random(PyObject *module, PyObject *args)
 {
     /* random(rng, count): ``count`` draws of rng.random() by the C generator (rng continued). */
@@ -2285,6 +2328,12 @@ static PyMethodDef core_methods[] = {
     {"backup_leaves", (PyCFunction)(void (*)(void))core_backup_leaves, METH_FASTCALL, NULL},
     {"checked_evaluations", (PyCFunction)(void (*)(void))core_checked_evaluations, METH_FASTCALL,
      NULL},
+    {"call_native_step", (PyCFunction)core_call_native_step, METH_VARARGS,
+     "call_native_step(capsule, state, action) -> (next_state, reward, terminated, actions, "
+     "player), or None where the native step leaves the input to the model's methods."},
+    {"expansion_order", (PyCFunction)core_expansion_order, METH_VARARGS,
+     "expansion_order(priors, c, score_all) -> what mcts_agent.selection.expansion_order "
+     "returns, or None where the core leaves the priors to it."},
     {"random", (PyCFunction)core_random, METH_VARARGS,
      "random(rng, count) -> list of floats: rng.random() drawn by the C generator."},
     {NULL},

@@ -27,6 +27,13 @@ numbers with a Mersenne Twister that continues the generator's state
 (``getstate``/``setstate`` around each chunk of iterations), exactly as
 ``random.Random.random`` would, so the generator ends where the pure loop
 leaves it.
+
+Leaf batching with PUCT (:mod:`mcts_agent.leaf_batching`) runs its rounds'
+selection and backup here too (:func:`leaf_selector`, :func:`leaf_backup`),
+the batch's evaluation checks (:func:`evaluations_checker`), and its
+expansions with a model's native step (``native_step(self)`` returning a
+capsule named ``"mcts_agent.native_step"``; :func:`native_expansion` says
+when the core may use it): the same trees as the Python steps.
 """
 
 from __future__ import annotations

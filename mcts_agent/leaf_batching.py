@@ -30,9 +30,12 @@ parallelisation with virtual loss):
 
 With PUCT and the compiled core (:mod:`mcts_agent.compiled`), steps 1 and 3
 run in C (``_core.select_leaves``, ``_core.backup_leaves``) on the tree's
-lists, calling back this module's expansion and, off PUCT's fast path,
-:func:`~mcts_agent.selection.puct_select`: the same paths, virtual losses
-and trees as the Python steps here (``tests/test_compiled.py``).
+lists, expanding with the model's native step where it has one
+(:func:`mcts_agent.compiled.native_expansion`; else calling back this
+module's expansion) and calling back, off PUCT's fast path,
+:func:`~mcts_agent.selection.puct_select`; step 2's checks run in C too
+(:func:`mcts_agent.compiled.evaluations_checker`): the same paths, virtual
+losses and trees as the Python steps here (``tests/test_compiled.py``).
 
 So a round is deterministic for a seed, and a search of ``iterations=n`` is
 n iterations in ``ceil(n / k)`` rounds (the budget driver's chunks are cut

@@ -106,7 +106,10 @@ class RolloutModel(Model[StateT], Protocol[StateT]):
 
     The class may also define ``native_rollout(self)``, returning a capsule of
     the same rollout in C for the compiled core (``docs/search.md``, "Compiled
-    core"), or None; a subclass that overrides ``rollout`` loses it.
+    core"), or None; a subclass that overrides ``rollout`` loses it. Likewise
+    ``native_step(self)``: a capsule of ``step``, ``actions`` and ``player``
+    for leaf batching's compiled expansion; a subclass that overrides one of
+    them loses it.
     """
 
     def rollout(self, state: StateT, rng: random.Random, limit: int, gamma: float) -> float:

@@ -28,6 +28,9 @@ from mcts_agent.compiled import pure_python
 from mcts_agent.envs.connect_four import EMPTY_BOARD as C4_START
 from mcts_agent.envs.connect_four import ConnectFourModel
 from mcts_agent.envs.tic_tac_toe import EMPTY_BOARD, TicTacToeModel, parse_board
+from mcts_agent.evaluator import checked_evaluation, uniform_priors
+from mcts_agent.selection import SCORE_ALL, expansion_order
+from mcts_agent.tree import GuidedTree
 
 CORE = compiled._core
 FORCED_PYTHON = os.environ.get(compiled.PURE_PYTHON_VARIABLE) == "1"
@@ -207,7 +210,7 @@ class HashedPriors:
         return [self(s, a) for s, a in zip(states, actions_list, strict=True)]
 
 
-GUIDED_FIELDS = ("priors", "scaled_priors", "leaf_values", "action_indices", "expansion_orders")
+GUIDED_FIELDS = GuidedTree.__slots__  # every field the general loop adds, a new one included
 
 
 def guided_snapshot(planner):
@@ -231,6 +234,8 @@ LEAF_BATCH_CASES = [
         (f"{game}-no-vl", {"evaluator": HashedPriors(), "virtual_loss": 0.0}),
         (f"{game}-depth2-q0.5", {"max_depth": 2, "unvisited_value": 0.5, "gamma": 0.9}),
         (f"{game}-reuse", {"evaluator": HashedPriors(), "reuse_tree": True}),
+        (f"{game}-batch200", {"evaluator": HashedPriors(), "leaf_batch": 200}),  # a big overlay
+        (f"{game}-close-batch200", {"evaluator": HashedPriors(close=True), "leaf_batch": 200}),
     )
 ]
 
@@ -294,6 +299,214 @@ def test_a_failure_inside_a_compiled_round_is_the_pure_ones():
             planner.search(C4_START)
         outcomes.append((str(raised.value), planner.rng.getstate(), FailsLate.steps))
     assert outcomes[0] == outcomes[1]
+
+
+# ------------------------------------------------------------------ leaf batching's C steps
+
+
+def c4_positions(games=60, seed=3):
+    """Connect four states of random games, the last of each game over, with their moves."""
+    model, rng = ConnectFourModel(), random.Random(seed)
+    positions = []
+    for _ in range(games):
+        state = C4_START
+        while True:
+            actions = model.actions(state)
+            positions.append((state, actions))
+            if not actions:
+                break
+            state = model.step(state, rng.choice(actions)).next_state
+    return positions
+
+
+def test_connect_fours_native_step_returns_what_its_python_methods_return():
+    model = ConnectFourModel()
+    native = partial(CORE.call_native_step, model.native_step())
+    positions = c4_positions()
+    assert sum(not actions for _, actions in positions) == 60
+    expanded = 0
+    for state, actions in positions:
+        for action in range(-1, 8):
+            got = native(state, action)
+            if action not in actions:  # over, a full column, not a column: Python's to raise
+                assert got is None
+                with pytest.raises(ValueError, match="is not legal"):
+                    model.step(state, action)
+                continue
+            next_state, reward, terminated = model.step(state, action)
+            child_actions = () if terminated else model.actions(next_state)
+            player = model.player(next_state) if child_actions else None
+            assert got == (next_state, reward, terminated, child_actions, player)
+            assert [type(x) for x in got[0]] == [int, int]
+            expanded += 1
+    assert expanded > 1000
+
+
+@pytest.mark.parametrize(
+    "state, action",
+    [
+        ([0, 0], 3),  # a list: the Python methods take it
+        ((0, 0), True),  # a bool is not a column
+        ((0, 0), 3.0),
+        ((1, 1), 3),  # the bitboards overlap
+        ((1 << 6, 0), 3),  # a piece on a spare bit
+        ((1 << 70, 0), 3),
+        ((-1, 0), 3),
+        (("x", 0), 3),
+        ((0, 0, 0), 3),
+        ((0, 0), 1 << 80),
+    ],
+)
+def test_connect_fours_native_step_leaves_what_it_does_not_know_to_the_python_methods(
+    state, action
+):
+    assert CORE.call_native_step(ConnectFourModel().native_step(), state, action) is None
+
+
+def test_a_search_from_a_state_the_native_step_does_not_take_builds_the_pure_tree():
+    # A list state: the root's children are made by the Python expansion, the rest in C.
+    config = {"iterations": 600, "selection": "puct", "leaf_batch": 8, "seed": 2}
+    config["evaluator"] = HashedPriors()
+    with pure_python():
+        reference = searched(ConnectFourModel(), [0, 0], **config)
+    planner = searched(ConnectFourModel(), [0, 0], **config)
+    assert guided_snapshot(planner) == guided_snapshot(reference)
+
+
+def test_a_model_that_replaces_a_method_of_the_native_step_loses_it():
+    guided = GuidedTree(C4_START, 1, (0,), (1.0,), None)
+    assert compiled.native_expansion(ConnectFourModel(), guided) is not None
+    for name in ("step", "actions", "player"):
+        method = getattr(ConnectFourModel, name)
+        own = type("Own", (ConnectFourModel,), {name: lambda self, *a, m=method: m(self, *a)})
+        assert compiled.native_expansion(own(), guided) is None
+        model = ConnectFourModel()
+        setattr(model, name, partial(method, model))  # an instance attribute
+        assert compiled.native_expansion(model, guided) is None
+    assert compiled.native_expansion(TicTacToeModel(), guided) is None  # no native step
+
+    class OwnTree(GuidedTree):
+        __slots__ = ()
+
+        def append_node(self, *fields):
+            return super().append_node(*fields)
+
+    own = OwnTree(C4_START, 1, (0,), (1.0,), None)
+    assert compiled.native_expansion(ConnectFourModel(), own) is None
+
+
+def test_a_subclass_that_overrides_step_builds_the_pure_tree_through_python():
+    class Counting(ConnectFourModel):
+        steps = 0
+
+        def step(self, state, action):
+            Counting.steps += 1
+            return super().step(state, action)
+
+    config = {"iterations": 400, "selection": "puct", "leaf_batch": 8, "seed": 5}
+    config["evaluator"] = HashedPriors()
+    with pure_python():
+        reference = searched(Counting(), C4_START, **config)
+    python_steps, Counting.steps = Counting.steps, 0
+    planner = searched(Counting(), C4_START, **config)
+    assert Counting.steps == python_steps > 300
+    assert guided_snapshot(planner) == guided_snapshot(reference)
+
+
+PRIORS = st.lists(
+    st.sampled_from([0.0, 0.1, 0.2, 0.2 * (1 + 1e-13), 0.25, 1 / 3, 0.5, 1.0, 5e-324]),
+    min_size=1,
+    max_size=9,
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(weights=PRIORS, c=st.sampled_from([0.0, 0.5, 2.0]))
+def test_the_c_expansion_order_is_pythons(weights, c):
+    total = math.fsum(weights) or 1.0
+    priors = tuple(w / total for w in weights)
+    got = CORE.expansion_order(priors, c, SCORE_ALL)
+    expected = expansion_order(priors, c)
+    assert got is SCORE_ALL if expected is SCORE_ALL else got == expected
+    assert type(got) is type(expected)
+
+
+def test_the_c_expansion_order_leaves_other_priors_to_python():
+    assert CORE.expansion_order([0.5, 0.5], 1.0, SCORE_ALL) is None  # a list, not a tuple
+    assert CORE.expansion_order((1, 0), 1.0, SCORE_ALL) is None  # ints
+    assert CORE.expansion_order((), 1.0, SCORE_ALL) is None
+    assert CORE.expansion_order((1 / 65,) * 65, 1.0, SCORE_ALL) is None
+
+
+VALUES = st.one_of(
+    st.none(),
+    st.floats(allow_nan=True, allow_infinity=True),
+    st.integers(-3, 3),
+    st.booleans(),
+    st.just("0.5"),
+)
+WEIGHTS = st.one_of(
+    st.floats(0.0, 10.0),
+    st.sampled_from([-0.0, -1e-300, math.inf, math.nan, 1e308, 5e-324, 0.0]),
+    st.integers(0, 3),
+)
+
+
+@st.composite
+def answers(draw):
+    count = draw(st.integers(1, 4))
+    actions = tuple(range(count))
+    length = count if draw(st.booleans()) else draw(st.integers(0, 5))
+    priors = draw(
+        st.one_of(
+            st.none(),
+            st.lists(WEIGHTS, min_size=length, max_size=length),
+            st.lists(WEIGHTS, min_size=length, max_size=length).map(tuple),
+            st.just("ab"),
+            st.just(3),
+        )
+    )
+    shape = draw(st.sampled_from(["evaluation", "tuple", "list", "triple", "none"]))
+    value = draw(VALUES)
+    answer = {
+        "evaluation": Evaluation(value, priors),
+        "tuple": (value, priors),
+        "list": [value, priors],
+        "triple": (value, priors, None),
+        "none": None,
+    }[shape]
+    return answer, ("state", count), actions
+
+
+def outcome(check, *args):
+    try:
+        return "ok", check(*args)
+    except Exception as error:  # the same error, type and message, is the point
+        return type(error).__name__, str(error)
+
+
+@settings(max_examples=500, deadline=None)
+@given(batch=st.lists(answers(), min_size=1, max_size=4))
+def test_the_c_evaluation_checks_are_pythons(batch):
+    answers_, states, actions_list = (list(column) for column in zip(*batch, strict=True))
+    python = [outcome(checked_evaluation, *case) for case in batch]
+    expected = next((o for o in python if o[0] != "ok"), ("ok", [o[1] for o in python]))
+    got = outcome(compiled.evaluations_checker(), answers_, states, actions_list)
+    assert got == expected
+    if got[0] == "ok":
+        for (value, priors), (_, (want_value, want_priors)) in zip(got[1], python, strict=True):
+            assert type(value) is type(want_value) and type(priors) is tuple
+            assert [math.copysign(1, p) for p in priors] == [
+                math.copysign(1, p) for p in want_priors
+            ]
+
+
+def test_the_c_evaluation_checks_share_the_uniform_priors():
+    checked = compiled.evaluations_checker()(
+        [Evaluation(0.5, None), (None, None)], ["a", "b"], [(0, 1, 2), (0, 1, 2)]
+    )
+    assert checked == [(0.5, uniform_priors(3)), (None, uniform_priors(3))]
+    assert checked[0][1] is uniform_priors(3)
 
 
 # ------------------------------------------------------------------ failures
