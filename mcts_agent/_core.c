@@ -2169,6 +2169,140 @@ core_checked_evaluations(PyObject *module, PyObject *const *args, Py_ssize_t nar
     return checked;
 }
 
+/* ------------------------------------------------------------------ leaf batching: a round's bookkeeping */
+
+static const char *pending_leaves_doc =
+    "pending_leaves(first_new, untried, states, actions) -> (pending, states, actions_list)\n\n"
+    "Step 2 of mcts_agent.leaf_batching.run: the nodes numbered from ``first_new`` that are not "
+    "terminal (untried != -1), with their states and actions, as three lists.";
+
+static PyObject *
+core_pending_leaves(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 4) {
+        PyErr_SetString(PyExc_TypeError, "pending_leaves takes 4 arguments");
+        return NULL;
+    }
+    Py_ssize_t first_new = PyLong_AsSsize_t(args[0]);
+    PyObject *untried = args[1], *states = args[2], *actions = args[3];
+    if (first_new == -1 && PyErr_Occurred())
+        return NULL;
+    if (!PyList_CheckExact(untried) || !PyList_CheckExact(states) || !PyList_CheckExact(actions) ||
+        PyList_GET_SIZE(untried) != PyList_GET_SIZE(states) ||
+        PyList_GET_SIZE(actions) != PyList_GET_SIZE(states) || first_new < 0) {
+        PyErr_SetString(PyExc_TypeError, "pending_leaves: the tree's fields must be lists");
+        return NULL;
+    }
+    PyObject *pending = PyList_New(0), *pending_states = PyList_New(0);
+    PyObject *pending_actions = PyList_New(0);
+    if (pending == NULL || pending_states == NULL || pending_actions == NULL)
+        goto error;
+    for (Py_ssize_t n = first_new; n < PyList_GET_SIZE(states); n++) {
+        long left = PyLong_AsLong(PyList_GET_ITEM(untried, n));
+        if (left == -1) {
+            if (PyErr_Occurred())
+                goto error;
+            continue; /* TERMINAL */
+        }
+        PyObject *index = PyLong_FromSsize_t(n);
+        int failed = index == NULL || PyList_Append(pending, index) < 0 ||
+                     PyList_Append(pending_states, PyList_GET_ITEM(states, n)) < 0 ||
+                     PyList_Append(pending_actions, PyList_GET_ITEM(actions, n)) < 0;
+        Py_XDECREF(index);
+        if (failed)
+            goto error;
+    }
+    return Py_BuildValue("(NNN)", pending, pending_states, pending_actions);
+
+error:
+    Py_XDECREF(pending);
+    Py_XDECREF(pending_states);
+    Py_XDECREF(pending_actions);
+    return NULL;
+}
+
+static const char *store_evaluations_doc =
+    "store_evaluations(pending, checked, leaf_values, priors)\n\n"
+    "Step 2 of mcts_agent.leaf_batching.run: ``leaf_values[n], priors[n] = checked[j]`` for "
+    "each ``n = pending[j]`` (``checked`` a list of (value, priors) pairs, one per node).";
+
+static PyObject *
+core_store_evaluations(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 4) {
+        PyErr_SetString(PyExc_TypeError, "store_evaluations takes 4 arguments");
+        return NULL;
+    }
+    PyObject *pending = args[0], *checked = args[1], *leaf_values = args[2], *priors = args[3];
+    if (!PyList_CheckExact(pending) || !PyList_CheckExact(checked) ||
+        !PyList_CheckExact(leaf_values) || !PyList_CheckExact(priors) ||
+        PyList_GET_SIZE(pending) != PyList_GET_SIZE(checked)) {
+        PyErr_SetString(PyExc_TypeError,
+                        "store_evaluations: lists, one (value, priors) pair per pending node");
+        return NULL;
+    }
+    for (Py_ssize_t j = 0; j < PyList_GET_SIZE(pending); j++) {
+        Py_ssize_t n = PyLong_AsSsize_t(PyList_GET_ITEM(pending, j));
+        PyObject *pair = PyList_GET_ITEM(checked, j);
+        if (n == -1 && PyErr_Occurred())
+            return NULL;
+        if (n < 0 || n >= PyList_GET_SIZE(leaf_values) || n >= PyList_GET_SIZE(priors) ||
+            !PyTuple_CheckExact(pair) || PyTuple_GET_SIZE(pair) != 2) {
+            PyErr_SetString(PyExc_ValueError, "store_evaluations: a node or a pair out of shape");
+            return NULL;
+        }
+        set_new(leaf_values, n, Py_NewRef(PyTuple_GET_ITEM(pair, 0)));
+        set_new(priors, n, Py_NewRef(PyTuple_GET_ITEM(pair, 1)));
+    }
+    Py_RETURN_NONE;
+}
+
+static const char *leaf_returns_doc =
+    "leaf_returns(paths, untried, leaf_values) -> list\n\n"
+    "Step 3 of mcts_agent.leaf_batching.run: per path, its leaf's G where it needs no rollout "
+    "(0.0 at a terminal leaf, else the leaf's value), None where it does.";
+
+static PyObject *
+core_leaf_returns(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 3) {
+        PyErr_SetString(PyExc_TypeError, "leaf_returns takes 3 arguments");
+        return NULL;
+    }
+    PyObject *paths = args[0], *untried = args[1], *leaf_values = args[2];
+    if (!PyList_CheckExact(paths) || !PyList_CheckExact(untried) ||
+        !PyList_CheckExact(leaf_values)) {
+        PyErr_SetString(PyExc_TypeError, "leaf_returns: paths and the tree's fields as lists");
+        return NULL;
+    }
+    Py_ssize_t count = PyList_GET_SIZE(paths);
+    PyObject *returns = PyList_New(count);
+    for (Py_ssize_t j = 0; returns != NULL && j < count; j++) {
+        PyObject *path = PyList_GET_ITEM(paths, j);
+        Py_ssize_t leaf = -1;
+        if (PyList_CheckExact(path) && PyList_GET_SIZE(path) > 0)
+            leaf = PyLong_AsSsize_t(PyList_GET_ITEM(path, PyList_GET_SIZE(path) - 1));
+        if (leaf < 0 || leaf >= PyList_GET_SIZE(untried) || leaf >= PyList_GET_SIZE(leaf_values)) {
+            if (!PyErr_Occurred())
+                PyErr_SetString(PyExc_ValueError, "leaf_returns: a path without a leaf");
+            Py_CLEAR(returns);
+            break;
+        }
+        long left = PyLong_AsLong(PyList_GET_ITEM(untried, leaf));
+        if (left == -1 && PyErr_Occurred()) {
+            Py_CLEAR(returns);
+            break;
+        }
+        PyObject *g = left == -1 ? PyFloat_FromDouble(0.0)
+                                 : Py_NewRef(PyList_GET_ITEM(leaf_values, leaf));
+        if (g == NULL)
+            Py_CLEAR(returns);
+        else
+            PyList_SET_ITEM(returns, j, g);
+    }
+    return returns;
+}
+
 /* ------------------------------------------------------------------ module */
 
 static PyObject *
@@ -2328,6 +2462,10 @@ static PyMethodDef core_methods[] = {
     {"backup_leaves", (PyCFunction)(void (*)(void))core_backup_leaves, METH_FASTCALL, NULL},
     {"checked_evaluations", (PyCFunction)(void (*)(void))core_checked_evaluations, METH_FASTCALL,
      NULL},
+    {"pending_leaves", (PyCFunction)(void (*)(void))core_pending_leaves, METH_FASTCALL, NULL},
+    {"store_evaluations", (PyCFunction)(void (*)(void))core_store_evaluations, METH_FASTCALL,
+     NULL},
+    {"leaf_returns", (PyCFunction)(void (*)(void))core_leaf_returns, METH_FASTCALL, NULL},
     {"call_native_step", (PyCFunction)core_call_native_step, METH_VARARGS,
      "call_native_step(capsule, state, action) -> (next_state, reward, terminated, actions, "
      "player), or None where the native step leaves the input to the model's methods."},
@@ -2361,6 +2499,9 @@ PyInit__core(void)
     core_methods[4].ml_doc = select_leaves_doc;
     core_methods[5].ml_doc = backup_leaves_doc;
     core_methods[6].ml_doc = checked_evaluations_doc;
+    core_methods[7].ml_doc = pending_leaves_doc;
+    core_methods[8].ml_doc = store_evaluations_doc;
+    core_methods[9].ml_doc = leaf_returns_doc;
     if (c4_tables() < 0)
         return NULL;
     zero_int = PyLong_FromLong(0);

@@ -186,6 +186,17 @@ def leaf_backup() -> Any:
     return None if _core is None else _core.backup_leaves
 
 
+def leaf_bookkeeping() -> Any:
+    """Returns ``(pending_leaves, store_evaluations, leaf_returns)`` in C, or None without the core.
+
+    A leaf batching round's bookkeeping (:mod:`mcts_agent.leaf_batching`): the
+    same results as its Python functions of the same names.
+    """
+    if _core is None:
+        return None
+    return _core.pending_leaves, _core.store_evaluations, _core.leaf_returns
+
+
 def evaluations_checker() -> Any:
     """Returns ``check(answers, states, actions_list) -> list of (value, priors)`` in C, or None.
 

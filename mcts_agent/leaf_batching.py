@@ -142,6 +142,27 @@ def evaluate(evaluator: Any, states: list, actions_list: list) -> list[tuple]:
     ]
 
 
+def pending_leaves(first_new: int, untried: list, states: list, actions: list) -> tuple:
+    """Returns the round's new non-terminal nodes (from ``first_new``), their states and actions."""
+    pending = [n for n in range(first_new, len(states)) if untried[n] != TERMINAL]
+    return pending, [states[n] for n in pending], [actions[n] for n in pending]
+
+
+def store_evaluations(pending: list, checked: list, leaf_values: list, priors: list) -> None:
+    """Stores each pending node's checked ``(value, priors)``."""
+    for n, (value, node_priors) in zip(pending, checked, strict=True):
+        leaf_values[n] = value
+        priors[n] = node_priors
+
+
+def leaf_returns(paths: list, untried: list, leaf_values: list) -> list:
+    """Returns each path's G where no rollout is needed (0.0 at a terminal leaf, else its value)."""
+    return [
+        0.0 if untried[leaf] == TERMINAL else leaf_values[leaf]
+        for leaf in [path[-1] for path in paths]
+    ]
+
+
 def run(planner: MCTS, tree: GuidedTree, iterations: int) -> int:
     """Runs ``iterations`` iterations on ``tree`` in rounds of ``planner.leaf_batch``; returns them.
 
@@ -290,6 +311,11 @@ def run(planner: MCTS, tree: GuidedTree, iterations: int) -> int:
 
     # Steps 1 and 3 in C (mcts_agent._core) when the core is built (step 1 for PUCT only).
     backup = compiled.leaf_backup() or backup_round
+    find_pending, store, find_returns = compiled.leaf_bookkeeping() or (
+        pending_leaves,
+        store_evaluations,
+        leaf_returns,
+    )
     select_leaves = compiled.leaf_selector() if planner.selection == "puct" else None
     if select_leaves is not None:
         puct_lists = (
@@ -337,19 +363,17 @@ def run(planner: MCTS, tree: GuidedTree, iterations: int) -> int:
             paths, saved = select_round(size, first_new)
         # 2. Evaluation of the round's new non-terminal nodes, once each.
         if evaluator is not None:
-            pending = [n for n in range(first_new, len(states)) if untried[n] != TERMINAL]
+            pending, pending_states, pending_actions = find_pending(
+                first_new, untried, states, node_actions
+            )
             if pending:
-                answers = evaluate(
-                    evaluator, [states[n] for n in pending], [node_actions[n] for n in pending]
-                )
-                for n, (value, node_priors) in zip(pending, answers, strict=True):
-                    leaf_values[n] = value
-                    priors[n] = node_priors
+                answers = evaluate(evaluator, pending_states, pending_actions)
+                store(pending, answers, leaf_values, priors)
         # 3. The virtual losses removed (the saved figures put back), then each backup.
-        leaves = [path[-1] for path in paths]
-        returns = [0.0 if untried[leaf] == TERMINAL else leaf_values[leaf] for leaf in leaves]
+        returns = find_returns(paths, untried, leaf_values)
         if None in returns:  # no value: a rollout from the leaf, in the order of the paths
-            for j, leaf in enumerate(leaves):
+            for j, path in enumerate(paths):
+                leaf = path[-1]
                 if returns[j] is not None:
                     continue
                 if fused_rollout is not None:
