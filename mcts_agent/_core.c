@@ -1532,14 +1532,6 @@ puct_choose(PuctLists *t, Py_ssize_t node, Py_ssize_t *i_out, Py_ssize_t *child_
     if (!PyTuple_CheckExact(kids))
         goto fallback; /* GuidedTree keeps tuples; anything else takes the Python rule */
     Py_ssize_t count = PyTuple_GET_SIZE(kids);
-    for (Py_ssize_t k = 0; k < count; k++) { /* the children's records, fetched side by side */
-        Py_ssize_t kid = PyLong_AsSsize_t(PyTuple_GET_ITEM(kids, k));
-        if (kid >= 0 && kid < PyList_GET_SIZE(t->values)) {
-            __builtin_prefetch(PyList_GET_ITEM(t->values, kid));
-            __builtin_prefetch(PyList_GET_ITEM(t->scaled_priors, kid));
-            __builtin_prefetch(PyList_GET_ITEM(t->visits, kid));
-        }
-    }
     for (Py_ssize_t k = 0; k < count; k++) {
         Py_ssize_t kid = PyLong_AsSsize_t(PyTuple_GET_ITEM(kids, k));
         if (kid < 0 || kid >= PyList_GET_SIZE(t->values)) {
