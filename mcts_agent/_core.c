@@ -33,6 +33,16 @@
 #pragma STDC FP_CONTRACT OFF
 #endif
 
+/* 1 with a TypeError if a METH_FASTCALL function got ``nargs`` arguments, not ``expected``. */
+static int
+wrong_nargs(const char *name, Py_ssize_t nargs, Py_ssize_t expected)
+{
+    if (nargs == expected)
+        return 0;
+    PyErr_Format(PyExc_TypeError, "%s takes %zd arguments, got %zd", name, expected, nargs);
+    return 1;
+}
+
 /* ------------------------------------------------------------------ MT19937 */
 
 #define MT_N 624
@@ -1003,10 +1013,8 @@ static const char *run_doc =
 static PyObject *
 core_run(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
 {
-    if (nargs != 12) {
-        PyErr_SetString(PyExc_TypeError, "run takes 12 arguments");
+    if (wrong_nargs("run", nargs, 12))
         return NULL;
-    }
     if (!PyObject_TypeCheck(args[0], &StoreType)) {
         PyErr_SetString(PyExc_TypeError, "run's first argument must be a Store");
         return NULL;
@@ -1837,10 +1845,8 @@ static const char *select_leaves_doc =
 static PyObject *
 core_select_leaves(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
 {
-    if (nargs != 19) {
-        PyErr_SetString(PyExc_TypeError, "select_leaves takes 19 arguments");
+    if (wrong_nargs("select_leaves", nargs, 19))
         return NULL;
-    }
     Py_ssize_t size = PyLong_AsSsize_t(args[0]);
     Py_ssize_t first_new = PyLong_AsSsize_t(args[1]);
     Py_ssize_t horizon = PyLong_AsSsize_t(args[2]);
@@ -1982,10 +1988,8 @@ static const char *backup_leaves_doc =
 static PyObject *
 core_backup_leaves(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
 {
-    if (nargs != 8) {
-        PyErr_SetString(PyExc_TypeError, "backup_leaves takes 8 arguments");
+    if (wrong_nargs("backup_leaves", nargs, 8))
         return NULL;
-    }
     PyObject *paths = args[0], *returns = args[1], *saved = args[2], *rewards = args[3];
     PyObject *discounts = args[4], *visits = args[5], *value_sums = args[6], *values = args[7];
     if (!PyList_CheckExact(paths) || !PyList_CheckExact(returns) || !PyDict_CheckExact(saved)) {
@@ -2120,10 +2124,8 @@ static const char *checked_evaluations_doc =
 static PyObject *
 core_checked_evaluations(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
 {
-    if (nargs != 7) {
-        PyErr_SetString(PyExc_TypeError, "checked_evaluations takes 7 arguments");
+    if (wrong_nargs("checked_evaluations", nargs, 7))
         return NULL;
-    }
     PyObject *answers = args[0], *states = args[1], *actions_list = args[2];
     if (!PyList_CheckExact(states) || !PyList_CheckExact(actions_list) ||
         !PySequence_Check(answers)) {
@@ -2171,10 +2173,8 @@ static const char *pending_leaves_doc =
 static PyObject *
 core_pending_leaves(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
 {
-    if (nargs != 4) {
-        PyErr_SetString(PyExc_TypeError, "pending_leaves takes 4 arguments");
+    if (wrong_nargs("pending_leaves", nargs, 4))
         return NULL;
-    }
     Py_ssize_t first_new = PyLong_AsSsize_t(args[0]);
     PyObject *untried = args[1], *states = args[2], *actions = args[3];
     if (first_new == -1 && PyErr_Occurred())
@@ -2221,10 +2221,8 @@ static const char *store_evaluations_doc =
 static PyObject *
 core_store_evaluations(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
 {
-    if (nargs != 4) {
-        PyErr_SetString(PyExc_TypeError, "store_evaluations takes 4 arguments");
+    if (wrong_nargs("store_evaluations", nargs, 4))
         return NULL;
-    }
     PyObject *pending = args[0], *checked = args[1], *leaf_values = args[2], *priors = args[3];
     if (!PyList_CheckExact(pending) || !PyList_CheckExact(checked) ||
         !PyList_CheckExact(leaf_values) || !PyList_CheckExact(priors) ||
@@ -2257,10 +2255,8 @@ static const char *leaf_returns_doc =
 static PyObject *
 core_leaf_returns(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
 {
-    if (nargs != 3) {
-        PyErr_SetString(PyExc_TypeError, "leaf_returns takes 3 arguments");
+    if (wrong_nargs("leaf_returns", nargs, 3))
         return NULL;
-    }
     PyObject *paths = args[0], *untried = args[1], *leaf_values = args[2];
     if (!PyList_CheckExact(paths) || !PyList_CheckExact(untried) ||
         !PyList_CheckExact(leaf_values)) {

@@ -155,10 +155,8 @@ def native_expansion(model: Any, tree: Any) -> Any:
 
     if _core is None or type(tree).append_node is not GuidedTree.append_node:
         return None
-    for owner in type(model).__mro__:
-        if "native_step" in owner.__dict__:
-            break
-    else:
+    owner = _defining_class(model, "native_step")
+    if owner is None:
         return None
     for name in ("step", "actions", "player"):
         own = owner.__dict__.get(name)
@@ -262,15 +260,18 @@ def _store(tree: Tree) -> Any:
     return store
 
 
+def _defining_class(model: Any, name: str) -> type | None:
+    """Returns the first class in ``type(model)``'s MRO that defines ``name``, or None."""
+    return next((owner for owner in type(model).__mro__ if name in owner.__dict__), None)
+
+
 def _native(planner: Any, fused: Any) -> Any:
     """Returns the model's native rollout capsule if the core may replace ``fused`` by it."""
     model = planner.model
     if fused is None or type(planner.rng) is not random.Random:
         return None
-    for owner in type(model).__mro__:
-        if "native_rollout" in owner.__dict__:
-            break
-    else:
+    owner = _defining_class(model, "native_rollout")
+    if owner is None:
         return None
     own = owner.__dict__.get("rollout")
     if own is None or getattr(fused, "__func__", None) is not own:
