@@ -388,14 +388,14 @@ c4_expand(PyObject *state, PyObject *action, PyObject **next_state, double *rewa
     if (x_count == o_count) {
         x |= bit;
         won = c4_has_four(x);
-        x_count++;
     }
     else {
         o |= bit;
         won = c4_has_four(o);
-        o_count++;
     }
     mask |= bit;
+    x_count = popcount64(x); /* counted again, as the Python methods do: a state with a gap */
+    o_count = popcount64(o); /* in a column gains two pieces (and step, then, two bits) */
     PyObject *next = PyTuple_New(2);
     if (next == NULL)
         return -1;

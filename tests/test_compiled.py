@@ -343,6 +343,29 @@ def test_connect_fours_native_step_returns_what_its_python_methods_return():
 
 
 @pytest.mark.parametrize(
+    "state",
+    [
+        (0b101, 1 << 7),  # a gap in column 0: a drop there adds two bits (the Python step's sum)
+        (0b1011, 0b100 << 7),
+        (0b111, 0),  # X has three more pieces than O
+        ((1 << 42) - 1 & 0b0111111 * sum(1 << 14 * c for c in range(4)), 0),  # columns full
+    ],
+)
+def test_connect_fours_native_step_agrees_on_states_play_cannot_reach(state):
+    model = ConnectFourModel()
+    for action in range(7):
+        got = CORE.call_native_step(model.native_step(), state, action)
+        try:
+            next_state, reward, terminated = model.step(state, action)
+        except ValueError:
+            assert got is None
+            continue
+        child_actions = () if terminated else model.actions(next_state)
+        player = model.player(next_state) if child_actions else None
+        assert got == (next_state, reward, terminated, child_actions, player)
+
+
+@pytest.mark.parametrize(
     "state, action",
     [
         ([0, 0], 3),  # a list: the Python methods take it
