@@ -353,15 +353,20 @@ class ConnectFourModel:
         drawing the same random numbers; a subclass that overrides
         :meth:`rollout` loses it.
         """
+        if ConnectFourModel.rollout is not _ROLLOUT:  # replaced on the class itself
+            return None
         return compiled.native_rollout("connect_four")
 
     def native_step(self) -> Any:
         """Returns the compiled core's capsule of :meth:`step`, :meth:`actions` and :meth:`player`.
 
-        None without the core. Leaf batching expands its nodes with it in C
-        (``docs/search.md``, "Compiled core": native steps); a subclass that
-        overrides any of the three loses it.
+        None without the core, or once one of the three is replaced on the class.
+        Leaf batching expands its nodes with it in C (``docs/search.md``,
+        "Compiled core": native steps); a subclass that overrides any of the
+        three loses it.
         """
+        if (ConnectFourModel.step, ConnectFourModel.actions, ConnectFourModel.player) != _STEP:
+            return None  # one of them replaced on the class itself
         return compiled.native_step("connect_four")
 
     def rollout(
@@ -440,6 +445,12 @@ _CENTRE_COLUMN = _COLUMN[COLUMNS // 2]
 _THREAT_WEIGHT = 1.0  # per open three (an empty cell that would complete a four)
 _CENTRE_WEIGHT = 0.25  # per piece in the centre column
 _SCALE = 0.5  # value = tanh(_SCALE * score): a few threats already mean a clear edge
+
+
+# The methods the native capsules stand for, as defined above (replaced on the class, a
+# method loses its capsule: native_rollout and native_step then return None).
+_ROLLOUT = ConnectFourModel.rollout
+_STEP = (ConnectFourModel.step, ConnectFourModel.actions, ConnectFourModel.player)
 
 
 def _completing_cells(b: int, mask: int) -> int:

@@ -1901,6 +1901,8 @@ core_select_leaves(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
     t.seen = PyMem_Calloc((size_t)(bound / 8 + 1), 1);
     t.overlay = &overlay;
     t.saved = saved;
+    if (t.seen == NULL)
+        PyErr_NoMemory();
     if (paths == NULL || saved == NULL || t.seen == NULL)
         goto error;
     for (Py_ssize_t round = 0; round < size; round++) {
@@ -2005,19 +2007,38 @@ core_backup_leaves(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
         PyErr_SetString(PyExc_ValueError, "backup_leaves: one return per path");
         return NULL;
     }
+    Py_ssize_t size = PyList_GET_SIZE(visits);
+    for (int k = 3; k < 8; k++)
+        if (PyList_GET_SIZE(args[k]) != size) {
+            PyErr_SetString(PyExc_ValueError, "backup_leaves: the tree's lists differ in length");
+            return NULL;
+        }
     PyObject *key, *old;
     Py_ssize_t position = 0;
     while (PyDict_Next(saved, &position, &key, &old)) {
         Py_ssize_t node = PyLong_AsSsize_t(key);
         if (node == -1 && PyErr_Occurred())
             return NULL;
+        if (node < 0 || node >= size || !PyTuple_Check(old) || PyTuple_GET_SIZE(old) != 3) {
+            PyErr_SetString(PyExc_ValueError,
+                            "backup_leaves: saved maps nodes of the tree to (N, W, Q)");
+            return NULL;
+        }
         if (set_new(visits, node, Py_NewRef(PyTuple_GET_ITEM(old, 0))) < 0 ||
             set_new(value_sums, node, Py_NewRef(PyTuple_GET_ITEM(old, 1))) < 0 ||
             set_new(values, node, Py_NewRef(PyTuple_GET_ITEM(old, 2))) < 0)
             return NULL;
     }
+    if (size == 0 && PyList_GET_SIZE(paths) > 0) {
+        PyErr_SetString(PyExc_ValueError, "backup_leaves: no root to back up to");
+        return NULL;
+    }
     for (Py_ssize_t j = 0; j < PyList_GET_SIZE(paths); j++) {
         PyObject *path = PyList_GET_ITEM(paths, j);
+        if (!PyList_CheckExact(path)) {
+            PyErr_SetString(PyExc_TypeError, "backup_leaves: each path is a list of nodes");
+            return NULL;
+        }
         double g = as_double(PyList_GET_ITEM(returns, j));
         if (g == -1.0 && PyErr_Occurred())
             return NULL;
@@ -2025,6 +2046,10 @@ core_backup_leaves(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
             Py_ssize_t node = PyLong_AsSsize_t(PyList_GET_ITEM(path, k));
             if (node == -1 && PyErr_Occurred())
                 return NULL;
+            if (node < 0 || node >= size) {
+                PyErr_Format(PyExc_IndexError, "backup_leaves: node %zd is not in the tree", node);
+                return NULL;
+            }
             double r = as_double(PyList_GET_ITEM(rewards, node));
             double d = as_double(PyList_GET_ITEM(discounts, node));
             PyObject *n_obj = PyList_GET_ITEM(visits, node);

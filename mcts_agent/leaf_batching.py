@@ -65,6 +65,7 @@ from mcts_agent import compiled, solver
 from mcts_agent._validation import (
     checked_actions,
     checked_player,
+    checked_return,
     checked_reward,
     checked_terminated,
     require_float,
@@ -81,17 +82,26 @@ __all__ = ["checked_options", "evaluate", "run"]
 
 
 def checked_options(
-    leaf_batch: Any, virtual_loss: Any, stochastic: bool, solve: bool
+    leaf_batch: Any, virtual_loss: Any, stochastic: bool, solve: bool, on_iteration: bool = False
 ) -> tuple[int, float]:
     """Returns ``(leaf_batch, virtual_loss)`` checked.
+
+    ``on_iteration``: whether the planner has an ``on_iteration`` callback.
 
     Raises:
         TypeError: if ``leaf_batch`` is not an int or ``virtual_loss`` not a real number.
         ValueError: if ``leaf_batch < 1``, ``virtual_loss`` is negative or not
-            finite, or ``leaf_batch > 1`` with the solver or a stochastic model.
+            finite, or ``leaf_batch > 1`` with the solver, a stochastic model or
+            an ``on_iteration`` callback.
     """
     leaf_batch = require_int("leaf_batch", leaf_batch, 1)
     virtual_loss = require_float("virtual_loss", virtual_loss, 0.0)
+    if leaf_batch > 1 and on_iteration:
+        raise ValueError(
+            f"leaf_batch={leaf_batch} runs the search in rounds of {leaf_batch} iterations, "
+            "but on_iteration is called after every single one, which would make every round "
+            "a round of one; pass leaf_batch=1 or on_iteration=None"
+        )
     if leaf_batch > 1 and (solve or stochastic):
         what = "solve=True" if solve else "a stochastic model (chance nodes)"
         raise ValueError(
@@ -131,11 +141,12 @@ def evaluate(evaluator: Any, states: list, actions_list: list) -> list[tuple]:
                 f"evaluator.batch returned {len(answers)} evaluations for {len(states)} "
                 "states; expected one per state, in their order"
             )
+        answers = list(answers)  # read once, by iteration, whatever the sequence
     else:
         answers = [evaluator(s, a) for s, a in zip(states, actions_list, strict=True)]
     check_all = compiled.evaluations_checker()
-    if check_all is not None:  # the same checks, their common cases in C
-        return check_all(answers, states, actions_list)
+    if check_all is not None and len(answers) == len(states) == len(actions_list):
+        return check_all(answers, states, actions_list)  # the same checks, common cases in C
     return [
         checked_evaluation(answer, s, a)
         for answer, s, a in zip(answers, states, actions_list, strict=True)
@@ -377,11 +388,13 @@ def run(planner: MCTS, tree: GuidedTree, iterations: int) -> int:
                 if returns[j] is not None:
                     continue
                 if fused_rollout is not None:
-                    returns[j] = fused_rollout(states[leaf], rng, limit, gamma)
+                    g = fused_rollout(states[leaf], rng, limit, gamma)
                 elif generic_rollout is not None:
-                    returns[j] = generic_rollout(states[leaf], node_actions[leaf], players[leaf])
+                    g = generic_rollout(states[leaf], node_actions[leaf], players[leaf])
                 else:
-                    returns[j] = 0.0
+                    g = 0.0
+                # A float, checked (a numpy number, an int: converted), on both backends.
+                returns[j] = g if g.__class__ is float else checked_return(g, states[leaf])
         backup(paths, returns, saved, rewards, discounts, visits, value_sums, values)
         done += size
     return iterations

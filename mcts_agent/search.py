@@ -243,7 +243,7 @@ class MCTS(Generic[StateT]):
             ``tree``, ``summary()`` (``stop_reason`` :data:`mcts_agent.budgets.RUNNING`),
             ``best_action()`` and ``principal_variation()`` describe the
             search so far; if it raises, the search fails (the previous tree
-            kept). With a callback the loop runs one iteration at a time
+            kept; so does any failed search, a KeyboardInterrupt included). With a callback the loop runs one iteration at a time
             (``mcts_agent.budgets``); with None nothing of it runs. Beware
             callbacks whose last call returns True by accident:
             ``lambda planner, i: bar.update()`` stops at tqdm's first redraw
@@ -254,8 +254,9 @@ class MCTS(Generic[StateT]):
             ``evaluator.batch(states, actions_list)`` call if the evaluator
             has that method, with a virtual loss on the paths taken
             (:mod:`mcts_agent.leaf_batching`; ``docs/search.md``, "Parallel
-            search"). Not with ``solve``, a stochastic model or a model
-            reporting every player's reward.
+            search"). Not with ``solve``, a stochastic model, a model
+            reporting every player's reward or ``on_iteration`` (which
+            would make every round a round of one).
         virtual_loss: float >= 0: with ``leaf_batch > 1``, each path of a
             round adds ``N += virtual_loss`` and ``W -= virtual_loss`` to its
             nodes until the round's backups (0: none).
@@ -277,7 +278,7 @@ class MCTS(Generic[StateT]):
         ValueError: if an argument is out of range, ``selection`` is unknown,
             ``root_noise`` or ``unvisited_value`` is given with UCT,
             ``value_bounds`` without ``solve``, ``leaf_batch > 1`` with
-            ``solve`` or a stochastic model, ``workers > 1`` with
+            ``solve``, a stochastic model or ``on_iteration``, ``workers > 1`` with
             ``on_iteration``, or ``address`` without ``backend="ray"``.
         TypeError: also if ``workers > 1`` and the model or an option cannot
             be pickled.
@@ -385,7 +386,7 @@ class MCTS(Generic[StateT]):
         # Every player's reward (mcts_agent.maxn): the model's reward_players, or None.
         self.reward_players = maxn.checked_reward_players(model)
         self.leaf_batch, self.virtual_loss = leaf_batching.checked_options(
-            leaf_batch, virtual_loss, self.stochastic, solve
+            leaf_batch, virtual_loss, self.stochastic, solve, on_iteration is not None
         )
         # The general loop (mcts_agent.general_loop) runs when an option needs it.
         self._general = (
@@ -603,9 +604,9 @@ class MCTS(Generic[StateT]):
             )
             if not math.isfinite(sum(tree.value_sums)):  # a W is NaN or infinite (or only the sum)
                 _check_value_sums(tree)
-        except Exception as error:
+        except BaseException as error:  # KeyboardInterrupt too: the planner as it was
             self._tree, self._record = previous  # as it was (an on_iteration callback saw more)
-            if hasattr(error, "add_note"):  # Python >= 3.11
+            if isinstance(error, Exception) and hasattr(error, "add_note"):  # Python >= 3.11
                 error.add_note(
                     "(raised during MCTS.search, which calls the model's actions, step and "
                     "player; mcts_agent.testing.check_model(model, state) checks a model "

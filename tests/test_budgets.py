@@ -279,6 +279,15 @@ def test_a_bad_answer_or_an_error_in_on_iteration_fails_the_search_keeping_the_l
     with pytest.raises(KeyError, match="from the callback"):
         planner.search(EMPTY_BOARD)
     assert planner.tree is tree and planner.summary() == summary
+
+    def interrupt(planner, iteration):  # Ctrl-C in the middle of a search
+        if iteration == 5:
+            raise KeyboardInterrupt
+
+    planner.on_iteration = interrupt
+    with pytest.raises(KeyboardInterrupt):
+        planner.search(EMPTY_BOARD)
+    assert planner.tree is tree and planner.summary() == summary
     with pytest.raises(TypeError, match="on_iteration must be a callable"):
         MCTS(TicTacToeModel(), 50, on_iteration=3)
 

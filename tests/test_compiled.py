@@ -8,6 +8,7 @@ the move and the state of the planner's generator afterwards.
 
 from __future__ import annotations
 
+import collections.abc
 import contextlib
 import copy
 import math
@@ -18,6 +19,7 @@ import sys
 from functools import partial
 from types import SimpleNamespace
 
+import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -434,6 +436,83 @@ def test_a_subclass_that_overrides_step_builds_the_pure_tree_through_python():
     planner = searched(Counting(), C4_START, **config)
     assert Counting.steps == python_steps > 300
     assert guided_snapshot(planner) == guided_snapshot(reference)
+
+
+def test_a_method_replaced_on_the_class_loses_its_native_capsule(monkeypatch):
+    model = ConnectFourModel()
+    assert model.native_step() is not None and model.native_rollout() is not None
+    original = ConnectFourModel.step
+
+    def halved(self, state, action):  # the same game, half rewards: a patch the C cannot know
+        next_state, reward, terminated = original(self, state, action)
+        return next_state, reward / 2, terminated
+
+    monkeypatch.setattr(ConnectFourModel, "step", halved)
+    assert model.native_step() is None and model.native_rollout() is not None
+    config = {"iterations": 300, "selection": "puct", "leaf_batch": 8, "seed": 0}
+    config.update(evaluator=HashedPriors(), rollout_limit=0)
+    start = (0b111 | 0b111 << 7 * 6, 0b111 << 7 | 0b111 << 14)  # X wins in column 0
+    with pure_python():
+        reference = searched(ConnectFourModel(), start, **config)
+    planner = searched(ConnectFourModel(), start, **config)
+    assert 0.5 in planner.tree.rewards
+    assert guided_snapshot(planner) == guided_snapshot(reference)
+    monkeypatch.setattr(TicTacToeModel, "rollout", lambda self, *args: 0.0)
+    assert TicTacToeModel().native_rollout() is None
+
+
+class Float32Rollouts(TicTacToeModel):
+    """Tic-tac-toe whose rollout returns numpy float32 (the native rollout is lost)."""
+
+    def rollout(self, state, rng, limit, gamma):
+        return np.float32(super().rollout(state, rng, limit, gamma))
+
+
+def test_leaf_batchings_rollout_returns_are_floats_on_both_backends():
+    config = {"iterations": 400, "selection": "puct", "leaf_batch": 4, "seed": 3, "gamma": 0.9}
+    config["evaluator"] = HashedPriors(value=False)
+    with pure_python():
+        reference = searched(Float32Rollouts(), EMPTY_BOARD, **config)
+    planner = searched(Float32Rollouts(), EMPTY_BOARD, **config)
+    assert {type(w) for w in reference.tree.value_sums} == {float}
+    assert guided_snapshot(planner) == guided_snapshot(reference)
+
+
+def test_a_batch_answer_is_read_once_by_iteration_on_both_backends():
+    class Answers(collections.abc.Sequence):  # indexing disagrees with iteration
+        def __init__(self, items):
+            self.items = items
+
+        def __len__(self):
+            return len(self.items)
+
+        def __getitem__(self, i):
+            return Evaluation(0.9, None)
+
+        def __iter__(self):
+            return iter(self.items)
+
+    class Batch(HashedPriors):
+        def batch(self, states, actions_list):
+            return Answers(super().batch(states, actions_list))
+
+    config = {"iterations": 300, "selection": "puct", "leaf_batch": 8, "seed": 1}
+    config["evaluator"] = Batch()
+    with pure_python():
+        reference = searched(ConnectFourModel(), C4_START, **config)
+    planner = searched(ConnectFourModel(), C4_START, **config)
+    assert 0.9 not in planner.tree.leaf_values
+    assert guided_snapshot(planner) == guided_snapshot(reference)
+
+
+def test_the_compiled_backup_refuses_nodes_outside_the_tree():
+    lists = [[0.0, 0.0] for _ in range(5)]
+    with pytest.raises(IndexError, match="node 7 is not in the tree"):
+        CORE.backup_leaves([[1, 7]], [0.0], {}, *lists)
+    with pytest.raises(ValueError, match="saved maps nodes"):
+        CORE.backup_leaves([], [], {9: (0, 0.0, 0.0)}, *lists)
+    with pytest.raises(TypeError, match="each path is a list"):
+        CORE.backup_leaves([(1,)], [0.0], {}, *lists)
 
 
 PRIORS = st.lists(

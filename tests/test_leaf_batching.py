@@ -195,6 +195,7 @@ def test_batches_of_16_still_find_a_connect_four_win():
         ({"leaf_batch": 2.0}, TypeError, "leaf_batch"),
         ({"virtual_loss": -1.0}, ValueError, "virtual_loss"),
         ({"leaf_batch": 2, "solve": True}, ValueError, "solve=True"),
+        ({"leaf_batch": 2, "on_iteration": lambda p, i: None}, ValueError, "round of one"),
     ],
 )
 def test_bad_leaf_batching_options_are_rejected(kwargs, error, message):
