@@ -243,7 +243,8 @@ class MCTS(Generic[StateT]):
             ``tree``, ``summary()`` (``stop_reason`` :data:`mcts_agent.budgets.RUNNING`),
             ``best_action()`` and ``principal_variation()`` describe the
             search so far; if it raises, the search fails (the previous tree
-            kept; so does any failed search, a KeyboardInterrupt included). With a callback the loop runs one iteration at a time
+            kept, as after any failed search, a KeyboardInterrupt included).
+            With a callback the loop runs one iteration at a time
             (``mcts_agent.budgets``); with None nothing of it runs. Beware
             callbacks whose last call returns True by accident:
             ``lambda planner, i: bar.update()`` stops at tqdm's first redraw
