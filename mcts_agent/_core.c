@@ -238,7 +238,11 @@ ttt_rollout(PyObject *state, double (*random)(void *), void *rng, long long limi
 #define C4_TOP_ROW 0x810204081020ULL    /* bit 7 * c + 5 of every column c */
 static uint64_t c4_full; /* the six cells of every column (set by the module's init) */
 
-static int
+/* Inlined into the rollout's loop (as it was while the rollout was its only caller). */
+#if defined(__GNUC__) || defined(__clang__)
+__attribute__((always_inline))
+#endif
+static inline int
 c4_has_four(uint64_t b)
 {
     uint64_t m = b & (b >> 1);
