@@ -53,7 +53,7 @@ from mcts_agent._validation import (
     checked_terminated,
 )
 from mcts_agent.evaluator import Evaluation, checked_evaluation, uniform_priors
-from mcts_agent.tree import Tree
+from mcts_agent.tree import GuidedTree, Tree
 
 __all__ = [
     "NATIVE_ROLLOUT_CAPSULE",
@@ -151,8 +151,6 @@ def native_expansion(model: Any, tree: Any) -> Any:
     ``append_node`` is GuidedTree's (the core appends to its lists as that
     method does). None otherwise, and without the core.
     """
-    from mcts_agent.tree import GuidedTree  # tree imports nothing of this module's users
-
     if _core is None or type(tree).append_node is not GuidedTree.append_node:
         return None
     owner = _defining_class(model, "native_step")

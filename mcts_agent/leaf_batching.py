@@ -329,6 +329,11 @@ def run(planner: MCTS, tree: GuidedTree, iterations: int) -> int:
     )
     select_leaves = compiled.leaf_selector() if planner.selection == "puct" else None
     if select_leaves is not None:
+        capsule = compiled.native_expansion(model, tree)
+        native = None  # with the model's native step, the expansions in C too
+        if capsule is not None:
+            native = (capsule, uniform_priors, gamma, states, players, rewards, discounts)
+            native += (node_actions, leaf_values, tree.proven_values, tree.chance_records)
         puct_lists = (
             lambda node: puct_select(tree, node, c, q_untried),  # off PUCT's fast path
             c,
@@ -343,25 +348,8 @@ def run(planner: MCTS, tree: GuidedTree, iterations: int) -> int:
             priors,
             action_indices,
             tree.expansion_orders,
-            None,
+            native,
         )
-        capsule = compiled.native_expansion(model, tree)
-        if capsule is not None:  # expansions in C too, with the model's native step
-            puct_lists = puct_lists[:-1] + (
-                (
-                    capsule,
-                    uniform_priors,
-                    gamma,
-                    states,
-                    players,
-                    rewards,
-                    discounts,
-                    node_actions,
-                    leaf_values,
-                    tree.proven_values,
-                    tree.chance_records,
-                ),
-            )
 
     done = 0
     while done < iterations:
