@@ -92,9 +92,10 @@ class Budget(NamedTuple):
         if iterations is not None:
             iterations = require_int("iterations", iterations, 1)
         if time_limit is not None:
-            time_limit = require_float("time_limit", time_limit, 0.0)
-            if time_limit == 0.0:
-                raise ValueError("time_limit must be > 0 seconds, got 0.0")
+            rule = "> 0 (seconds)"
+            time_limit = require_float("time_limit", time_limit, 0.0, rule=rule)
+            if time_limit == 0.0:  # the one value require_float's range lets through
+                raise ValueError(f"time_limit must be a finite number {rule}, got 0.0")
         if max_nodes is not None:
             max_nodes = require_int("max_nodes", max_nodes, 1)
         return cls(iterations, time_limit, max_nodes)

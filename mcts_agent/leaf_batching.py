@@ -125,20 +125,27 @@ def evaluate(evaluator: Any, states: list, actions_list: list) -> list[tuple]:
     Raises:
         TypeError: if ``batch`` returns something else than a sequence, or a
             malformed evaluation (as :func:`checked_evaluation`).
-        ValueError: if ``batch`` returns the wrong number of evaluations, or a
-            bad value or priors.
+        ValueError: if ``batch`` returns the wrong number of evaluations, changes
+            the length of its arguments, or returns a bad value or priors.
     """
     batch = getattr(evaluator, "batch", None)
     if callable(batch):
+        n = len(states)
         answers = batch(states, actions_list)
+        if len(states) != n or len(actions_list) != n:
+            raise ValueError(
+                f"evaluator.batch(states, actions_list) must leave its arguments as they "
+                f"were (it was given {n} states and {n} action lists); it left "
+                f"{len(states)} states and {len(actions_list)} action lists"
+            )
         if not isinstance(answers, Sequence):
             raise TypeError(
                 "evaluator.batch(states, actions_list) must return a list of Evaluation, "
                 f"one per state; got {type(answers).__name__}"
             )
-        if len(answers) != len(states):
+        if len(answers) != n:
             raise ValueError(
-                f"evaluator.batch returned {len(answers)} evaluations for {len(states)} "
+                f"evaluator.batch returned {len(answers)} evaluations for {n} "
                 "states; expected one per state, in their order"
             )
         answers = list(answers)  # read once, by iteration, whatever the sequence

@@ -406,11 +406,16 @@ class MCTS(Generic[StateT]):
             workers, backend, address
         )
         if self.reward_players is not None and (self.leaf_batch > 1 or self.workers > 1):
+            at_fault = [
+                f"{name}={value}"
+                for name, value in (("leaf_batch", self.leaf_batch), ("workers", self.workers))
+                if value > 1
+            ]
             raise ValueError(
                 f"a model reporting every player's reward (reward_players="
-                f"{self.reward_players!r}) is searched in one process with leaf_batch=1: "
-                f"leaf batching and merging workers' roots keep one value per node, got "
-                f"leaf_batch={self.leaf_batch}, workers={self.workers}"
+                f"{self.reward_players!r}) is searched in one process with leaf_batch=1 "
+                f"and workers=1: leaf batching and merging workers' roots keep one value "
+                f"per node, got {' and '.join(at_fault)}"
             )
         self._parallel: parallel.RootParallel | None = None
         if self.workers > 1:

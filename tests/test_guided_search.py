@@ -473,6 +473,34 @@ def test_a_malformed_evaluation_is_a_type_error():
         planner.search("root")
 
 
+class _EmptyingBatch:
+    """An evaluator whose ``batch``, once ``emptying``, empties its ``states`` (answers none)."""
+
+    emptying = False
+
+    def __call__(self, state, actions):
+        return Evaluation(0.0, None)
+
+    def batch(self, states, actions_list):
+        if not self.emptying:
+            return [Evaluation(0.0, None) for _ in states]
+        states.clear()
+        return []
+
+
+def test_a_batch_that_changes_its_arguments_is_told_what_it_was_given_and_left():
+    evaluator = _EmptyingBatch()
+    planner = MCTS(TicTacToeModel(), 20, evaluator=evaluator, leaf_batch=4, seed=0)
+    planner.search(EMPTY_BOARD)
+    before = planner.tree
+    evaluator.emptying = True
+    with pytest.raises(ValueError) as raised:
+        planner.search(EMPTY_BOARD)
+    message = str(raised.value)
+    assert re.search(r"given (\d+) states and \1 action lists\); it left 0 states and \1", message)
+    assert planner.tree is before  # the failed search left the previous tree
+
+
 def test_a_non_finite_reward_is_a_value_error_naming_state_action_and_value():
     game = ScriptedGame({"root": (0, {"a": ("A", math.nan, True)})})
     planner = MCTS(game, 3, selection="puct")
