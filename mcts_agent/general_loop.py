@@ -174,7 +174,7 @@ def run(planner: MCTS, tree: GuidedTree, iterations: int) -> int:
     horizon = sys.maxsize if planner.max_depth is None else planner.max_depth
     puct = planner.selection == "puct"
     solving = planner.solve
-    hi = None if planner.value_bounds is None else planner.value_bounds[1]
+    value_bounds = planner.value_bounds
     if solving:
         solver_select = solver.selection_rule(
             tree, planner.selection, planner.exploration, planner.unvisited_value
@@ -334,9 +334,9 @@ def run(planner: MCTS, tree: GuidedTree, iterations: int) -> int:
             if solving and not child_actions:  # a terminal node is proven: V = r
                 if vector is None:
                     proven_values[node] = reward
-                    solver.prove_up(tree, path, hi)
+                    solver.prove_up(tree, path, value_bounds)  # checks the bounds too
                 else:
-                    vector.prove_terminal(path, hi)
+                    vector.prove_terminal(path, value_bounds)
             break
 
         # 3. Simulation: 0 at a terminal node, else the evaluator's value or a rollout.

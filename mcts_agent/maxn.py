@@ -346,13 +346,22 @@ class MaxnLoop:
         """:func:`checked_evaluation` for this search's players."""
         return checked_evaluation(self.players, result, state, actions)
 
-    def prove_terminal(self, path: list[int], hi: float | None) -> None:
-        """Proves the new terminal node ``path[-1]`` (V = r) and the ancestors it proves."""
+    def prove_terminal(self, path: list[int], value_bounds: tuple[float, float] | None) -> None:
+        """Proves the new terminal node ``path[-1]`` (V = r) and the ancestors it proves.
+
+        With ``value_bounds``, every player's reward and proven value is
+        checked against them (:func:`mcts_agent.solver.check_bounded`:
+        ValueError if out).
+        """
         tree = self.tree
         node = path[-1]
         tree.proven_values[node] = tree.rewards[node]
         tree.proven_vectors[node] = tree.reward_vectors[node]
         proven_values = tree.proven_values
+        hi = None
+        if value_bounds is not None:
+            hi = value_bounds[1]
+            solver.check_bounded(tree, path, len(path) - 1, tree.reward_vectors[node], value_bounds)
         for depth in range(len(path) - 2, -2, -1):
             node = path[depth] if depth >= 0 else ROOT
             best, every = solver._best_proven(tree, node)
@@ -368,6 +377,8 @@ class MaxnLoop:
                 vector = tuple(r + d * x for r, x in pairs)
                 tree.proven_vectors[node] = vector
                 proven_values[node] = vector[tree.movers[node]]
+                if value_bounds is not None:
+                    solver.check_bounded(tree, path, depth, vector, value_bounds)
 
     def _best_proven_vector(self, node: int, best: float) -> tuple[float, ...]:
         """The proven vector of ``node``'s first child proven at ``best`` (its player's value)."""

@@ -230,6 +230,8 @@ class MCTS(Generic[StateT]):
         value_bounds: ``(lo, hi)`` with lo < hi, bounds on every node's value
             (e.g. ``(-1, 1)`` for a win/loss game), or None: with the solver,
             one child proven at ``hi`` proves its parent. Only with ``solve``.
+            A search that meets a terminal reward or proves a value outside
+            them raises ValueError (:func:`mcts_agent.solver.check_bounded`).
         clock: ``() -> float`` seconds, the clock ``time_limit`` and
             ``elapsed`` read (:func:`time.perf_counter`; inject another to
             test budgets without timing).

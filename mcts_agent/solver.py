@@ -26,12 +26,13 @@ import math
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from mcts_agent._validation import require_float
+from mcts_agent._validation import describe, require_float
 from mcts_agent.selection import puct_score_all
-from mcts_agent.tree import ROOT, UNVISITED, GuidedTree
+from mcts_agent.tree import ROOT, TERMINAL, UNVISITED, GuidedTree
 
 __all__ = [
     "best_child_index",
+    "check_bounded",
     "checked_value_bounds",
     "prove_up",
     "selection_rule",
@@ -135,28 +136,88 @@ def _best_proven(tree: GuidedTree, node: int) -> tuple[float, bool]:
     return best, every
 
 
-def prove_up(tree: GuidedTree, path: list[int], hi: float | None) -> None:
+def check_bounded(
+    tree: GuidedTree,
+    path: list[int],
+    depth: int,
+    values: Sequence[float],
+    value_bounds: tuple[float, float],
+) -> None:
+    """Checks that the values just proven at ``path[depth]`` lie within ``value_bounds``.
+
+    A bound the game breaks would prove wrong values (one child "proven at
+    ``hi``" proves its parent, whatever its siblings pay), so it is an error,
+    raised when the value is proven: a terminal node's reward as it is
+    reached, an inner node's value as its children prove it.
+
+    Args:
+        tree: the tree.
+        path: the iteration's nodes below the root, root side first.
+        depth: the index in ``path`` of the node just proven.
+        values: its proven value (one, or one per player in max^n).
+        value_bounds: ``(lo, hi)``.
+
+    Raises:
+        ValueError: if a value is below ``lo`` or above ``hi``; the message
+            names the value, the move into the node (state and action) and
+            the bounds.
+    """
+    lo, hi = value_bounds
+    for value in values:
+        if not lo <= value <= hi:
+            node = path[depth]
+            parent = path[depth - 1] if depth else ROOT
+            move = (
+                f"step({describe(tree.states[parent])}, "
+                f"{describe(tree.actions[parent][tree.action_indices[node]])})"
+            )
+            what = (
+                f"the game pays the reward {value!r} at the end of {move}"
+                if tree.untried[node] == TERMINAL
+                else f"the solver proved the value {value!r} for the move {move}"
+            )
+            raise ValueError(
+                f"value_bounds=({lo!r}, {hi!r}) must bound every node's value, but {what}: "
+                f"give bounds that hold every value the game can reach (e.g. (-1, 1) for a "
+                f"win/loss game paying +1 and -1), or value_bounds=None"
+            )
+
+
+def prove_up(
+    tree: GuidedTree, path: list[int], value_bounds: tuple[float, float] | None
+) -> None:
     """Proves the ancestors of ``path[-1]`` (just proven) that its proof proves.
 
     Walks up from the parent of ``path[-1]`` (``path`` lists the iteration's
     nodes below the root, root side first): each node whose children now prove
     it gets its proven value; the walk stops at the first node still unproven.
+    With ``value_bounds``, ``path[-1]``'s value and each value proven on the
+    way are checked against them (:func:`check_bounded`).
 
     Args:
         tree: the tree.
         path: the iteration's nodes below the root; ``path[-1]`` is proven.
-        hi: the upper value bound, or None.
+        value_bounds: ``(lo, hi)``, or None.
+
+    Raises:
+        ValueError: if a proven value is out of ``value_bounds``.
     """
     proven_values = tree.proven_values
+    hi = None
+    if value_bounds is not None:
+        hi = value_bounds[1]
+        check_bounded(tree, path, len(path) - 1, (proven_values[path[-1]],), value_bounds)
     for depth in range(len(path) - 2, -2, -1):
         node = path[depth] if depth >= 0 else ROOT
         best, every = _best_proven(tree, node)
         if not (every or (hi is not None and best >= hi)):
             return
         if node == ROOT:
-            proven_values[ROOT] = best
+            proven_values[ROOT] = best  # a child's value, checked when it was proven
         else:
-            proven_values[node] = tree.rewards[node] + tree.discounts[node] * best
+            value = proven_values[node] = tree.rewards[node] + tree.discounts[node] * best
+            if value_bounds is not None:
+                check_bounded(tree, path, depth, (value,), value_bounds)
 
 
 def subtree_return(tree: GuidedTree, node: int) -> float:

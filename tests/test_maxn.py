@@ -377,6 +377,13 @@ def test_check_model_checks_every_players_rewards():
         check_model(one_move({3: 1.0}), "")
 
 
+def test_a_players_reward_out_of_the_solvers_bounds_is_an_error():
+    model = ThreeInARowModel()  # a loser gets -0.5, below lo = -0.25
+    planner = MCTS(model, iterations=3000, solve=True, value_bounds=(-0.25, 1.0), seed=0)
+    with pytest.raises(ValueError, match=r"\(-0\.25, 1\.0\) .* pays the reward -0\.5 at"):
+        planner.search(parse_board("11.. ...3 ...2 12.3"))
+
+
 def test_the_solver_proves_a_three_in_a_row_win_with_value_bounds():
     model = ThreeInARowModel()
     planner = MCTS(model, iterations=3000, solve=True, value_bounds=(-0.5, 1.0), seed=0)

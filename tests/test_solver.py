@@ -56,6 +56,31 @@ def test_without_bounds_a_win_waits_for_every_sibling_to_be_proven():
     assert b.proven_value == -1.0 and planner.tree[b.children[0]].proven_value == 1.0
 
 
+def test_a_terminal_reward_out_of_the_bounds_is_an_error_naming_it_and_the_bounds(each_backend):
+    # (-1, 0.5) excludes w's reward 1: "proven at hi" would no longer mean "best possible".
+    planner = solver(win_in_one(), 100, value_bounds=(-1.0, 0.5))
+    planner.search("root", iterations=1)  # a: reward 0, within the bounds
+    before = planner.tree
+    with pytest.raises(ValueError) as raised:
+        planner.search("root")  # iteration 3 expands w
+    message = str(raised.value)
+    assert "value_bounds=(-1.0, 0.5) must bound every node's value" in message
+    assert "the game pays the reward 1.0 at the end of step('root', 'w')" in message
+    assert planner.tree is before  # the failed search left the previous tree
+
+
+def test_a_proven_value_out_of_the_bounds_is_an_error():
+    # Every reward is within (-1, 1), but a then b pays 0.5 + 0.8: V(a) = 1.3 > hi.
+    game = ScriptedGame(
+        {
+            "root": (0, {"a": ("A", 0.5, False), "c": ("C", 0.0, True)}),
+            "A": (0, {"b": ("AB", 0.8, True)}),
+        }
+    )
+    with pytest.raises(ValueError, match=r"proved the value 1\.3 for the move step\('root', 'a'\)"):
+        solver(game, 100, value_bounds=BOUNDS).search("root")
+
+
 def loss_in_two():
     # Player 1 to move; whatever it plays, player 2 has a winning reply (and a losing one).
     moves = {}
