@@ -37,15 +37,41 @@ is not (states are the model's objects).
 from __future__ import annotations
 
 import math
+import numbers
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
 from mcts_agent._validation import require_float, require_int
 
-__all__ = ["CHUNK_SECONDS", "RUNNING", "STOP_REASONS", "Budget", "run"]
+__all__ = [
+    "BLIND_CHUNK",
+    "CHUNK_SECONDS",
+    "RUNNING",
+    "STALLED_CHUNKS",
+    "STOP_REASONS",
+    "Budget",
+    "run",
+]
 
 CHUNK_SECONDS = 0.001
 """Seconds one chunk of a timed search aims to last (the clock is read between chunks)."""
+
+BLIND_CHUNK = 1024
+"""Most iterations in a chunk of a timed search while its clock has not advanced at all.
+
+Before the clock has moved no rate can be measured: the chunks double from
+one iteration, up to this size, until a reading shows time passing.
+"""
+
+STALLED_CHUNKS = 1000
+"""Chunks in a row after which a timed search whose clock has not advanced raises ValueError.
+
+A reading that is not later than the latest one (a frozen clock, or one going
+backwards) counts as not advancing; once the clock reads a later time the
+count starts again. With chunks of about :data:`CHUNK_SECONDS` this lets a
+coarse clock stand still for about a second (at most :data:`BLIND_CHUNK`
+times this many iterations before it first moves).
+"""
 
 STOP_REASONS = ("iterations", "time_limit", "max_nodes", "solved", "on_iteration")
 """Why a search stopped, as ``SearchSummary.stop_reason`` reports it.
@@ -134,13 +160,22 @@ def run(
 
     Raises:
         TypeError: if ``on_iteration`` returns something else than True,
-            False or None.
+            False or None; with a time limit, if the clock (or ``start``)
+            reads something else than a real number.
+        ValueError: with a time limit, if the clock reads NaN or an infinite
+            time, or has not advanced over :data:`STALLED_CHUNKS` chunks in a
+            row.
     """
     iterations, time_limit, max_nodes = budget
-    deadline = math.inf if time_limit is None else start + time_limit
+    deadline = math.inf
+    if time_limit is not None:
+        if start.__class__ is not float or start - start != 0.0:  # not a finite float
+            start = _checked_reading(start)
+        deadline = start + time_limit
+    stall = _Stall(start)
     if on_iteration is not None:
         return _run_each(
-            loop, size, solved, budget, clock, deadline, nodes_per_iteration, on_iteration
+            loop, size, solved, budget, clock, deadline, nodes_per_iteration, on_iteration, stall
         )
     done = 0
     loop_time = 0.0  # seconds spent in chunks so far: the measured rate is done / loop_time
@@ -155,17 +190,25 @@ def run(
             n = min(n, room)
         if time_limit is not None:
             now = clock()
+            if now.__class__ is not float or now - now != 0.0:  # not a finite float
+                now = _checked_reading(now)
             if done:
                 if now >= deadline:
                     return done, "time_limit"
-                # As many as fill a chunk (or what is left before the deadline) at the rate so far.
+                stall.read(now)
+                # As many as fill a chunk (or what is left before the deadline) at the rate so far;
+                # doubling, up to BLIND_CHUNK, while the clock has not moved at all.
                 rate = done / loop_time if loop_time > 0.0 else math.inf
                 seconds = min(CHUNK_SECONDS, deadline - now)
-                n = min(n, max(1, int(rate * seconds)) if rate != math.inf else 2 * done)
+                blind = min(2 * done, BLIND_CHUNK)
+                n = min(n, max(1, int(rate * seconds)) if rate != math.inf else blind)
             else:
                 n = 1  # the first iteration measures the rate
             ran = loop(n)
-            loop_time += clock() - now
+            end = clock()
+            if end.__class__ is not float or end - end != 0.0:
+                end = _checked_reading(end)
+            loop_time += end - now
         else:
             ran = loop(n)
         done += ran
@@ -184,6 +227,7 @@ def _run_each(
     deadline: float,
     nodes_per_iteration: int,
     on_iteration: Callable[[int], Any],
+    stall: _Stall,
 ) -> tuple[int, str]:
     """:func:`run` with a callback: one iteration per chunk, the callback after each."""
     iterations, time_limit, max_nodes = budget
@@ -192,8 +236,13 @@ def _run_each(
         if done:
             if max_nodes is not None and max_nodes - size() < nodes_per_iteration:
                 return done, "max_nodes"
-            if time_limit is not None and clock() >= deadline:
-                return done, "time_limit"
+            if time_limit is not None:
+                now = clock()
+                if now.__class__ is not float or now - now != 0.0:  # not a finite float
+                    now = _checked_reading(now)
+                if now >= deadline:
+                    return done, "time_limit"
+                stall.read(now)
         ran = loop(1)
         done += ran
         stop = on_iteration(done)
@@ -208,3 +257,49 @@ def _run_each(
             return done, "on_iteration"
         if iterations is not None and done >= iterations:
             return done, "iterations"
+
+
+def _checked_reading(reading: Any) -> float:
+    """A clock's ``reading`` as a finite float.
+
+    Raises:
+        TypeError: if it is not a real number (a bool is not).
+        ValueError: if it is NaN or infinite.
+    """
+    if isinstance(reading, bool) or not isinstance(reading, numbers.Real):
+        raise TypeError(
+            f"the planner's clock must return seconds as a real number, got {reading!r} "
+            f"({type(reading).__name__})"
+        )
+    seconds = float(reading)
+    if not math.isfinite(seconds):
+        raise ValueError(
+            f"the planner's clock must return a finite number of seconds, got {seconds}: "
+            "a time_limit search would never reach its deadline"
+        )
+    return seconds
+
+
+class _Stall:
+    """Counts the chunks in a row over which a timed search's clock has not advanced."""
+
+    __slots__ = ("latest", "chunks")
+
+    def __init__(self, start: float) -> None:
+        self.latest = start  # the latest time the clock read
+        self.chunks = 0
+
+    def read(self, now: float) -> None:
+        """Notes the reading ``now`` before a chunk; ValueError after STALLED_CHUNKS standing."""
+        if now > self.latest:
+            self.latest = now
+            self.chunks = 0
+            return
+        self.chunks += 1
+        if self.chunks >= STALLED_CHUNKS:
+            raise ValueError(
+                f"the planner's clock has not advanced over {self.chunks} chunks of iterations "
+                f"in a row (it read {now!r}, not later than {self.latest!r}), so the time_limit "
+                "search would never end: give MCTS a clock that returns increasing seconds "
+                "(time.perf_counter, the default)"
+            )

@@ -234,7 +234,10 @@ class MCTS(Generic[StateT]):
             them raises ValueError (:func:`mcts_agent.solver.check_bounded`).
         clock: ``() -> float`` seconds, the clock ``time_limit`` and
             ``elapsed`` read (:func:`time.perf_counter`; inject another to
-            test budgets without timing).
+            test budgets without timing). Under a time limit, a reading that
+            is not a finite number is a TypeError or ValueError, and a clock
+            that has not advanced over ``budgets.STALLED_CHUNKS`` chunks ends
+            the search with ValueError (:func:`mcts_agent.budgets.run`).
         on_iteration: ``(planner, iteration) -> bool | None``, or None: called
             after every iteration of every search with this planner and the
             iterations the search has run (1, 2, ...), for progress bars,

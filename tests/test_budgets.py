@@ -9,7 +9,7 @@ import math
 import pytest
 from scripted_games import nested
 
-from mcts_agent import MCTS
+from mcts_agent import MCTS, budgets
 from mcts_agent.budgets import CHUNK_SECONDS
 from mcts_agent.envs.connect_four import EMPTY_BOARD as C4_START
 from mcts_agent.envs.connect_four import ConnectFourModel
@@ -320,3 +320,47 @@ def test_a_node_cap_holds_for_a_stochastic_model_whose_iterations_make_two_nodes
     summary = planner.summary()
     assert summary.stop_reason == "max_nodes"
     assert 499 <= summary.nodes <= 501
+
+
+class StandingClock:
+    """A clock that reads ``first``, then ``later`` for ever (a frozen or backward clock)."""
+
+    def __init__(self, first, later):
+        self.readings = iter([first])
+        self.later = later
+
+    def __call__(self):
+        return next(self.readings, self.later)
+
+
+@pytest.mark.parametrize("later", [5.0, 4.0], ids=["frozen", "backwards"])
+@pytest.mark.parametrize("callback", [None, lambda planner, done: None], ids=["chunks", "each"])
+def test_a_clock_that_does_not_advance_ends_a_timed_search_with_a_value_error(
+    monkeypatch, later, callback
+):
+    # Without the check the search ran until its iteration budget (here 20,000) or for ever.
+    monkeypatch.setattr(budgets, "STALLED_CHUNKS", 12)
+    planner = MCTS(TicTacToeModel(), 20_000, time_limit=1.0, seed=0, on_iteration=callback)
+    planner.search(EMPTY_BOARD, iterations=10, time_limit=None)
+    before = planner.tree
+    planner.clock = StandingClock(5.0, later)
+    with pytest.raises(ValueError, match=rf"has not advanced over 12 chunks .*read {later}, not"):
+        planner.search(EMPTY_BOARD)
+    assert planner.tree is before and planner.summary().iterations == 10  # kept
+
+
+@pytest.mark.parametrize(
+    "reading, error, message",
+    [
+        (math.nan, ValueError, "must return a finite number of seconds, got nan"),
+        (math.inf, ValueError, "must return a finite number of seconds, got inf"),
+        ("3", TypeError, r"must return seconds as a real number, got '3' \(str\)"),
+        (None, TypeError, r"must return seconds as a real number, got None"),
+    ],
+)
+def test_a_clock_reading_that_is_not_a_finite_number_is_refused(reading, error, message):
+    for first in (0.0, reading):  # a bad reading at the start, or after a good one
+        clock = StandingClock(first, reading)
+        planner = MCTS(TicTacToeModel(), 20_000, time_limit=1.0, seed=0, clock=clock)
+        with pytest.raises(error, match=message):
+            planner.search(EMPTY_BOARD)
