@@ -459,7 +459,7 @@ typedef struct {
     int32_t next;      /* next sibling (the parent's next child in the model's order), or -1 */
     int32_t first;     /* first child, or -1 */
     int32_t untried;   /* actions not tried yet, or TERMINAL */
-    int32_t unused;
+    int32_t last;      /* last child, or -1: an expansion links its child in O(1) */
     double value_sum;  /* W */
     double reward;
     double discount;   /* +gamma or -gamma (0.0 at the root) */
@@ -582,8 +582,7 @@ store_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
         r->visits = visits;
         r->value_sum = float_item(f[8], i, &failed);
         r->value = float_item(f[9], i, &failed);
-        r->first = r->next = NO_NODE;
-        r->unused = 0;
+        r->first = r->next = r->last = NO_NODE;
         if (failed)
             goto fail;
         if (!PyTuple_Check(PyList_GET_ITEM(f[2], i))) {
@@ -608,6 +607,7 @@ store_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
             }
             *link = (int32_t)child;
             link = &self->nodes[child].next;
+            self->nodes[i].last = (int32_t)child;
         }
     }
     return (PyObject *)self;
@@ -981,6 +981,27 @@ step_failed(PyObject *check_step, PyObject *model, PyObject *state, PyObject *ac
     PyErr_Restore(t2, v2, tb2);
 }
 
+/* Whether the store's lists (the Tree's states, players and actions) still hold one entry per
+ * node: Python code the search calls (the model, a rollout, a callback reading planner.tree)
+ * can change them, and the core reads them unchecked. 0, or -1 with a RuntimeError naming
+ * the list and ``during`` (what ran last). */
+static int
+lists_intact(StoreObject *store, const char *during)
+{
+    PyObject *lists[3] = {store->states, store->players, store->actions};
+    static const char *names[3] = {"states", "players", "actions"};
+    for (int k = 0; k < 3; k++)
+        if (PyList_GET_SIZE(lists[k]) != store->size) {
+            PyErr_Format(PyExc_RuntimeError,
+                         "the search's tree was changed during the search (%s): tree.%s has "
+                         "%zd entries, expected one per node (%zd); the tree's lists are "
+                         "read-only outside the search",
+                         during, names[k], PyList_GET_SIZE(lists[k]), store->size);
+            return -1;
+        }
+    return 0;
+}
+
 /* path[depth++] = node, growing path (doubling); 0, or -1 with MemoryError set. */
 static int
 path_push(int32_t **path, Py_ssize_t *capacity, Py_ssize_t *depth, int32_t node)
@@ -1110,8 +1131,18 @@ core_run(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
         /* 2. Expansion: the first untried action, stepped once for ever. */
         int32_t left = nodes[node].untried;
         if (left > 0) {
+            if (lists_intact(store, "before an expansion") < 0)
+                goto done;
             PyObject *state = PyList_GET_ITEM(states, node);
             PyObject *actions = PyList_GET_ITEM(node_actions, node);
+            if (!PyTuple_Check(actions) || PyTuple_GET_SIZE(actions) < left) {
+                PyErr_Format(PyExc_RuntimeError,
+                             "the search's tree was changed during the search: tree.actions[%d] "
+                             "is %R, expected the tuple of the node's %d actions or more; the "
+                             "tree's lists are read-only outside the search",
+                             node, actions, (int)left);
+                goto done;
+            }
             PyObject *action = PyTuple_GET_ITEM(actions, PyTuple_GET_SIZE(actions) - left);
             Py_INCREF(state);
             Py_INCREF(action);
@@ -1172,13 +1203,16 @@ core_run(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
                 goto expansion_failed;
             {
                 /* gamma if child_player == players[node] else minus_gamma */
-                PyObject *same = PyObject_RichCompare(child_player,
-                                                      PyList_GET_ITEM(players, node), Py_EQ);
+                if (lists_intact(store, "in the model's step, actions or player") < 0)
+                    goto expansion_failed;
+                PyObject *mover = Py_NewRef(PyList_GET_ITEM(players, node));
+                PyObject *same = PyObject_RichCompare(child_player, mover, Py_EQ);
+                Py_DECREF(mover);
                 if (same == NULL)
                     goto expansion_failed;
                 int truth = PyObject_IsTrue(same);
                 Py_DECREF(same);
-                if (truth < 0)
+                if (truth < 0 || lists_intact(store, "in the players' ==") < 0)
                     goto expansion_failed;
                 Py_ssize_t child = store->size;
                 if (store_reserve(store, child + 1) < 0 ||
@@ -1193,16 +1227,18 @@ core_run(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
                 record->visits = 0;
                 record->next = NO_NODE;
                 record->first = NO_NODE;
+                record->last = NO_NODE;
                 record->untried = count ? (int32_t)count : TERMINAL;
-                record->unused = 0;
                 record->value_sum = 0.0;
                 record->reward = r;
                 record->discount = truth ? gamma : minus_gamma;
                 store->size = child + 1;
-                int32_t *link = &nodes[node].first;
-                while (*link != NO_NODE)
-                    link = &nodes[*link].next;
-                *link = (int32_t)child;
+                /* after the last child (not a walk of the siblings: k actions cost O(k)) */
+                if (nodes[node].last == NO_NODE)
+                    nodes[node].first = (int32_t)child;
+                else
+                    nodes[nodes[node].last].next = (int32_t)child;
+                nodes[node].last = (int32_t)child;
                 nodes[node].untried = left - 1;
                 node = (int32_t)child;
             }
@@ -1234,23 +1270,40 @@ core_run(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
         if (nodes[node].untried == TERMINAL)
             g = 0.0;
         else if (native != NULL) {
-            if (native->rollout(PyList_GET_ITEM(states, node), mt_random, mt, limit, gamma, &g) < 0)
+            if (lists_intact(store, "before a rollout") < 0 ||
+                native->rollout(PyList_GET_ITEM(states, node), mt_random, mt, limit, gamma, &g) < 0)
                 goto done;
             rollout_value = g;
             native_rolled = 1;
         }
         else if (fused != NULL || generic != NULL) {
-            PyObject *state = PyList_GET_ITEM(states, node);
+            if (lists_intact(store, "before a rollout") < 0)
+                goto done;
+            /* held: the rollout may change the lists (then the error after it) */
+            PyObject *state = Py_NewRef(PyList_GET_ITEM(states, node));
             PyObject *value;
             if (fused != NULL) {
                 PyObject *fargs[4] = {state, rng, limit_obj, gamma_obj};
                 value = PyObject_Vectorcall(fused, fargs, 4, NULL);
             }
-            else
-                value = call3(generic, state, PyList_GET_ITEM(node_actions, node),
-                              PyList_GET_ITEM(players, node));
-            if (value == NULL)
+            else {
+                PyObject *actions = Py_NewRef(PyList_GET_ITEM(node_actions, node));
+                PyObject *player = Py_NewRef(PyList_GET_ITEM(players, node));
+                value = call3(generic, state, actions, player);
+                Py_DECREF(actions);
+                Py_DECREF(player);
+            }
+            if (value == NULL) {
+                Py_DECREF(state);
                 goto done;
+            }
+            if (lists_intact(store, "in a rollout") < 0) {
+                Py_DECREF(state);
+                Py_DECREF(value);
+                goto done;
+            }
+            Py_DECREF(state); /* the tree holds it */
+            state = PyList_GET_ITEM(states, node);
             Py_SETREF(rollout_g, value);
             native_rolled = 0;
             if (PyFloat_Check(value))
@@ -1718,6 +1771,41 @@ uniform(PyObject *uniform_priors, Py_ssize_t count)
     return Py_NewRef(uniform_cache[count]);
 }
 
+/* Whether the tree's lists still hold one entry per node, and at most ``bound`` nodes (the
+ * round's bitmap): the Python code a round calls (the model's methods in ``expand``, the PUCT
+ * fallback, a player's ==) could change them, and the core reads them unchecked. 0, or -1
+ * with a RuntimeError naming the list and ``during``. */
+static int
+puct_intact(PuctLists *t, Expansion *e, Py_ssize_t bound, const char *during)
+{
+    PyObject *lists[17] = {t->untried,        t->children,      t->visits,       t->value_sums,
+                           t->values,         t->scaled_priors, t->priors,       t->action_indices,
+                           t->expansion_orders};
+    static const char *names[17] = {"untried", "children", "visits", "value_sums", "values",
+                                    "scaled_priors", "priors", "action_indices",
+                                    "expansion_orders", "states", "players", "rewards",
+                                    "discounts", "actions", "leaf_values", "proven_values",
+                                    "chance_records"};
+    int count = 9;
+    if (e != NULL) {
+        PyObject *more[8] = {e->states,  e->players,     e->rewards,       e->discounts,
+                             e->actions, e->leaf_values, e->proven_values, e->chance_records};
+        for (int k = 0; k < 8; k++)
+            lists[count++] = more[k];
+    }
+    Py_ssize_t size = PyList_GET_SIZE(t->values);
+    for (int k = 0; k < count; k++)
+        if (PyList_GET_SIZE(lists[k]) != size || size > bound || size == 0) {
+            PyErr_Format(PyExc_RuntimeError,
+                         "the search's tree was changed during the search (%s): tree.%s has "
+                         "%zd entries, tree.values %zd (at most %zd this round); the tree's "
+                         "lists are read-only outside the search",
+                         during, names[k], PyList_GET_SIZE(lists[k]), size, bound);
+            return -1;
+        }
+    return 0;
+}
+
 /* Appends one node to every list of the tree, in GuidedTree.append_node's order. */
 static int
 append_node(PuctLists *t, Expansion *e, PyObject *state, PyObject *player, double reward,
@@ -1782,7 +1870,11 @@ native_expand(PuctLists *t, Expansion *e, Py_ssize_t node, Py_ssize_t i, Py_ssiz
     priors = count ? uniform(e->uniform_priors, count) : PyTuple_New(0);
     PyObject *parent_priors = PyList_GET_ITEM(t->priors, node);
     PyObject *p_obj = PySequence_GetItem(parent_priors, i);
-    int same = PyObject_RichCompareBool(player, PyList_GET_ITEM(e->players, node), Py_EQ);
+    PyObject *mover = Py_NewRef(PyList_GET_ITEM(e->players, node));
+    int same = PyObject_RichCompareBool(player, mover, Py_EQ);
+    Py_DECREF(mover);
+    if (same >= 0 && puct_intact(t, e, PY_SSIZE_T_MAX, "in the players' ==") < 0)
+        same = -1;
     if (priors != NULL && p_obj != NULL && same >= 0) {
         double p = as_double(p_obj);
         Py_ssize_t made = PyList_GET_SIZE(e->states);
@@ -1794,9 +1886,14 @@ native_expand(PuctLists *t, Expansion *e, Py_ssize_t node, Py_ssize_t i, Py_ssiz
             PyObject *kids = PyList_GET_ITEM(t->children, node);
             Py_ssize_t size = PyTuple_GET_SIZE(kids), at = 0;
             while (at < size) {
-                Py_ssize_t index = PyLong_AsSsize_t(
-                    PyList_GET_ITEM(t->action_indices,
-                                    PyLong_AsSsize_t(PyTuple_GET_ITEM(kids, at))));
+                Py_ssize_t kid = PyLong_AsSsize_t(PyTuple_GET_ITEM(kids, at));
+                if (kid < 0 || kid >= made) {
+                    if (!PyErr_Occurred())
+                        PyErr_Format(PyExc_IndexError,
+                                     "node %zd has the child %zd, not in the tree", node, kid);
+                    break;
+                }
+                Py_ssize_t index = PyLong_AsSsize_t(PyList_GET_ITEM(t->action_indices, kid));
                 if (index > i)
                     break;
                 at++;
@@ -1919,6 +2016,8 @@ core_select_leaves(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
             goto error;
         Py_ssize_t node = 0, depth = 0;
         for (;;) {
+            if (puct_intact(&t, native, bound, "in the round's selection") < 0)
+                goto error;
             long untried = PyLong_AsLong(PyList_GET_ITEM(t.untried, node));
             if (untried == -1) {
                 if (PyErr_Occurred())
@@ -1929,15 +2028,23 @@ core_select_leaves(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
                 break;
             depth++;
             Py_ssize_t i, child;
-            if (puct_choose(&t, node, &i, &child) < 0)
+            if (puct_choose(&t, node, &i, &child) < 0 ||
+                puct_intact(&t, native, bound, "in the PUCT rule") < 0)
                 goto error;
+            if (child < -1 || child >= PyList_GET_SIZE(t.values)) {
+                PyErr_Format(PyExc_IndexError, "node %zd has the child %zd, not in the tree",
+                             node, child);
+                goto error;
+            }
             if (child == -1) {
                 if (native != NULL && native_expand(&t, native, node, i, &child) < 0)
                     goto error;
                 PyObject *made = child != -1 ? PyLong_FromSsize_t(child)
                                              : PyObject_CallFunction(expand, "nn", node, i);
-                if (made == NULL)
+                if (made == NULL || puct_intact(&t, native, bound, "in an expansion") < 0) {
+                    Py_XDECREF(made);
                     goto error;
+                }
                 appended = PyList_Append(path, made);
                 Py_DECREF(made);
                 if (appended < 0)
@@ -2171,19 +2278,30 @@ core_checked_evaluations(PyObject *module, PyObject *const *args, Py_ssize_t nar
     PyObject *checked = PyList_New(size);
     for (Py_ssize_t j = 0; checked != NULL && j < size; j++) {
         PyObject *answer = PySequence_GetItem(answers, j);
-        PyObject *actions = PyList_GET_ITEM(actions_list, j);
         PyObject *result = NULL;
+        if (answer != NULL && (PyList_GET_SIZE(states) != size ||
+                               PyList_GET_SIZE(actions_list) != size)) {
+            /* the Python code of an answer (its __getitem__, __float__...) changed them */
+            PyErr_Format(PyExc_RuntimeError,
+                         "checked_evaluations: the states or actions_list (of %zd) were changed "
+                         "while the answers were read (%zd and %zd left)",
+                         size, PyList_GET_SIZE(states), PyList_GET_SIZE(actions_list));
+            Py_CLEAR(answer);
+        }
+        PyObject *actions = answer == NULL ? NULL : Py_NewRef(PyList_GET_ITEM(actions_list, j));
+        PyObject *state = answer == NULL ? NULL : Py_NewRef(PyList_GET_ITEM(states, j));
         if (answer != NULL) {
             Py_ssize_t count = PyObject_Length(actions);
             if (count >= 0)
                 result = checked_fast(answer, count, args[4], args[5], args[6]);
             if (result == Py_None) {
                 Py_DECREF(result);
-                result = PyObject_CallFunctionObjArgs(args[3], answer, PyList_GET_ITEM(states, j),
-                                                      actions, NULL);
+                result = PyObject_CallFunctionObjArgs(args[3], answer, state, actions, NULL);
             }
             Py_DECREF(answer);
         }
+        Py_XDECREF(actions);
+        Py_XDECREF(state);
         if (result == NULL)
             Py_CLEAR(checked);
         else

@@ -48,6 +48,7 @@ from mcts_agent import chance, maxn, solver
 from mcts_agent._validation import (
     checked_actions,
     checked_player,
+    checked_return,
     checked_reward,
     checked_terminated,
 )
@@ -348,8 +349,12 @@ def run(planner: MCTS, tree: GuidedTree, iterations: int) -> int:
             g = leaf_values[node]
         elif fused_rollout is not None:
             g = fused_rollout(states[node], rng, limit, gamma)
+            if g.__class__ is not float and vector is None:  # a numpy G: backed up as a float
+                g = checked_return(g, states[node])
         elif generic_rollout is not None:
             g = generic_rollout(states[node], node_actions[node], players[node])
+            if g.__class__ is not float and vector is None:
+                g = checked_return(g, states[node])
         else:
             g = 0.0
 

@@ -61,6 +61,9 @@ LOG_LINE_MOVES = 10
 _NOT_STEPPED = object()
 """What the generic rollout holds as the state last stepped, before its first step."""
 
+_MAX_ROLLOUT_LIMIT = 2**63 - 1
+"""The largest ``rollout_limit`` (the compiled core counts a rollout's moves in 64 bits)."""
+
 SELECTIONS = ("uct", "puct")
 """The selection rules: UCB1 (the default) and PUCT (``docs/search.md``)."""
 
@@ -187,7 +190,7 @@ class MCTS(Generic[StateT]):
             sqrt(2) suits returns in [0, 1]; scale it by the range of the
             returns (2 * sqrt(2) for tic-tac-toe's [-1, 1]).
         gamma: discount rate in [0, 1].
-        rollout_limit: int >= 0, most moves in one rollout; 0 disables rollouts
+        rollout_limit: int in [0, 2**63 - 1], most moves in one rollout; 0 disables rollouts
             (G = 0 at every new leaf).
         rollout_policy: optional ``(state, actions, rng) -> action`` used in
             rollouts instead of uniformly random moves; must return one of
@@ -362,6 +365,11 @@ class MCTS(Generic[StateT]):
         self.exploration = require_float("exploration", exploration, 0.0)
         self.gamma = require_float("gamma", gamma, 0.0, 1.0)
         self.rollout_limit = require_int("rollout_limit", rollout_limit, 0)
+        if self.rollout_limit > _MAX_ROLLOUT_LIMIT:  # the compiled core counts moves in 64 bits
+            raise ValueError(
+                f"rollout_limit must be an int in [0, 2**63 - 1] (moves in one rollout), got "
+                f"{rollout_limit}"
+            )
         if rollout_policy is not None and not callable(rollout_policy):
             raise TypeError(
                 f"rollout_policy must be a callable (state, actions, rng) -> action, "
@@ -844,83 +852,95 @@ class MCTS(Generic[StateT]):
 
         path: list[int] = []
         path_append = path.append
-        for _ in range(iterations):
-            node = ROOT
-            path.clear()
-            # 1. Selection: descend while the node is not terminal and fully expanded.
-            while not untried[node]:
-                log_n = log(visits[node])
-                # "not score <= best" is "score > best" for numbers, and true against NaN:
-                # the first child always wins its comparison, so selection never leaves the
-                # tree, even when every value is -inf or NaN (a W that overflowed).
-                best_score = nan
-                best_child = UNVISITED
-                for child in children[node]:
-                    score = values[child] + c * sqrt(log_n / visits[child])
-                    if not score <= best_score:
-                        best_score = score
-                        best_child = child
-                node = best_child
-                path_append(node)
+        # The children of the nodes this call is expanding, as lists: one append per expansion
+        # (a copy of the tuple would make a node of k actions cost O(k^2)); children[node] gets
+        # their tuple when the node is fully expanded, and when the call ends (or fails).
+        growing: dict[int, list[int]] = {}
+        try:
+            for _ in range(iterations):
+                node = ROOT
+                path.clear()
+                # 1. Selection: descend while the node is not terminal and fully expanded.
+                while not untried[node]:
+                    log_n = log(visits[node])
+                    # "not score <= best" is "score > best" for numbers, and true against NaN:
+                    # the first child always wins its comparison, so selection never leaves the
+                    # tree, even when every value is -inf or NaN (a W that overflowed).
+                    best_score = nan
+                    best_child = UNVISITED
+                    for child in children[node]:
+                        score = values[child] + c * sqrt(log_n / visits[child])
+                        if not score <= best_score:
+                            best_score = score
+                            best_child = child
+                    node = best_child
+                    path_append(node)
 
-            # 2. Expansion: the first untried action, stepped once for ever.
-            left = untried[node]
-            if left > 0:
-                kids = children[node]
-                try:
-                    next_state, reward, terminated = step(
-                        states[node], node_actions[node][len(kids)]
-                    )
-                except (TypeError, ValueError):
-                    _check_step(self.model, states[node], node_actions[node][len(kids)])
-                    raise
-                # The protocol's checks: one test per answer of the common type (float
-                # reward, bool flag, tuple of actions, int player); else the slow path.
-                # A NaN or infinite float reward is caught by the test of G after the backup.
-                if reward.__class__ is not float:
-                    reward = checked_reward(reward, states[node], node_actions[node][len(kids)])
-                if terminated is not False and terminated is not True:
-                    terminated = checked_terminated(
-                        terminated, states[node], node_actions[node][len(kids)]
-                    )
-                child_actions: tuple = ()
-                child_player = None
-                if not terminated:
-                    child_actions = model_actions(next_state)
-                    if child_actions.__class__ is not tuple:
-                        child_actions = checked_actions(child_actions, next_state)
-                    if child_actions:
-                        child_player = model_player(next_state)
-                        if child_player.__class__ is not int:
-                            checked_player(child_player, next_state)
-                child = len(states)
-                states.append(next_state)
-                players.append(child_player)
-                rewards.append(reward)
-                discounts.append(gamma if child_player == players[node] else minus_gamma)
-                node_actions.append(child_actions)
-                children.append(())
-                untried.append(len(child_actions) or TERMINAL)
-                visits.append(0)
-                value_sums.append(0.0)
-                values.append(0.0)
-                children[node] = kids + (child,)
-                untried[node] = left - 1
-                node = child
-                path_append(child)
+                # 2. Expansion: the first untried action, stepped once for ever.
+                left = untried[node]
+                if left > 0:
+                    state = states[node]
+                    actions = node_actions[node]
+                    action = actions[len(actions) - left]
+                    try:
+                        next_state, reward, terminated = step(state, action)
+                    except (TypeError, ValueError):
+                        _check_step(self.model, state, action)
+                        raise
+                    # The protocol's checks: one test per answer of the common type (float
+                    # reward, bool flag, tuple of actions, int player); else the slow path.
+                    # A NaN or infinite float reward is caught by the test of G after the backup.
+                    if reward.__class__ is not float:
+                        reward = checked_reward(reward, state, action)
+                    if terminated is not False and terminated is not True:
+                        terminated = checked_terminated(terminated, state, action)
+                    child_actions: tuple = ()
+                    child_player = None
+                    if not terminated:
+                        child_actions = model_actions(next_state)
+                        if child_actions.__class__ is not tuple:
+                            child_actions = checked_actions(child_actions, next_state)
+                        if child_actions:
+                            child_player = model_player(next_state)
+                            if child_player.__class__ is not int:
+                                checked_player(child_player, next_state)
+                    child = len(states)
+                    states.append(next_state)
+                    players.append(child_player)
+                    rewards.append(reward)
+                    discounts.append(gamma if child_player == players[node] else minus_gamma)
+                    node_actions.append(child_actions)
+                    children.append(())
+                    untried.append(len(child_actions) or TERMINAL)
+                    visits.append(0)
+                    value_sums.append(0.0)
+                    values.append(0.0)
+                    kids = growing.get(node)
+                    if kids is None:
+                        kids = growing[node] = list(children[node])
+                    kids.append(child)
+                    if left == 1:  # fully expanded: selection reads its children from now on
+                        children[node] = tuple(kids)
+                        del growing[node]
+                    untried[node] = left - 1
+                    node = child
+                    path_append(child)
 
-            # 3. Simulation: G = 0 at a terminal node or with rollouts off.
-            if untried[node] == TERMINAL:
-                g = 0.0
-            elif fused_rollout is not None:
-                g = rollout_g = fused_rollout(states[node], rng, limit, gamma)
-            elif generic_rollout is not None:
-                g = rollout_g = generic_rollout(states[node], node_actions[node], players[node])
-            else:
-                g = 0.0
+                # 3. Simulation: G = 0 at a terminal node or with rollouts off.
+                if untried[node] == TERMINAL:
+                    g = 0.0
+                elif fused_rollout is not None:
+                    g = rollout_g = fused_rollout(states[node], rng, limit, gamma)
+                    if g.__class__ is not float:  # backed up as a float, as the compiled core does
+                        g = _rollout_return(g, states[node])
+                elif generic_rollout is not None:
+                    g = rollout_g = generic_rollout(states[node], node_actions[node], players[node])
+                    if g.__class__ is not float:  # (numpy rewards: a numpy G)
+                        g = _rollout_return(g, states[node])
+                else:
+                    g = 0.0
 
-            # 4. Backup, leaf first: G = r + gamma*G if the mover moves again, else r - gamma*G.
-            try:
+                # 4. Backup, leaf first: G = r + gamma*G if the mover moves again, else r - gamma*G.
                 for node in reversed(path):
                     g = rewards[node] + discounts[node] * g
                     n = visits[node] + 1
@@ -931,11 +951,11 @@ class MCTS(Generic[StateT]):
                 if not isfinite(g):  # NaN or infinite G stays so up to the root: one test
                     leaf = path[-1]
                     rolled_out = limit > 0 and untried[leaf] != TERMINAL
+                    _link_children(children, growing)  # the error names edges: children read
                     raise _backup_error(tree, path, rollout_g if rolled_out else None)
-            except TypeError:  # the rollout returned something else than a number
-                checked_return(rollout_g, states[path[-1]])
-                raise
-            visits[ROOT] += 1
+                visits[ROOT] += 1
+        finally:
+            _link_children(children, growing)
 
     def _rollouts(
         self,
@@ -1111,6 +1131,26 @@ def _backup_error(tree: Tree, path: list[int], rollout_return: Any) -> ValueErro
         if not math.isfinite(tree.value_sums[node]):
             return _value_sum_error(tree, node, "the backed-up return overflowed")
     raise AssertionError("G overflowed but no value sum on the path did")  # pragma: no cover
+
+
+def _rollout_return(value: Any, state: Any) -> float:
+    """A rollout's return ``value`` (not a float) as the float the backup adds (the core's rule).
+
+    A float (a subclass, such as ``numpy.float64``) or an int (a bool too) as
+    ``float(value)``; anything else through
+    :func:`~mcts_agent._validation.checked_return` (a ``numpy.float32``: its
+    float; not a real number: TypeError; NaN or infinite: ValueError).
+    """
+    if isinstance(value, (float, int)):
+        return float(value)  # NaN or infinite: the test of G after the backup names it
+    return checked_return(value, state)
+
+
+def _link_children(children: list, growing: dict[int, list[int]]) -> None:
+    """Writes the tuples of ``MCTS._run``'s children lists of partly expanded nodes; empties it."""
+    for node, kids in growing.items():
+        children[node] = tuple(kids)
+    growing.clear()
 
 
 def _check_value_sums(tree: Tree) -> None:

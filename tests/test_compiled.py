@@ -11,6 +11,7 @@ from __future__ import annotations
 import collections.abc
 import contextlib
 import copy
+import json
 import math
 import os
 import random
@@ -752,3 +753,121 @@ def test_the_backend_is_reported_and_can_be_forced_to_python():
         check=True,
     )
     assert version.stdout.strip().endswith("(core: python)")
+
+
+# ------------------------------------------------------------------ numpy rewards (issue 28, 6)
+
+
+class NumpyRewards:
+    """Tic-tac-toe through the plain protocol (the generic rollout), its rewards numpy scalars."""
+
+    def __init__(self, kind):
+        self.model, self.kind = TicTacToeModel(), kind
+        self.actions, self.player = self.model.actions, self.model.player
+
+    def step(self, state, action):
+        next_state, reward, terminated = self.model.step(state, action)
+        return next_state, self.kind(reward), terminated
+
+
+class NumpyReturns(TicTacToeModel):
+    """Tic-tac-toe whose fused rollout returns a numpy scalar (the native rollout is lost)."""
+
+    def __init__(self, kind):
+        self.kind = kind
+
+    def rollout(self, state, rng, limit, gamma):
+        return self.kind(super().rollout(state, rng, limit, gamma))
+
+
+@pytest.mark.parametrize("kind", [np.float32, np.float64, np.int64, np.int8])
+@pytest.mark.parametrize("rollout", ["generic", "policy", "fused"])
+def test_numpy_rewards_and_returns_build_the_pure_trees_of_floats(kind, rollout):
+    config = {"iterations": 300, "exploration": C, "seed": 5, "gamma": 0.9}
+    if rollout == "policy":
+        config["rollout_policy"] = first_legal
+    model = NumpyReturns(kind) if rollout == "fused" else NumpyRewards(kind)
+    planner = assert_same_on_both(model, EMPTY_BOARD, **config)
+    tree = planner.tree
+    with pure_python():
+        reference = searched(model, EMPTY_BOARD, **config).tree
+    for field in ("rewards", "value_sums", "values"):  # floats, not numpy's (float64 included)
+        assert {type(x) for x in getattr(reference, field)} == {float}
+    assert json.loads(json.dumps(planner.to_dict()))["nodes"][0]["visits"] == 300
+    assert sum(tree.visits[c] for c in tree.children[0]) == 300
+
+
+def test_numpy_evaluations_build_the_pure_leaf_batched_trees_of_floats():
+    def evaluator(state, actions):
+        return Evaluation(np.float32(0.25), np.ones(len(actions), dtype=np.float32))
+
+    config = {"iterations": 200, "selection": "puct", "leaf_batch": 4, "seed": 3}
+    config["evaluator"] = evaluator
+    with pure_python():
+        reference = searched(NumpyRewards(np.float32), EMPTY_BOARD, **config)
+    planner = searched(NumpyRewards(np.float32), EMPTY_BOARD, **config)
+    assert guided_snapshot(planner) == guided_snapshot(reference)
+    for field in ("value_sums", "values", "leaf_values"):
+        assert {type(x) for x in getattr(reference.tree, field)} <= {float, type(None)}
+    json.dumps(reference.to_dict())
+
+
+# ------------------------------------------------------------------ a tree changed mid-search (28, 2)
+
+
+class Meddler:
+    """Tic-tac-toe through the plain protocol whose calls change ``planner.tree`` once it has nodes."""
+
+    def __init__(self, change):
+        self.model, self.where, self.change, self.planner = TicTacToeModel(), None, change, None
+        self.player = self.model.player
+        self.spared = None  # the previous search's tree (planner.tree before a search grows one)
+
+    def meddle(self, where):
+        tree = None if self.planner is None else self.planner._tree
+        if where == self.where and tree is not None and tree is not self.spared:
+            if len(tree) >= 3:
+                field, how = self.change
+                values = getattr(tree, field)
+                if how == "clear":
+                    values.clear()
+                elif how == "shrink":
+                    del values[1:]
+                elif how == "grow":
+                    values.append(values[0])
+                else:  # items of another type
+                    values[:] = [list(v) if isinstance(v, tuple) else v for v in values]
+
+    def actions(self, state):
+        self.meddle("actions")
+        return self.model.actions(state)
+
+    def step(self, state, action):
+        self.meddle("step")
+        return self.model.step(state, action)
+
+
+CHANGES = [("actions", "clear"), ("states", "shrink"), ("players", "clear")]
+CHANGES += [("actions", "retype"), ("states", "grow")]
+
+
+@pytest.mark.parametrize("change", CHANGES, ids=lambda c: "-".join(c))
+@pytest.mark.parametrize("where", ["on_iteration", "step", "actions", "policy", "rollout"])
+def test_a_tree_changed_by_python_during_a_search_raises_and_the_previous_tree_stays(
+    where, change
+):
+    model = Meddler(change)
+    if where == "rollout":
+        model.rollout = lambda state, rng, limit, gamma: model.meddle("rollout") or 0.0
+    config = {"on_iteration": lambda planner, done: model.meddle("on_iteration")}
+    if where == "policy":
+        config["rollout_policy"] = lambda state, actions, rng: model.meddle("policy") or actions[0]
+    planner = MCTS(model, 40, seed=1, **config)
+    model.planner = planner
+    previous = planner.search(parse_board("XX.OO...."))
+    kept = snapshot(planner)
+    model.where, model.spared = where, planner.tree  # from now on, the search's tree is changed
+    with pytest.raises(RuntimeError, match=rf"tree was changed during the search.*tree\.{change[0]}"):
+        planner.search(EMPTY_BOARD)
+    assert planner.tree[0] == previous  # the previous tree, as it was after its search
+    assert snapshot(planner)[0] == kept[0]
