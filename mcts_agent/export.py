@@ -45,6 +45,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "FORMAT",
+    "MAX_NESTING",
     "VERSION",
     "Repr",
     "SavedNode",
@@ -331,9 +332,24 @@ def _encode(value: Any) -> Any:
     return {"repr": repr(value)}
 
 
-def _decode(value: Any) -> Any:
+MAX_NESTING = 100
+"""Most levels of lists in a saved action or player that :func:`from_dict` reads."""
+
+
+def _decode(value: Any, depth: int = 0) -> Any:
+    """A saved action or player back: lists as tuples, ``{"repr": text}`` as :class:`Repr`.
+
+    Raises:
+        ValueError: if it is nested more than :data:`MAX_NESTING` lists deep,
+            or holds a dict other than ``{"repr": str}``.
+    """
     if isinstance(value, list):
-        return tuple(_decode(item) for item in value)
+        if depth == MAX_NESTING:
+            raise ValueError(
+                f"expected an action or player nested at most {MAX_NESTING} lists deep; got "
+                "one nested deeper"
+            )
+        return tuple(_decode(item, depth + 1) for item in value)
     if isinstance(value, dict):
         if set(value) != {"repr"} or not isinstance(value["repr"], str):
             raise ValueError(f'expected an action or player, or {{"repr": str}}; got {value!r}')
@@ -446,15 +462,18 @@ def from_dict(data: dict) -> tuple[SavedNode, ...]:
     Raises:
         ValueError: if ``data`` is not such a dict (another format or
             version, a missing or extra field, a field of the wrong type, a
-            parent or child position out of range); the message names the
-            node and the field.
+            parent or child position out of range, a child listed twice or
+            by a node that is not its ``parent``, a node its parent does not
+            list, an action or player nested more than :data:`MAX_NESTING`
+            lists deep); the message names the node and the field.
     """
     if not isinstance(data, dict) or data.get("format") != FORMAT:
         raise ValueError(
             f'expected a dict with "format": {FORMAT!r} (from mcts_agent.export.to_dict), '
             f"got {describe(data)}"
         )
-    if data.get("version") != VERSION:
+    version = data.get("version")
+    if version.__class__ is not int or version != VERSION:  # true == 1, but is no version
         raise ValueError(
             f"expected a saved tree of version {VERSION}, got version {data.get('version')!r}"
         )
@@ -484,11 +503,37 @@ def from_dict(data: dict) -> tuple[SavedNode, ...]:
                 f"node {position}: parent must be null for the root (position 0) and an "
                 f"earlier position otherwise, got {parent!r}"
             )
-        if not all(isinstance(c, int) and position < c < len(nodes) for c in children):
+        if not all(c.__class__ is int and position < c < len(nodes) for c in children):
             raise ValueError(
                 f"node {position}: children must be later positions in nodes (< {len(nodes)}), "
-                f"got {children!r}"
+                f"got {describe(children)}"
             )
-        values = {field: _decode(entry[field]) for field in ("action", "player")}
+        values = {}
+        for field in ("action", "player"):
+            try:
+                values[field] = _decode(entry[field])
+            except ValueError as error:
+                raise ValueError(f"node {position}: {field}: {error}") from None
         saved.append(SavedNode(**{**entry, **values, "children": tuple(children)}))
+    # Each node but the root listed once, by its parent, among its parent's children.
+    listed_by: list[int | None] = [None] * len(saved)
+    for position, node in enumerate(saved):
+        for child in node.children:
+            if listed_by[child] is not None:
+                raise ValueError(
+                    f"node {position}: children list node {child}, which node "
+                    f"{listed_by[child]} lists already; expected each node once"
+                )
+            listed_by[child] = position
+            if saved[child].parent != position:
+                raise ValueError(
+                    f"node {position}: children list node {child}, whose parent is "
+                    f"{saved[child].parent}; expected {position}"
+                )
+    for position in range(1, len(saved)):
+        if listed_by[position] is None:
+            raise ValueError(
+                f"node {position}: its parent, node {saved[position].parent}, does not list it "
+                "among its children"
+            )
     return tuple(saved)

@@ -266,6 +266,14 @@ def test_pettingzoo_trees_round_trip():
     assert len(loaded) == len(agent.last_planner.tree)
 
 
+def nested_list(depth):
+    """``[[...[]...]]``, ``depth`` lists deep (built without recursion)."""
+    value = []
+    for _ in range(depth - 1):
+        value = [value]
+    return value
+
+
 @pytest.mark.parametrize(
     "change, message",
     [
@@ -278,6 +286,22 @@ def test_pettingzoo_trees_round_trip():
         (lambda d: d["nodes"][1].update(parent=5), "node 1: parent must be"),
         (lambda d: d["nodes"][0].update(children=[0]), "node 0: children must be later"),
         (lambda d: d["nodes"][1].update(action={"x": 1}), "expected an action or player"),
+        # Issue 28, item 12: inconsistent trees and values that Python takes for ints.
+        (lambda d: d.update(version=True), "version 1, got version True"),
+        (lambda d: d["nodes"][0].update(children=[True]), r"children must be later .*\[True\]"),
+        (
+            lambda d: d["nodes"][0].update(children=[1, 1, 2]),
+            "node 0: children list node 1, which node 0 lists already",
+        ),
+        (
+            lambda d: d["nodes"][0].update(children=[1, 2, 3]),
+            "node 0: children list node 3, whose parent is 2; expected 0",
+        ),
+        (lambda d: d["nodes"][2].update(children=[]), "node 3: its parent, node 2, does not list"),
+        (
+            lambda d: d["nodes"][1].update(action=nested_list(5000)),
+            r"node 1: action: .*at most 100 lists deep",
+        ),
     ],
 )
 def test_a_malformed_saved_tree_is_refused_naming_the_field(change, message):
