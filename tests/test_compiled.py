@@ -25,6 +25,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from scripted_games import games, plain_configs
+from test_search import Wide
 
 from mcts_agent import MCTS, Evaluation, compiled, core_backend
 from mcts_agent.compiled import pure_python
@@ -812,11 +813,11 @@ def test_numpy_evaluations_build_the_pure_leaf_batched_trees_of_floats():
     json.dumps(reference.to_dict())
 
 
-# ------------------------------------------------------------------ a tree changed mid-search (28, 2)
+# ------------------------------------------------------------------ a tree changed (issue 28, 2)
 
 
 class Meddler:
-    """Tic-tac-toe through the plain protocol whose calls change ``planner.tree`` once it has nodes."""
+    """Tic-tac-toe (plain protocol) whose calls change ``planner.tree`` once it has 3 nodes."""
 
     def __init__(self, change):
         self.model, self.where, self.change, self.planner = TicTacToeModel(), None, change, None
@@ -867,7 +868,26 @@ def test_a_tree_changed_by_python_during_a_search_raises_and_the_previous_tree_s
     previous = planner.search(parse_board("XX.OO...."))
     kept = snapshot(planner)
     model.where, model.spared = where, planner.tree  # from now on, the search's tree is changed
-    with pytest.raises(RuntimeError, match=rf"tree was changed during the search.*tree\.{change[0]}"):
+    changed = rf"tree was changed during the search.*tree\.{change[0]}"
+    with pytest.raises(RuntimeError, match=changed):
         planner.search(EMPTY_BOARD)
     assert planner.tree[0] == previous  # the previous tree, as it was after its search
     assert snapshot(planner)[0] == kept[0]
+
+
+# ------------------------------------------------------------------ wide nodes (issue 28, 10)
+
+
+def test_wide_nodes_build_the_same_trees_on_both_backends():
+    # Partly expanded across chunks (a callback after each iteration), then in one chunk:
+    # the core links a child after the node's last one, the pure loop appends to a list.
+    trees = []
+    for backend in (pure_python, lambda: contextlib.nullcontext()):
+        with backend():
+            stepwise = MCTS(Wide(500), 300, seed=0, on_iteration=lambda planner, done: None)
+            stepwise.search("root")
+            whole = MCTS(Wide(5_000), 7_000, seed=0)
+            whole.search("root")
+        trees.append([list(getattr(t.tree, f)) for t in (stepwise, whole) for f in FIELDS])
+    assert trees[0] == trees[1]
+    assert trees[0][5][0] == tuple(range(1, 301))  # stepwise: the root's 300 children so far

@@ -613,3 +613,62 @@ def test_step_is_called_once_per_edge_outside_rollouts():
     planner = MCTS(game, 50, rollout_limit=0)
     planner.search("root")
     assert game.calls["step"] == len(planner.tree) - 1
+
+
+# ------------------------------------------------------------------ issue 28 (6, 10)
+
+
+@pytest.mark.parametrize("limit", [2**63, 2**64, 10**30])
+def test_a_rollout_limit_past_64_bits_is_refused_at_construction(limit):
+    rule = r"rollout_limit must be an int in \[0, 2\*\*63 - 1\]"
+    with pytest.raises(ValueError, match=rf"{rule} \(moves in one rollout\), got {limit}"):
+        MCTS(TicTacToeModel(), 10, rollout_limit=limit)
+    assert MCTS(TicTacToeModel(), 10, rollout_limit=2**63 - 1).rollout_limit == 2**63 - 1
+
+
+class Wide:
+    """One move from the root among ``width`` actions, each ending the game (reward a / width)."""
+
+    def __init__(self, width):
+        self.width = width
+
+    def actions(self, state):
+        return tuple(range(self.width)) if state == "root" else ()
+
+    def player(self, state):
+        return 0
+
+    def step(self, state, action):
+        return action, action / self.width, True
+
+
+class CountedWrites(list):
+    """A list that counts the items written (``children[node] = ...``) per index."""
+
+    def __init__(self, items):
+        super().__init__(items)
+        self.writes = {}
+
+    def __setitem__(self, index, value):
+        self.writes[index] = self.writes.get(index, 0) + 1
+        super().__setitem__(index, value)
+
+
+@pytest.mark.parametrize("chunks", [1, 3])
+def test_expanding_a_wide_node_writes_its_children_once_per_chunk_not_per_action(chunks):
+    # The pure loop appends a node's new children to a list and writes their tuple when the
+    # node is full or the chunk ends: k expansions cost O(k), not a copy of the tuple each.
+    from mcts_agent.compiled import pure_python
+    from mcts_agent.tree import Tree
+
+    width = 3_000
+    with pure_python():
+        planner = MCTS(Wide(width), width, seed=0)
+        tree = Tree("root", 0, Wide(width).actions("root"))
+        tree.children = CountedWrites(tree.children)
+        for n in (width,) if chunks == 1 else (1_000, 1_200, 800):
+            planner._run(tree, n)
+    assert tree.children.writes[0] == chunks  # one tuple per chunk (the last: node full)
+    assert tree.children[0] == tuple(range(1, width + 1))
+    assert tree.untried[0] == 0 and tree.visits[0] == width
+
