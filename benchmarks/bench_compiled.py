@@ -22,6 +22,10 @@ Three parts (every pair builds the same tree; the script exits 1 if one does not
   nothing of them is allocated by the search; connect four's states (tuples of
   two ints, made by ``step``) are subtracted, each object counted once.
 
+* **Wide nodes** (``wide``): microseconds per expansion of a root of k actions (10k to
+  80k), each ending the game, on both backends: flat in k (a node's children are linked in
+  O(1) each, issue 28 item 10; before, 16 to 141 us from 10k to 80k).
+
 Run: ``python benchmarks/bench_compiled.py`` (``--repeats``, ``--sections``).
 """
 
@@ -49,7 +53,7 @@ from mcts_agent.envs.connect_four import ConnectFourModel
 from mcts_agent.envs.tic_tac_toe import EMPTY_BOARD, TicTacToeModel
 
 C = 2 * math.sqrt(2)
-SECTIONS = ("speed", "share", "memory")
+SECTIONS = ("speed", "share", "memory", "wide")
 LINES = ((0, 1, 2), (3, 4, 5), (6, 7, 8), (0, 3, 6), (1, 4, 7), (2, 5, 8), (0, 4, 8), (2, 4, 6))
 
 
@@ -262,14 +266,54 @@ def memory() -> None:
             )
 
 
+class Wide:
+    """A root of ``width`` actions, each ending the game: every iteration expands the root."""
+
+    def __init__(self, width: int) -> None:
+        self.root_actions = tuple(range(width))
+        self.width = width
+
+    def actions(self, state: Any) -> tuple:
+        return self.root_actions if state == "root" else ()
+
+    def player(self, state: Any) -> int:
+        return 0
+
+    def step(self, state: Any, action: int) -> tuple[int, float, bool]:
+        return action, action / self.width, True
+
+
+def wide() -> bool:
+    """Per-expansion time of a wide node (issue 28, item 10): flat in k once linking is O(1)."""
+    print("\n## Expanding a node of k actions: microseconds per expansion (CPU time)\n")
+    print("| k actions | python | compiled | same tree |")
+    print("|---:|---:|---:|:---:|")
+    same = True
+    for width in (10_000, 20_000, 40_000, 80_000):
+        times, trees = [], []
+        for backend in ("python", "compiled"):
+            planner = MCTS(Wide(width), width, seed=0)
+            start = time.process_time()
+            if backend == "python":
+                with pure_python():
+                    planner.search("root")
+            else:
+                planner.search("root")
+            times.append((time.process_time() - start) / width * 1e6)
+            trees.append((list(planner.tree.children), list(planner.tree.value_sums)))
+        same = same and trees[0] == trees[1]
+        print(f"| {width:,} | {times[0]:.2f} | {times[1]:.2f} | {trees[0] == trees[1]} |")
+    return same
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=7)
     parser.add_argument(
         "--sections",
         nargs="+",
-        default=["speed", "share", "memory"],
-        choices=["speed", "share", "memory"],
+        default=list(SECTIONS),
+        choices=SECTIONS,
     )
     args = parser.parse_args(argv)
     print(describe_machine(("mcts-agent", "pettingzoo", "gymnasium")))
@@ -284,6 +328,8 @@ def main(argv: list[str] | None = None) -> int:
         share(args.repeats)
     if "memory" in args.sections:
         memory()
+    if "wide" in args.sections:
+        same = wide() and same
     return 0 if same else 1
 
 
