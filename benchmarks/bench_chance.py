@@ -24,6 +24,14 @@ Sections (``--sections``, all by default):
   ``i``: dice and planner seeded ``--seed + i``). Beside it, the exact
   scores of the optimal policy (0.5) and of holding at 10 (0.3375) against it.
 
+* ``wide``: the cost of drawing from a model with many outcomes (issue 28):
+  :class:`WideDice`, ``--outcomes`` equally likely outcomes per move (100,000
+  by default), its tables built once, so the search's own work is what is
+  timed: seconds for one search of ``--wide-iterations`` (300), median of
+  ``--repeats`` (3). A rollout's draw reads every probability (one pass, no
+  full check of the answer; ``docs/search.md``, "Chance"), so the time grows
+  with the outcomes.
+
 Rates come with Wilson's 95% score interval.
 
 Run: ``python benchmarks/bench_chance.py`` (hours); ``--episodes 100 --games 100
@@ -309,14 +317,70 @@ def run_pig(args: argparse.Namespace, pool: ProcessPoolExecutor | None) -> None:
         )
 
 
+# ------------------------------------------------------------------ many outcomes
+
+
+class WideDice:
+    """One player, two actions, ``n`` equally likely outcomes per move, ``depth`` moves.
+
+    Outcome k of move t leads to ``(t + 1, k)`` and pays ``(k % 7) / 7 * (a + 1) / 2``
+    for action a; the tables are built once per (t, action), so ``outcomes``
+    costs nothing but a dict lookup.
+    """
+
+    def __init__(self, n: int, depth: int = 4) -> None:
+        self.n, self.depth = n, depth
+        self._tables: dict[tuple[int, int], list] = {}
+        for t in range(depth):
+            for action in (0, 1):
+                self.outcomes((t, 0), action)
+
+    def actions(self, state):
+        return () if state[0] >= self.depth else (0, 1)
+
+    def player(self, state):
+        return 0
+
+    def outcomes(self, state, action):
+        t = state[0]
+        table = self._tables.get((t, action))
+        if table is None:
+            p, done = 1.0 / self.n, t + 1 >= self.depth
+            table = self._tables[(t, action)] = [
+                (p, StepResult((t + 1, k), (k % 7) / 7.0 * (action + 1) / 2, done))
+                for k in range(self.n)
+            ]
+        return table
+
+
+def run_wide(args: argparse.Namespace) -> None:
+    model = WideDice(args.outcomes)
+    times = []
+    for _ in range(args.repeats):
+        planner = MCTS(model, args.wide_iterations, seed=args.seed)
+        start = time.perf_counter()
+        planner.search((0, 0))
+        times.append(time.perf_counter() - start)
+    seconds = sorted(times)[len(times) // 2]
+    print(
+        f"\nmany outcomes: {args.outcomes} per move, {args.wide_iterations} iterations: "
+        f"{seconds:.2f} s a search (median of {args.repeats}), "
+        f"{args.wide_iterations / seconds:.1f} it/s; {len(planner.tree)} nodes",
+        flush=True,
+    )
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument(
         "--sections",
         nargs="+",
         default=["frozenlake", "pig"],
-        choices=["frozenlake", "expected", "pig"],
+        choices=["frozenlake", "expected", "pig", "wide"],
     )
+    parser.add_argument("--outcomes", type=int, default=100_000, help="outcomes a move (wide)")
+    parser.add_argument("--wide-iterations", type=int, default=300)
+    parser.add_argument("--repeats", type=int, default=3, help="searches timed (wide)")
     parser.add_argument("--reps", type=int, default=100, help="searches per cell (expected)")
     parser.add_argument("--episodes", type=int, default=500)
     parser.add_argument("--map", choices=sorted(MAPS), default="4x4")
@@ -344,6 +408,8 @@ def main(argv: list[str] | None = None) -> None:
             run_expected(args, pool)
         if "pig" in args.sections:
             run_pig(args, pool)
+        if "wide" in args.sections:
+            run_wide(args)
     finally:
         if pool:
             pool.shutdown()

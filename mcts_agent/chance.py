@@ -244,24 +244,49 @@ def sampler(
     The rollouts' ``step`` for a stochastic model: ``outcomes`` by their
     probabilities (one ``rng.random()``, none for a sure outcome) when the
     model has it, else
-    ``sample_step(state, action, rng)``. Results are checked as the search's
-    expansions check them.
+    ``sample_step(state, action, rng)``. A ``sample_step`` result is checked
+    as the search's expansions check it. An ``outcomes`` answer that is a list
+    or tuple of ``(float, result)`` pairs is read in one pass: each
+    probability positive and finite, their sum 1 within
+    :data:`PROBABILITY_TOLERANCE`, and only the drawn result checked
+    (:func:`checked_result`); any other answer, or one failing these, goes
+    through :func:`checked_outcomes` in full (its errors). The draw is the same
+    either way. A chance node checks its answer in full once, when made.
     """
     outcomes = getattr(model, "outcomes", None)
     if callable(outcomes):
         random_ = rng.random
+        inf = math.inf
+        tolerance = PROBABILITY_TOLERANCE
 
         def draw_outcome(state: Any, action: Any) -> StepResult:
-            pairs = checked_outcomes(outcomes(state, action), state, action, players)
+            answer = outcomes(state, action)
+            if (answer.__class__ is list or answer.__class__ is tuple) and len(answer) > 1:
+                # One pass: every probability a positive finite float, their sum 1 (the same
+                # running sum as checked_outcomes'), the first whose running sum passes u drawn;
+                # only the drawn result checked. Anything else: the full check below.
+                u = random_()
+                running = 0.0
+                drawn = None
+                for pair in answer:
+                    if pair.__class__ is not tuple or len(pair) != 2:
+                        break
+                    probability = pair[0]
+                    if probability.__class__ is not float or not 0.0 < probability < inf:
+                        break
+                    running += probability
+                    if drawn is None and u < running:
+                        drawn = pair[1]
+                else:
+                    if abs(running - 1.0) <= tolerance:
+                        if drawn is None:  # u within rounding of the sum (as the chance node)
+                            drawn = answer[-1][1]
+                        return checked_result(drawn, state, action, players)
+                return _drawn(checked_outcomes(answer, state, action, players), u)
+            pairs = checked_outcomes(answer, state, action, players)
             if len(pairs) == 1:
                 return pairs[0][1]  # a sure outcome draws nothing
-            u = random_()
-            running = 0.0
-            for probability, result in pairs:
-                running += probability
-                if u < running:
-                    return result
-            return pairs[-1][1]  # u within rounding of the sum (as the chance node draws)
+            return _drawn(pairs, random_())
 
         return draw_outcome
     sample_step = model.sample_step
@@ -270,6 +295,16 @@ def sampler(
         return checked_result(sample_step(state, action, rng), state, action, players)
 
     return draw_sample
+
+
+def _drawn(pairs: list[tuple[float, StepResult]], u: float) -> StepResult:
+    """The result of the first checked pair whose running sum of probabilities passes ``u``."""
+    running = 0.0
+    for probability, result in pairs:
+        running += probability
+        if u < running:
+            return result
+    return pairs[-1][1]  # u within rounding of the sum (as the chance node draws)
 
 
 def crossing(planner: MCTS, tree: GuidedTree) -> Crossing:

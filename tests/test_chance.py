@@ -9,7 +9,7 @@ import pytest
 from chance_games import ChanceGame, SampledGame, check_invariants
 from scripted_games import nested
 
-from mcts_agent import MCTS, Evaluation, StepResult
+from mcts_agent import MCTS, Evaluation, StepResult, chance
 from mcts_agent.testing import ModelCheckError, check_model
 
 # A coin flip: heads (u < 0.5) ends the game with reward 1; tails (reward 0) leads to "T",
@@ -202,6 +202,42 @@ def test_rollouts_draw_outcomes_from_the_planner(game):
     go = planner.tree[planner.tree[0].children[0]]
     assert 0.45 < go.value < 0.55
     assert planner.tree[go.children[0]].visits == 2000
+
+
+def test_a_rollout_draw_checks_the_drawn_result_not_every_outcome(monkeypatch):
+    # Issue 28, item 11: a model of many outcomes was checked in full at every rollout draw.
+    # max_depth 1: each iteration rolls out from the outcome node of "go" through "roll",
+    # 1,000 outcomes whose table is checked in full only where a chance node is made.
+    many = [(1 / 1000, f"R{k}", k / 1000, True) for k in range(1000)]
+    table = {"s": (0, {"go": [(1.0, "S", 0.0, False)]}), "S": (0, {"roll": many})}
+    game = ChanceGame(table)
+    checked = []
+    real = chance.checked_result
+    monkeypatch.setattr(chance, "checked_result", lambda *a: checked.append(a) or real(*a))
+    planner = MCTS(game, iterations=50, seed=0, max_depth=1)
+    planner.search("s")
+    chance_nodes = sum(node.chance for node in planner.tree)
+    draws = game.calls["outcomes"] - chance_nodes  # the rollouts' calls
+    assert (chance_nodes, draws) == (1, 50)
+    assert len(checked) == 1 + draws  # the chance node's one outcome, one result a draw
+    go = planner.tree[planner.tree[0].children[0]]
+    assert go.value == pytest.approx(sum(r for _, _, r, _ in many) / 1000, abs=0.1)
+
+
+@pytest.mark.parametrize(
+    "entries, error, message",
+    [
+        ([(0.5, "a", 0.0, True), (0.4, "b", 0.0, True)], ValueError, r"summing to 0\.9"),
+        ([(1.5, "a", 0.0, True), (-0.5, "b", 0.0, True)], ValueError, r"probability -0\.5"),
+        ([(0.5, "a", 0.0, True), (math.nan, "b", 0.0, True)], ValueError, r"probability nan"),
+        ([(0.5, "a", math.nan, True), (0.5, "a", math.nan, True)], ValueError, r"reward nan"),
+    ],
+)
+def test_bad_outcomes_met_in_a_rollout_are_refused_with_their_cause(entries, error, message):
+    # max_depth 1: "S" is reached only by rollouts, which draw from its outcomes.
+    table = {"s": (0, {"go": [(1.0, "S", 0.0, False)]}), "S": (0, {"roll": entries})}
+    with pytest.raises(error, match=message):
+        MCTS(ChanceGame(table), iterations=5, seed=0, max_depth=1).search("s")
 
 
 def test_puct_and_evaluators_work_through_chance_nodes():
