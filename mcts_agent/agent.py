@@ -64,6 +64,7 @@ random stream from move to move.
 
 from __future__ import annotations
 
+import functools
 import random
 from collections.abc import Callable, Hashable, Sequence
 from typing import Any
@@ -82,8 +83,30 @@ _CONNECT_FOUR = ("pettingzoo.classic.connect_four.connect_four", "raw_env")
 _CONNECT_FOUR_AGENTS = ("player_0", "player_1")  # players 1 and 2 of ConnectFourModel
 
 
+_NATIVE_GAMES = (_TICTACTOE, _CONNECT_FOUR)
+"""The PettingZoo games planned on our own models (by default), in the order seeded."""
+
 _GYMNASIUM_CLONES = (None, "snapshot", "deepcopy")
 """The ``clone`` values of ``GymnasiumModel``, passed through for Gymnasium envs."""
+
+_FACTORY_OPTIONS = ("rollout_policy", "evaluator")
+"""The search options that may be given as a factory (``_is_factory``)."""
+
+
+def _is_factory(value: Any) -> bool:
+    """Whether ``value``, a rollout policy or evaluator given to the agent, is a factory.
+
+    A factory is a class, or a :func:`functools.partial` of a class (for
+    arguments besides the model): the agent calls it with each model it
+    plans on, ``value(model)``, and gives the planner what it returns
+    (``rollout_policy=CautiousRolloutPolicy``, or
+    ``functools.partial(CautiousRolloutPolicy, loss_reward=-1.0)``). Anything
+    else (a function, an instance with ``__call__``) is the policy or
+    evaluator itself.
+    """
+    if isinstance(value, functools.partial):
+        value = value.func
+    return isinstance(value, type)
 
 
 class _Binding:
@@ -162,6 +185,16 @@ class MCTSAgent:
             looks up the position it is asked about in it (after the agent's
             own move and the opponents' replies, which it need not be told):
             ``last_summary.reused_visits`` says how much was kept.
+            ``rollout_policy`` and ``evaluator`` may also be given as a
+            *factory*, a class or a ``functools.partial`` of a class (for
+            one that needs the model the agent builds, such as
+            ``rollout_policy=CautiousRolloutPolicy``): the agent calls it
+            with each model it plans on, ``factory(model)``, and plans with
+            what it returns; anything else (a function, a callable instance)
+            is the policy or evaluator itself. With a factory the planners of
+            tic-tac-toe and connect four are made when first used (so their
+            options are checked then), and a factory that refuses a model
+            (TypeError, ValueError) raises from ``act``.
             ``rollout_policy`` and ``evaluator`` are called with the
             planned-on model's states and actions (see the module docstring:
             for PettingZoo tic-tac-toe by default
@@ -218,8 +251,18 @@ class MCTSAgent:
         self.native_models = native_models
         self.clone = clone
         self.env_factory = env_factory
-        # The native planners are made at once: that also checks the search options.
-        self._native = self._native_bindings()
+        # Rollout policies and evaluators given as factories, called with each model planned on.
+        self._factories = {
+            name: search_options[name]
+            for name in _FACTORY_OPTIONS
+            if _is_factory(search_options.get(name))
+        }
+        # The native planners' seeds are drawn first, in this order, whether they are used or not.
+        self._native_seeds = {key: self._rng.getrandbits(63) for key in _NATIVE_GAMES}
+        self._native: dict[tuple[str, str], _Binding] = {}
+        if not self._factories:  # made at once: that also checks the search options
+            for key in _NATIVE_GAMES:
+                self._native_binding(key)
         # The adapter binding of the last env planned on: (env.unwrapped, binding). One slot,
         # so that an env the user dropped is freed (the binding's model holds its env).
         self._cached: tuple[Any, _Binding] | None = None
@@ -314,17 +357,20 @@ class MCTSAgent:
 
     # ------------------------------------------------------------- internals
 
-    def _planner(self, model: Any, native: bool = False) -> MCTS:
-        """A planner on ``model``, seeded from the agent's generator.
+    def _planner(self, model: Any, native: bool = False, seed: int | None = None) -> MCTS:
+        """A planner on ``model``, seeded with ``seed`` or from the agent's generator.
 
         An ``EnvViewEvaluator`` is bound to an adapter's model (``bind`` raises
         TypeError for a model without env views); the native models, never used
-        with one (see ``_binding``), get it unbound.
+        with one (see ``_binding``), get it unbound. A factory (``_is_factory``)
+        given as ``rollout_policy`` or ``evaluator`` is called with ``model``.
         """
         options = self._search_options
         if self._env_view_evaluator() and not native:
             options = {**options, "evaluator": options["evaluator"].bind(model)}
-        return MCTS(model, seed=self._rng.getrandbits(63), **options)
+        if self._factories:
+            options = {**options, **{name: make(model) for name, make in self._factories.items()}}
+        return MCTS(model, seed=self._rng.getrandbits(63) if seed is None else seed, **options)
 
     def _env_view_evaluator(self) -> bool:
         """True if the evaluator is an ``EnvViewEvaluator`` (it needs the adapter's env views)."""
@@ -335,8 +381,15 @@ class MCTSAgent:
 
         return isinstance(evaluator, EnvViewEvaluator)
 
-    def _native_bindings(self) -> dict[tuple[str, str], _Binding]:
-        """Planners on our own models of PettingZoo's tic-tac-toe and connect four."""
+    def _native_binding(self, game: tuple[str, str]) -> _Binding:
+        """The planner on our own model of PettingZoo's ``game`` (tic-tac-toe, connect four).
+
+        Made the first time (at once without factories), with the seed drawn
+        for it when the agent was made.
+        """
+        binding = self._native.get(game)
+        if binding is not None:
+            return binding
         from mcts_agent.envs.connect_four import ConnectFourModel, from_pettingzoo_board
         from mcts_agent.envs.tic_tac_toe import (
             TicTacToeModel,
@@ -344,6 +397,16 @@ class MCTSAgent:
             to_pettingzoo_action,
         )
 
+        seed = self._native_seeds[game]
+        if game == _TICTACTOE:
+            binding = _Binding(
+                self._planner(TicTacToeModel(), native=True, seed=seed),
+                state_from_pettingzoo,
+                to_pettingzoo_action,
+                lambda player: _TICTACTOE_AGENTS[player - 1],
+            )
+            self._native[game] = binding
+            return binding
         connect_four = ConnectFourModel()
 
         def connect_four_state(env: Any) -> tuple[int, int]:
@@ -358,20 +421,13 @@ class MCTSAgent:
                     )
             return state
 
-        return {
-            _TICTACTOE: _Binding(
-                self._planner(TicTacToeModel(), native=True),
-                state_from_pettingzoo,
-                to_pettingzoo_action,
-                lambda player: _TICTACTOE_AGENTS[player - 1],
-            ),
-            _CONNECT_FOUR: _Binding(
-                self._planner(connect_four, native=True),
-                connect_four_state,
-                _same,  # PettingZoo's columns 0..6 are the model's actions
-                lambda player: _CONNECT_FOUR_AGENTS[player - 1],
-            ),
-        }
+        binding = self._native[game] = _Binding(
+            self._planner(connect_four, native=True, seed=seed),
+            connect_four_state,
+            _same,  # PettingZoo's columns 0..6 are the model's actions
+            lambda player: _CONNECT_FOUR_AGENTS[player - 1],
+        )
+        return binding
 
     def _binding(self, env: Any) -> _Binding:
         """The binding of ``env``: cached for the last env planned on, else made (and checked)."""
@@ -398,16 +454,16 @@ class MCTSAgent:
                     "instead of asking the agent for a move"
                 )
             cls = type(inner)
-            native = self._native.get((cls.__module__, cls.__qualname__))
+            game = (cls.__module__, cls.__qualname__)
             if (
-                native is not None
+                game in _NATIVE_GAMES
                 and self.native_models
                 and self.clone is None
                 and self.zero_sum is None
                 and not self._env_view_evaluator()
             ):
                 unwrap_policing(env)
-                return native
+                return self._native_binding(game)
         if self._cached is not None and self._cached[0] is inner:
             cached = self._cached[1]
             if cached.changed_parameters is None or not cached.changed_parameters():

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import functools
 import math
 import random
 
@@ -20,8 +21,10 @@ from gymnasium_envs import (
 )
 
 import mcts_agent.envs  # noqa: F401  (registers mcts_agent/GridMaze-v0)
+from mcts_agent import MCTS, Evaluation
 from mcts_agent.adapters import CloneCheckError, GymnasiumModel
 from mcts_agent.agent import MCTSAgent
+from mcts_agent.rollout_policies import CautiousRolloutPolicy
 
 
 @pytest.mark.parametrize(
@@ -312,3 +315,57 @@ def test_deterministic_planning_leaves_the_global_generators_alone():
     assert agent.act(env) == 1
     assert agent.last_planner.model._chance_checks > 0  # it checked, and put them back
     assert _global_generator_states() == generators
+
+
+# ------------------------------------------------ rollout policies and evaluators as factories
+
+
+@pytest.mark.parametrize(
+    "factory",
+    [CautiousRolloutPolicy, functools.partial(CautiousRolloutPolicy, loss_reward=0.0)],
+    ids=["class", "partial"],
+)
+def test_a_rollout_policy_that_needs_the_model_is_given_as_a_factory(factory):
+    # Issue 28, item 17: the agent builds the model, so it calls the class with it.
+    env = make("FrozenLake-v1", is_slippery=True)
+    # The README's best FrozenLake configuration: cautious rollouts, tree reuse.
+    options = {"rollout_limit": 20, "reuse_tree": True}
+    agent = MCTSAgent(iterations=60, seed=0, rollout_policy=factory, **options)
+    action = agent.act(env)
+    planner = agent.last_planner
+    assert isinstance(planner.rollout_policy, CautiousRolloutPolicy)
+    assert planner.rollout_policy.model is planner.model
+    # The same search as an MCTS given CautiousRolloutPolicy(model) by hand, seeded as the
+    # agent seeds its first adapter planner (after the two native planners' seeds).
+    seeds = random.Random(0)
+    seeds.getrandbits(63), seeds.getrandbits(63)
+    model = GymnasiumModel(env)
+    policy = CautiousRolloutPolicy(model)
+    by_hand = MCTS(model, 60, seed=seeds.getrandbits(63), rollout_policy=policy, **options)
+    assert action == by_hand(model.state_of(env))
+    assert agent.last_summary.visit_counts == by_hand.summary().visit_counts
+
+
+def test_a_factory_refusing_a_model_raises_when_the_agent_plans_on_it():
+    agent = MCTSAgent(iterations=10, seed=0, rollout_policy=CautiousRolloutPolicy)  # no error
+    with pytest.raises(TypeError, match="CautiousRolloutPolicy needs a model with outcomes"):
+        agent.act(make("CartPole-v1"))  # planned by sampled steps: no outcomes to look at
+
+
+def test_an_evaluator_class_is_called_with_the_model():
+    class ModelValue:
+        """An evaluator made from the model: the value 0.5, uniform priors."""
+
+        def __init__(self, model):
+            self.model = model
+            self.calls = 0
+
+        def __call__(self, state, actions):
+            self.calls += 1
+            return Evaluation(0.5, None)
+
+    agent = MCTSAgent(iterations=20, seed=0, selection="puct", evaluator=ModelValue)
+    agent.act(make("FrozenLake-v1", is_slippery=False))
+    evaluator, tree = agent.last_planner.evaluator, agent.last_planner.tree
+    assert evaluator.model is agent.last_planner.model
+    assert evaluator.calls == sum(not node.terminated for node in tree)  # once a node

@@ -16,6 +16,7 @@ from pettingzoo.test import api_test
 from pettingzoo_envs import game_view, make_connect_four, make_tictactoe, played
 
 import mcts_agent.adapters.pettingzoo.model as pettingzoo_model
+from mcts_agent import Evaluation
 from mcts_agent.agent import MCTSAgent
 from mcts_agent.envs.tic_tac_toe import (
     from_pettingzoo_action,
@@ -411,3 +412,32 @@ def assert_moves_name_their_row_and_column(output):
             assert board[int(row)].split()[int(column)] == mark, (line, board[:3])
     assert moves >= 5
     assert stats >= moves
+
+
+class _Uniform:
+    """An evaluator made from a model (the value 0, uniform priors); counts its models."""
+
+    models = []
+
+    def __init__(self, model):
+        _Uniform.models.append(model)
+
+    def __call__(self, state, actions):
+        return Evaluation(0.0, None)
+
+
+@pytest.mark.parametrize("make_env", [make_tictactoe, make_connect_four], ids=["ttt", "c4"])
+def test_an_evaluator_factory_plans_the_native_games_as_its_instance_would(make_env):
+    # Issue 28, item 17: with a factory the native planners are made at their first move,
+    # with the seeds drawn when the agent was made: the same searches as an instance gives.
+    env = played(make_env, [])
+    options = {"iterations": 60, "seed": 3, "selection": "puct", "exploration": C}
+    _Uniform.models.clear()
+    factory_agent = MCTSAgent(**options, evaluator=_Uniform)
+    assert _Uniform.models == []  # nothing made before the first move
+    move = factory_agent.act(env)
+    (model,) = _Uniform.models
+    assert factory_agent.last_planner.model is model
+    instance_agent = MCTSAgent(**options, evaluator=_Uniform(type(model)()))
+    assert instance_agent.act(env) == move
+    assert instance_agent.last_summary.visit_counts == factory_agent.last_summary.visit_counts
