@@ -17,6 +17,9 @@ whose module starts with ``"pygame"``).
 
 from __future__ import annotations
 
+import collections
+import contextlib
+import ctypes
 import enum
 import math
 import random
@@ -35,6 +38,7 @@ __all__ = [
     "MAX_OBJECTS_SEARCHED",
     "freeze",
     "generators_at",
+    "global_generators_kept",
     "instance",
     "is_render_object",
     "random_generator_paths",
@@ -48,16 +52,8 @@ __all__ = [
 
 _RANDOM_GENERATORS = (random.Random, np.random.Generator, np.random.RandomState)
 
-_NOT_SEARCHED = (
-    spaces.Space,
-    np.ndarray,
-    type,
-    types.ModuleType,
-    types.FunctionType,
-    types.MethodType,
-    types.BuiltinFunctionType,
-)
-"""What :func:`random_generators` does not look into."""
+_NOT_SEARCHED = (spaces.Space, type, types.ModuleType, types.FunctionType)
+"""What :func:`random_generators` does not look into (a space's generator only samples it)."""
 
 MAX_OBJECTS_SEARCHED = 5000
 """Most objects visited when looking for an env's random generators."""
@@ -67,11 +63,14 @@ MAX_OBJECTS_SEARCHED = 5000
 
 
 def random_generators(root: Any, skip: frozenset[int] = frozenset()) -> list[Any]:
-    """The random generators reachable from ``root``'s attributes, containers included.
+    """The random generators reachable from ``root``, wherever a deep copy carries them.
 
-    Follows instance ``__dict__``s, dicts, lists, tuples and sets (at most
-    :data:`MAX_OBJECTS_SEARCHED` objects); not gymnasium spaces (shared with
-    the live env), arrays, classes, modules or functions.
+    Follows what :func:`shared_mutable_objects` walks (at most
+    :data:`MAX_OBJECTS_SEARCHED` objects): instance ``__dict__`` and
+    ``__slots__`` (``@dataclass(slots=True)``), dicts, lists, tuples,
+    ``collections.deque``, sets, object arrays and bound methods'
+    ``__self__`` (``self.draw = rng.integers``); not gymnasium spaces (their
+    generator only samples them), classes, modules or functions.
 
     Args:
         root: the object to search from (an env, usually).
@@ -85,7 +84,9 @@ def random_generators(root: Any, skip: frozenset[int] = frozenset()) -> list[Any
 
 
 GeneratorPath = tuple[tuple[str, Any], ...]
-"""Where a generator lies under an object: ``("attribute", name)`` / ``("item", key)`` steps."""
+"""Where a generator lies under an object: ``("attribute", name)`` (an instance attribute, a
+slot, a bound method's ``__self__``), ``("item", key)`` (a dict's) or ``("index", i)`` (a
+list's, tuple's, deque's or object array's) steps."""
 
 
 def random_generator_paths(root: Any) -> list[GeneratorPath]:
@@ -94,7 +95,8 @@ def random_generator_paths(root: Any) -> list[GeneratorPath]:
     Follow them with :func:`generators_at` on ``root`` or on a copy of it:
     far cheaper than walking again an env that holds large tables (Taxi's
     ``P``), though a generator the object makes later is not on them.
-    Members of sets have no path and are left out.
+    Members of sets (and what lies under a dict's keys) have no path and are
+    left out.
     """
     return [path for _, path in _generators_and_paths(root) if path is not None]
 
@@ -106,16 +108,31 @@ def generators_at(root: Any, paths: list[GeneratorPath]) -> list[Any]:
         value = root
         try:
             for kind, key in path:
-                value = vars(value)[key] if kind == "attribute" else value[key]
-        except (KeyError, IndexError, TypeError):
+                value = _part(value, kind, key)
+        except (KeyError, IndexError, TypeError, AttributeError):
             continue
         if isinstance(value, _RANDOM_GENERATORS):
             found.append(value)
     return found
 
 
+def _part(value: Any, kind: str, key: Any) -> Any:
+    """One step of a :data:`GeneratorPath` from ``value``."""
+    if kind == "item":
+        return value[key]
+    if kind == "index":
+        return value.flat[key] if isinstance(value, np.ndarray) else value[key]
+    try:
+        attributes = object.__getattribute__(value, "__dict__")
+    except AttributeError:
+        attributes = None
+    if isinstance(attributes, dict) and key in attributes:
+        return attributes[key]
+    return object.__getattribute__(value, key)  # a slot, a bound method's __self__
+
+
 def _generators_and_paths(root: Any) -> list[tuple[Any, GeneratorPath | None]]:
-    """The generators reachable from ``root``, each once, with a path to it (None in a set)."""
+    """The generators reachable from ``root``, each once, with a path to it (None: no path)."""
     found = []
     seen: set[int] = set()
     stack: list[tuple[Any, GeneratorPath | None]] = [(root, ())]
@@ -126,24 +143,14 @@ def _generators_and_paths(root: Any) -> list[tuple[Any, GeneratorPath | None]]:
         seen.add(id(value))
         if isinstance(value, _RANDOM_GENERATORS):
             found.append((value, path))
-        elif isinstance(value, dict):
+        elif not isinstance(value, _NOT_SEARCHED):
             stack.extend(
-                (item, None if path is None else (*path, ("item", key)))
-                for key, item in value.items()
-            )
-        elif isinstance(value, (list, tuple)):
-            stack.extend(
-                (item, None if path is None else (*path, ("item", i)))
-                for i, item in enumerate(value)
-            )
-        elif isinstance(value, (set, frozenset)):
-            stack.extend((item, None) for item in value)
-        elif isinstance(value, _NOT_SEARCHED):
-            continue
-        elif isinstance(getattr(value, "__dict__", None), dict):
-            stack.extend(
-                (item, None if path is None else (*path, ("attribute", key)))
-                for key, item in vars(value).items()
+                (
+                    child,
+                    None if path is None or kind in ("key", "member") else (*path, (kind, key)),
+                )
+                for child, kind, key in _children(value)
+                if not _is_exempt(child)
             )
     return found
 
@@ -161,6 +168,40 @@ def reseed(generator: Any, seed: int) -> None:
         bit_generator.state = type(bit_generator)(seed).state
     else:  # random.Random, np.random.RandomState
         generator.seed(seed)
+
+
+_MT19937_STATE_BYTES = 624 * 4 + 4
+"""Size of numpy's ``mt19937_state`` (``uint32_t key[624]; int pos``)."""
+
+
+@contextlib.contextmanager
+def global_generators_kept(*, exact: bool = False) -> Iterator[None]:
+    """Puts Python's ``random`` and numpy's global ``np.random`` back as they were, on exit.
+
+    However the block exits (an error included). Cheap enough to run at
+    every check while planning: Python's state by ``random.getstate``;
+    numpy's by the bytes of the Mersenne Twister behind ``np.random``
+    (``np.random.get_state`` takes 85 us), which leaves out the Gaussian
+    numpy keeps for the next ``np.random.normal`` call.
+
+    Args:
+        exact: True to put numpy's state back whole (``np.random.get_state``
+            and ``set_state``: the kept Gaussian too), for the start-up checks.
+    """
+    python_state = random.getstate()
+    if exact:
+        numpy_state = np.random.get_state()
+    else:  # the MT19937 behind np.random's functions (np.random.get_bit_generator() from 1.25)
+        address = np.random.mtrand._rand._bit_generator.ctypes.state_address
+        numpy_bytes = ctypes.string_at(address, _MT19937_STATE_BYTES)
+    try:
+        yield
+    finally:
+        random.setstate(python_state)
+        if exact:
+            np.random.set_state(numpy_state)
+        else:
+            ctypes.memmove(address, numpy_bytes, _MT19937_STATE_BYTES)
 
 
 def rng_state(env: Any) -> Any:
@@ -378,7 +419,7 @@ def _children(value: Any) -> list[tuple[Any, str, Any]]:
         return [(item, "item", key) for key, item in value.items()] + [
             (key, "key", i) for i, key in enumerate(value)
         ]
-    if isinstance(value, (list, tuple)):
+    if isinstance(value, (list, tuple, collections.deque)):
         return [(item, "index", i) for i, item in enumerate(value)]
     if isinstance(value, (set, frozenset)):
         return [(item, "member", i) for i, item in enumerate(value)]
@@ -386,7 +427,7 @@ def _children(value: Any) -> list[tuple[Any, str, Any]]:
         if value.dtype != object:
             return []
         return [(item, "index", i) for i, item in enumerate(value.flat)]
-    if isinstance(value, types.MethodType):
+    if isinstance(value, (types.MethodType, types.BuiltinMethodType)):
         return [(value.__self__, "attribute", "__self__")]
     children = []
     try:
@@ -436,9 +477,34 @@ _COMMON_ATOMS = frozenset(
 """Exact types of :data:`_ATOMS` tested first, for speed."""
 
 
+_GLOBAL_GENERATORS = (random._inst, np.random.mtrand._rand)
+"""Python's and numpy's global generators (behind ``random.random``, ``np.random.random``...)."""
+
+
 def _is_exempt(value: Any) -> bool:
-    return type(value) in _COMMON_ATOMS or (
+    if type(value) in _COMMON_ATOMS:
+        return True
+    if isinstance(value, types.BuiltinMethodType) and _bound_to_an_object(value):
+        return False  # copy.deepcopy shares it, and its object with it
+    return (
         isinstance(value, _ATOMS) or isinstance(value, _SHARED_BY_DESIGN) or is_render_object(value)
+    )
+
+
+def _bound_to_an_object(method: Any) -> bool:
+    """True for a C method bound to an object of the env's (``rng.random`` of a ``random.Random``).
+
+    ``copy.deepcopy`` copies such a method as itself, so a copy calling it
+    changes the object it is bound to. Not for functions of a module
+    (``len``), methods of a class (``dict.fromkeys``) or of Python's and
+    numpy's global generators (``random.random``, ``np.random.random``: a
+    draw from outside the env, which the determinism checks tell).
+    """
+    owner = method.__self__
+    return not (
+        owner is None
+        or isinstance(owner, (types.ModuleType, tuple, frozenset, *_ATOMS))
+        or any(owner is generator for generator in _GLOBAL_GENERATORS)
     )
 
 

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import collections
 import copy
+import dataclasses
 import random
 
 import gymnasium as gym
@@ -123,3 +125,56 @@ class LateChance(gym.Env):
         if self.moves >= self.FIRST_DRAW:
             self.position += self.draw()
         return np.array([self.position]), float(action), False, False, {}
+
+
+@dataclasses.dataclass(slots=True)
+class Pouch:
+    """Holds a generator in a slot (no ``__dict__``)."""
+
+    rng: np.random.Generator
+
+
+class CoinGuess(gym.Env):
+    """One step: guess a coin (action 0 or 1), drawn when stepping; reward 1 if right.
+
+    ``holder`` says where the coin's generator (seeded at reset) lies:
+    ``"np_random"``, ``"slots"`` (a ``@dataclass(slots=True)``), ``"deque"``
+    (a ``collections.deque``), ``"method"`` (``self.draw = rng.integers``,
+    a bound method of a numpy ``Generator``) or ``"builtin"`` (``self.draw
+    = rng.random`` of a ``random.Random``: a C method, which ``copy.deepcopy``
+    copies as itself).
+    """
+
+    action_space = gym.spaces.Discrete(2)
+    observation_space = gym.spaces.Discrete(3)
+
+    def __init__(self, holder: str) -> None:
+        self.holder = holder
+
+    def reset(self, *, seed=None, options=None):
+        super().reset(seed=seed)
+        rng = np.random.default_rng(seed)
+        if self.holder == "slots":
+            self.pouch = Pouch(rng)
+        elif self.holder == "deque":
+            self.pouches = collections.deque([rng])
+        elif self.holder == "method":
+            self.draw = rng.integers
+        elif self.holder == "builtin":
+            self.draw = random.Random(seed).random
+        return 0, {}
+
+    def coin(self) -> int:
+        if self.holder == "np_random":
+            return int(self.np_random.integers(0, 2))
+        if self.holder == "slots":
+            return int(self.pouch.rng.integers(0, 2))
+        if self.holder == "deque":
+            return int(self.pouches[0].integers(0, 2))
+        if self.holder == "method":
+            return int(self.draw(0, 2))
+        return int(self.draw() * 2)
+
+    def step(self, action):
+        coin = self.coin()
+        return 1 + coin, float(action == coin), True, False, {}

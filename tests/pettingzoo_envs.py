@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import collections
 import copy
+import dataclasses
 import random
 import threading
 
@@ -235,3 +237,43 @@ class ScoreboardRace(Race):
     def final_rewards(self, winner):
         self.scoreboard(winner)
         return super().final_rewards(winner)
+
+
+@dataclasses.dataclass(slots=True)
+class Pouch:
+    """Holds a generator in a slot (no ``__dict__``)."""
+
+    rng: np.random.Generator
+
+
+class CoinDuel(Race):
+    """Action 1 scores a coin, 1 or 3 points, drawn from a generator seeded at reset that
+    lies where ``holder`` says: ``"slots"`` (a ``@dataclass(slots=True)``), ``"deque"``
+    (a ``collections.deque``) or ``"method"`` (``self.draw = rng.integers``)."""
+
+    metadata = {"name": "coin_duel_v0", "render_modes": []}
+
+    def __init__(self, holder):
+        super().__init__(target=8)
+        self.holder = holder
+
+    def reset(self, seed=None, options=None):
+        super().reset(seed=seed, options=options)
+        rng = np.random.default_rng(seed)
+        if self.holder == "slots":
+            self.pouch = Pouch(rng)
+        elif self.holder == "deque":
+            self.pouches = collections.deque([rng])
+        else:
+            self.draw = rng.integers
+
+    def points(self, action):
+        if action == 0:
+            return 1
+        if self.holder == "slots":
+            coin = self.pouch.rng.integers(0, 2)
+        elif self.holder == "deque":
+            coin = self.pouches[0].integers(0, 2)
+        else:
+            coin = self.draw(0, 2)
+        return 1 + 2 * int(coin)

@@ -137,7 +137,6 @@ def test_play_from_a_position_as_the_second_player(capsys):
 @pytest.mark.parametrize(
     "game, message",
     [
-        ("classic/go-v5:board_size=5", "failed the clone check on go_v5"),
         ("classic/rps-v2", "hidden information"),
         ("classic/nothing-v0", "unknown game 'classic/nothing-v0'"),
     ],

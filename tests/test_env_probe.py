@@ -2,15 +2,22 @@
 
 from __future__ import annotations
 
+import collections
 import copy
 import random
 import sys
 
 import numpy as np
 import pytest
-from gymnasium_envs import make
+from gymnasium_envs import Pouch, make
 
-from mcts_agent.adapters.env_probe import deepest_nesting, shared_mutable_objects
+from mcts_agent.adapters.env_probe import (
+    deepest_nesting,
+    generators_at,
+    random_generator_paths,
+    random_generators,
+    shared_mutable_objects,
+)
 
 
 class Handle:
@@ -162,3 +169,32 @@ def test_deepest_nesting_names_the_attribute_and_counts_its_levels_without_recur
     env.history = [1, 2]
     # board (2 levels) and world (1) are the deepest now; the cycle through loop ends.
     assert deepest_nesting(env) == ("env.board", 2)
+
+
+def test_generators_are_found_wherever_a_deep_copy_carries_them():
+    env = Env()
+    env.world = None
+    env.pouch = Pouch(np.random.default_rng(1))  # a slot
+    env.queue = collections.deque([0, random.Random(2)])
+    env.table = np.array([None, np.random.RandomState(3)], dtype=object)
+    env.draw = np.random.default_rng(4).integers  # a bound method's __self__
+    expected = [env.pouch.rng, env.queue[1], env.table[1], env.draw.__self__]
+    key = {id(g): i for i, g in enumerate(expected)}.__getitem__
+    assert sorted(map(id, random_generators(env)), key=key) == [id(g) for g in expected]
+    # The paths lead to the copy's own generators, in the same places.
+    clone = copy.deepcopy(env)
+    in_clone = [clone.pouch.rng, clone.queue[1], clone.table[1], clone.draw.__self__]
+    found = generators_at(clone, random_generator_paths(env))
+    assert sorted(map(id, found)) == sorted(map(id, in_clone))
+    assert not {id(g) for g in found} & {id(g) for g in expected}
+
+
+def test_a_c_method_bound_to_an_object_of_the_env_is_shared_by_a_deep_copy():
+    env = Env()
+    env.world = None
+    env.roll = random.Random(5).random  # copy.deepcopy copies it as itself
+    env.uniform, env.size = random.random, len  # the global generator's, a module's: exempt
+    clone = copy.deepcopy(env)
+    assert clone.roll is env.roll
+    assert shared_mutable_objects(env, clone) == ["env.roll"]
+    assert random_generators(env) == [env.roll.__self__]

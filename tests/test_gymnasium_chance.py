@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 from chance_games import check_invariants
 from gymnasium import spaces
-from gymnasium_envs import make
+from gymnasium_envs import CoinGuess, make
 from scripted_games import nested
 
 from mcts_agent import MCTS, MCTSAgent
@@ -173,6 +173,21 @@ def test_the_same_position_with_other_live_dice_gives_the_same_plan(make_env, op
     assert trees[0] == trees[1]
     agents = [MCTSAgent(iterations=50, seed=3, rollout_limit=10) for _ in range(2)]
     assert agents[0].act(first) == agents[1].act(second)
+
+
+@pytest.mark.parametrize("holder", ["slots", "deque", "method"])
+def test_a_generator_held_in_a_slot_a_deque_or_a_method_does_not_tell_the_plan_the_coin(holder):
+    # A clone carrying the live generator's state would draw the live env's next coin:
+    # the plan would guess right 40 times out of 40.
+    right = 0
+    for seed in range(40):
+        env = CoinGuess(holder)
+        env.reset(seed=seed)
+        if seed == 0:
+            assert GymnasiumModel(env).chance == "sample_step"
+        action = MCTSAgent(iterations=30, seed=seed).act(env)
+        right += env.step(action)[1]
+    assert 10 <= right <= 30
 
 
 def test_mcts_agent_plays_slippery_frozen_lake():

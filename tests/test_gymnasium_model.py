@@ -15,6 +15,7 @@ from gymnasium import spaces
 from gymnasium.envs.toy_text import TaxiEnv
 from gymnasium.wrappers import ClipReward, DiscretizeAction
 from gymnasium_envs import (
+    CoinGuess,
     CopiedWorld,
     SimulatorEnv,
     assert_same,
@@ -415,14 +416,27 @@ def test_an_env_drawing_from_a_global_generator_is_called_not_deterministic(sour
             "get_state": lambda e: e.position,
             "set_state": lambda e, position: setattr(e, "position", position),
         }
+    global_states = random.getstate(), np.random.get_state()
     with pytest.raises(ValueError, match="CoinLine is not deterministic") as caught:
         GymnasiumModel(env, **methods)
+    # the refusal put Python's and numpy's global generators back as they were
+    assert random.getstate() == global_states[0]
+    assert_same(np.random.get_state(), global_states[1])
     assert not isinstance(caught.value, CloneCheckError)
     message = str(caught.value)
     assert "two copies of the same position" in message
     assert "random or numpy's global np.random rather than self.np_random" in message
     assert "plans chance drawn from the env's own generators" in message
     assert env.position == 0
+
+
+def test_a_c_method_bound_to_the_env_s_generator_is_refused_as_shared():
+    env = CoinGuess("builtin")  # self.draw = random.Random(seed).random
+    env.reset(seed=0)
+    draw = env.draw.__self__.getstate()
+    with pytest.raises(CloneCheckError, match=r"shares env\.draw .* keep the object rather"):
+        GymnasiumModel(env)
+    assert env.draw.__self__.getstate() == draw
 
 
 def test_a_reward_wrapper_is_refused():

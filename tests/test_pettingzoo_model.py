@@ -15,6 +15,7 @@ import pytest
 from pettingzoo.test import api_test
 from pettingzoo.utils.wrappers import BaseWrapper
 from pettingzoo_envs import (
+    CoinDuel,
     CooperativeRace,
     DeepHistoryRace,
     DiceRace,
@@ -375,7 +376,7 @@ def test_bad_arguments_raise_clear_errors():
     for clone in (None, "attributes", correct_clone):
         with pytest.raises(ValueError, match="env_factory is only used by clone='replay'"):
             PettingZooModel(env, clone=clone, env_factory=make_tictactoe)
-    with pytest.raises(ValueError, match="knows tictactoe and connect_four only"):
+    with pytest.raises(ValueError, match="knows tictactoe, connect_four and go only"):
         PettingZooModel(played(make_chess, []), clone="snapshot")
     for unreset in (make_tictactoe(), make_chess()):  # both set agent_selection in __init__
         with pytest.raises(ValueError, match="env has not been reset"):
@@ -490,6 +491,16 @@ def test_a_game_of_chance_fails_the_determinism_check():
     with pytest.raises(ValueError, match="not deterministic"):
         replay.state_of(env, history=(0, [0]))
     assert env.np_random.bit_generator.state == live_generator  # the live env's is not reseeded
+
+
+@pytest.mark.parametrize("holder", ["slots", "deque", "method"])
+def test_a_game_drawing_from_a_generator_in_a_slot_a_deque_or_a_method_is_refused(holder):
+    # Copies carrying the live generator's state would draw the live game's next coins:
+    # classed deterministic, the search would know every coin to come.
+    env = CoinDuel(holder)
+    env.reset(seed=0)
+    with pytest.raises(ValueError, match=r"coin_duel_v0 is not deterministic: the moves \["):
+        PettingZooModel(env)
 
 
 def test_a_random_draw_that_changes_nothing_passes_the_determinism_check():
@@ -777,6 +788,17 @@ def test_chance_met_by_the_start_up_games_is_refused_without_touching_global_gen
     assert (race_view(env), global_generators()) == before
 
 
+@pytest.mark.parametrize("source", ["global random", "global numpy"])
+@pytest.mark.usefixtures("seeded_global_generators")
+def test_a_refusal_puts_the_global_generators_back(source):
+    env = LateChance(source, prefix=())  # every move draws, the clone check's first too
+    env.reset(seed=0)
+    before = global_generators()
+    with pytest.raises(ValueError, match="late_chance_v0 is not deterministic"):
+        PettingZooModel(env)
+    assert global_generators() == before
+
+
 @pytest.mark.parametrize("source", SOURCES)
 @pytest.mark.usefixtures("seeded_global_generators")
 def test_chance_the_start_up_games_missed_is_refused_while_planning(source):
@@ -877,3 +899,53 @@ def test_the_advice_for_an_env_never_reset_works():
     env.reset(seed=1)
     assert PettingZooModel(env).clone_method == "snapshot"
     assert plan({"native_models": False}, env) in range(9)
+
+
+# ------------------------------------------------------------------ go, parallel search
+
+
+def test_go_is_planned_on_snapshots_and_a_search_leaves_the_live_game_alone():
+    env = pettingzoo.make("aec", "classic/go-v5", board_size=5)
+    env.reset(seed=0)
+    env.step(12)  # black takes the centre
+    model = PettingZooModel(env)
+    assert (model.clone_method, model.zero_sum) == ("snapshot", True)
+    before = game_view(env)
+    legal = np.flatnonzero(env.unwrapped.observe("white_0")["action_mask"]).tolist()
+    action = MCTSAgent(30, seed=0, rollout_limit=20).act(env)
+    assert action in legal and action != 12
+    assert game_view(env) == before
+    env.step(action)  # the live game takes it
+
+
+def test_a_parallel_search_on_chess_steps_moves_the_workers_have_not_read():
+    # chess fills its table of moves lazily, in a module global: a worker stepping the root's
+    # moves has not read them (KeyError), unless the state brings the table along
+    env = make_chess()
+    env.reset(seed=0)
+    before = game_view(env)
+    mask = env.unwrapped.observe("player_0")["action_mask"]
+    with MCTSAgent(iterations=20, rollout_limit=10, workers=2, seed=0) as agent:
+        action = agent.act(env)
+    assert mask[action] == 1
+    assert game_view(env) == before
+
+
+def test_a_pickled_go_state_brings_its_board_size_along():
+    # go keeps its board size in module globals, which a worker process has at 19
+    env = pettingzoo.make("aec", "classic/go-v5", board_size=5)
+    env.reset(seed=0)
+    model = PettingZooModel(env)
+    sent = pickle.dumps(model.state_of(env))
+    go_base = sys.modules["pettingzoo.classic.go.go_base"]
+    names = ("N", "ALL_COORDS", "EMPTY_BOARD", "NEIGHBORS", "DIAGONALS")
+    saved = {name: getattr(go_base, name) for name in names}
+    try:
+        pettingzoo.make("aec", "classic/go-v5")  # 19 x 19, as in a new process
+        assert go_base.N == 19
+        state = pickle.loads(sent)
+        assert go_base.N == 5
+        assert model.step(state, 12).next_state.actions == tuple(i for i in range(26) if i != 12)
+    finally:
+        for name, value in saved.items():
+            setattr(go_base, name, value)

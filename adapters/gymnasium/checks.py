@@ -20,6 +20,7 @@ import numpy as np
 from mcts_agent.adapters.env_probe import (
     GeneratorPath,
     generators_at,
+    global_generators_kept,
     instance,
     random_generators,
     reseed,
@@ -74,7 +75,15 @@ def check_clone_and_determinism(model: GymnasiumModel, env: gym.Env) -> tuple[An
             env, or stepping it changed the live env.
         ValueError: if the env draws from outside itself, has no legal action, or
             reports masks in ``info`` only with no way to read the live one.
+
+    Python's ``random`` and numpy's global ``np.random`` are put back as they
+    were, however the checks end (a refusal included).
     """
+    with global_generators_kept(exact=True):
+        return _check_clone_and_determinism(model, env)
+
+
+def _check_clone_and_determinism(model: GymnasiumModel, env: gym.Env) -> tuple[Any, bool]:
     live = model._unwrapped
     name = type(live).__name__
     root = model.state_of(env)
@@ -168,9 +177,12 @@ def _refuse_sharing(model: GymnasiumModel, copied: Any, what: str) -> None:
         f"{what} shares {described}{more} with the live env: stepping it would change the "
         "live env. A class whose __deepcopy__ returns the object itself does that (e.g. a "
         "handle to an external simulator or a connection), as does a get_state that returns "
-        f"the env's own objects. Fix: give that class (or {name}) a __deepcopy__ that returns "
+        "the env's own objects, or a method of a C object kept as an attribute (self.draw = "
+        "rng.random: copy.deepcopy copies it as itself, still bound to the live env's "
+        f"generator). Fix: give that class (or {name}) a __deepcopy__ that returns "
         "an independent copy in the same state (e.g. a new simulator set to the same state), "
-        "and make get_state return copies; nothing was stepped"
+        "make get_state return copies, and keep the object rather than its method (call "
+        "self.rng.random()); nothing was stepped"
     )
 
 
@@ -258,14 +270,10 @@ def check_steps_again(
     """
     clone = model._checkout(snapshot)
     _reseed_clone(clone, seed)
-    python_state, numpy_state = random.getstate(), np.random.get_state()
-    try:
+    with global_generators_kept(exact=True):
         random.seed(seed)
         np.random.seed(seed % 2**32)
         again = _play(clone, model._inner_actions, actions)
-    finally:
-        random.setstate(python_state)
-        np.random.set_state(numpy_state)
     for i, (first, second) in enumerate(zip(outcomes, again, strict=True)):
         if not _same_outcome(first, second):
             raise _chance_error(

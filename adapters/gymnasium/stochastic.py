@@ -196,7 +196,8 @@ def reseed_from(generator: Any, rng: random.Random) -> None:
     A numpy ``Generator`` on ``PCG64`` gets a random 128-bit state and odd
     increment (two ``getrandbits(128)``: no new object); any other
     generator is reseeded (:func:`~mcts_agent.adapters.env_probe.reseed`)
-    with ``rng.getrandbits(64)``.
+    with ``rng.getrandbits(64)`` (``getrandbits(32)`` for a ``RandomState``,
+    whose seeds are 32-bit).
     """
     if isinstance(generator, np.random.Generator):
         bit_generator = generator.bit_generator
@@ -208,4 +209,4 @@ def reseed_from(generator: Any, rng: random.Random) -> None:
                 "uinteger": 0,
             }
             return
-    reseed(generator, rng.getrandbits(64))
+    reseed(generator, rng.getrandbits(32 if isinstance(generator, np.random.RandomState) else 64))

@@ -7,7 +7,6 @@ See "The clone check" and "Deterministic games of perfect information only" in
 from __future__ import annotations
 
 import contextlib
-import ctypes
 import math
 import random
 from collections.abc import Callable, Hashable, Iterator
@@ -24,6 +23,7 @@ from pettingzoo.utils.wrappers import (
 )
 
 from mcts_agent.adapters.env_probe import (
+    global_generators_kept,
     random_generators,
     reseed,
     same,
@@ -261,14 +261,18 @@ def check_clone(model: PettingZooModel, env: AECEnv, position: Any = None) -> An
         CloneCheckError: if the clone is not an exact, independent copy.
         ValueError: if the game draws random numbers or gives rewards that are
             not two-player zero-sum (:func:`require_planned_rewards`).
+
+    Python's ``random`` and numpy's global ``np.random`` are put back as they
+    were, however the check ends (a refusal included).
     """
     method = model._method
     guard = LiveEnvGuard(env)
-    try:
-        position = _check_clone(model, env, position)
-    except BaseException as error:
-        guard.restore_if_changed(method, error)
-        raise
+    with global_generators_kept(exact=True):
+        try:
+            position = _check_clone(model, env, position)
+        except BaseException as error:
+            guard.restore_if_changed(method, error)
+            raise
     guard.restore_if_changed(method, None)
     model._checked = True
     return position
@@ -343,9 +347,11 @@ def _require_unshared(
         raise failure(
             f"the copy shares mutable objects with {whose} ({listed}), so stepping the copy "
             "would change it (e.g. an object whose __deepcopy__ returns itself, such as a "
-            "handle to an external simulator); nothing was stepped. Each copy must own its "
-            "own copy of them (give their class a __deepcopy__ that copies, or copy them in "
-            "your clone function)"
+            "handle to an external simulator, or a method of a C object kept as an attribute, "
+            "such as self.draw = rng.random, which copy.deepcopy copies as itself); nothing was "
+            "stepped. Each copy must own its own copy of them (give their class a __deepcopy__ "
+            "that copies, keep the object rather than its method, or copy them in your clone "
+            "function)"
         )
 
 
@@ -425,31 +431,6 @@ def check_step(model: PettingZooModel, state: Any, action: Any, stepped: AECEnv)
             "played in two copies whose random generators were reseeded differently",
             difference,
         )
-
-
-_MT19937_STATE_BYTES = 624 * 4 + 4
-"""Size of numpy's ``mt19937_state`` (``uint32_t key[624]; int pos``)."""
-
-
-@contextlib.contextmanager
-def global_generators_kept() -> Iterator[None]:
-    """Puts Python's ``random`` and numpy's global ``np.random`` back as they were, on exit.
-
-    Cheap enough to run at every check while planning: Python's state by
-    ``random.getstate``; numpy's by the bytes of the Mersenne Twister behind
-    ``np.random`` (``np.random.get_state`` takes 85 us). Not restored: the
-    Gaussian numpy keeps for the next ``np.random.normal`` call, if a step
-    used it without drawing.
-    """
-    python_state = random.getstate()
-    # the MT19937 behind np.random's functions (np.random.get_bit_generator() from numpy 1.25)
-    address = np.random.mtrand._rand._bit_generator.ctypes.state_address
-    numpy_state = ctypes.string_at(address, _MT19937_STATE_BYTES)
-    try:
-        yield
-    finally:
-        random.setstate(python_state)
-        ctypes.memmove(address, numpy_state, _MT19937_STATE_BYTES)
 
 
 def not_deterministic(env: AECEnv, where: str, difference: str) -> ValueError:

@@ -1,16 +1,19 @@
 """The PettingZoo games the adapter knows by heart (PettingZoo 1.27).
 
 The games it refuses (hidden information or chance), the games whose
-variables it snapshots (tic-tac-toe, connect four), and the objects of a
-game's library that copies may share (python-chess's position records).
+variables it snapshots (tic-tac-toe, connect four, go), and the objects of a
+game's library that copies may share (python-chess's position records, go's
+positions).
 """
 
 from __future__ import annotations
 
+import importlib
 import sys
 from collections.abc import Callable, Hashable, Sequence
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
+import numpy as np
 from pettingzoo import AECEnv
 
 from mcts_agent.adapters.pettingzoo.reading import game_name
@@ -21,8 +24,10 @@ __all__ = [
     "ZERO_SUM_GAMES",
     "is_known_zero_sum",
     "known_game",
+    "library_globals",
     "never_changed_types",
     "require_perfect_information",
+    "restore_library_globals",
 ]
 
 IMPERFECT_INFORMATION_GAMES: dict[tuple[str, str], str] = {
@@ -106,6 +111,23 @@ def _connect_four_legal_actions(env: AECEnv, agent: Hashable) -> list[int]:
     return env._legal_moves()
 
 
+def _go_board(env: AECEnv) -> tuple:
+    # go_base.Position objects are never changed in place (step makes a new one: play_move
+    # copies), so the snapshot keeps the env's own; the board history as bytes (comparable).
+    return env._go, env.board_history.tobytes(), tuple(_go_legal_actions(env, None))
+
+
+def _set_go_board(env: AECEnv, board: tuple) -> None:
+    position, history, moves = board
+    env._go = position
+    env.board_history = np.frombuffer(history, dtype=bool).reshape(env._N, env._N, 16)
+    env.next_legal_moves = list(moves)
+
+
+def _go_legal_actions(env: AECEnv, agent: Hashable) -> list[int]:
+    return [int(move) for move in env.next_legal_moves]
+
+
 _KNOWN_GAMES: dict[tuple[str, str], KnownGame] = {
     # classic/tictactoe-v3: board.squares (9 cells, column-major), board.legal_moves()
     ("pettingzoo.classic.tictactoe.tictactoe", "raw_env"): KnownGame(
@@ -115,6 +137,11 @@ _KNOWN_GAMES: dict[tuple[str, str], KnownGame] = {
     ("pettingzoo.classic.connect_four.connect_four", "raw_env"): KnownGame(
         _connect_four_board, _set_connect_four_board, _connect_four_legal_actions
     ),
+    # classic/go-v5: _go (a go_base.Position, replaced by every move, never changed in
+    # place), board_history (16 planes of the last 8 boards), next_legal_moves (the mask's)
+    ("pettingzoo.classic.go.go", "raw_env"): KnownGame(
+        _go_board, _set_go_board, _go_legal_actions
+    ),
 }
 
 
@@ -122,6 +149,9 @@ _NEVER_CHANGED: tuple[tuple[str, str], ...] = (
     # python-chess (classic/chess-v6): a Board's move stack of position records, which
     # chess.Board.copy and __deepcopy__ share between copies and never change once made
     ("chess", "_BoardState"),
+    # PettingZoo's go (classic/go-v5): a position, which every move replaces by a new one
+    # (Position.play_move copies it, sharing the board_deltas array it then replaces)
+    ("pettingzoo.classic.go.go_base", "Position"),
 )
 
 
@@ -138,6 +168,59 @@ def never_changed_types() -> tuple[type, ...]:
         if isinstance(cls, type):
             found.append(cls)
     return tuple(found)
+
+
+_LIBRARY_GLOBALS: tuple[tuple[str, bool, tuple[str, ...]], ...] = (
+    # chess: the tables of moves and actions, filled as the legal moves of positions are
+    # read (a worker stepping the root's moves has not read them): merged
+    ("pettingzoo.classic.chess.chess_utils", True, ("moves_to_actions", "actions_to_moves")),
+    # go: the board size and the tables of the last env made (go_v5.env(board_size=...))
+    (
+        "pettingzoo.classic.go.go_base",
+        False,
+        ("N", "ALL_COORDS", "EMPTY_BOARD", "NEIGHBORS", "DIAGONALS"),
+    ),
+)
+"""Module globals of PettingZoo's game libraries that their envs read and that a process
+receiving a position (a worker of ``MCTS(workers=...)``) lacks: ``(module, merged, names)``;
+merged tables are added to the receiver's, the others replace its values."""
+
+
+def library_globals() -> tuple[tuple[str, dict[str, Any]], ...]:
+    """The :data:`_LIBRARY_GLOBALS` of the game libraries imported in this process.
+
+    What a pickled :class:`~mcts_agent.adapters.pettingzoo.model.PettingZooState`
+    carries, so that the process unpickling it steps its position as this one
+    would (:func:`restore_library_globals`).
+
+    Returns:
+        ``((module name, {name: value}), ...)``, the values themselves (not copies).
+    """
+    saved = []
+    for module_name, _, names in _LIBRARY_GLOBALS:
+        module = sys.modules.get(module_name)
+        if module is not None:
+            saved.append((module_name, {name: getattr(module, name) for name in names}))
+    return tuple(saved)
+
+
+def restore_library_globals(saved: tuple[tuple[str, dict[str, Any]], ...]) -> None:
+    """Puts the globals :func:`library_globals` read into this process's modules.
+
+    Tables filled as moves are met (chess's) are merged into this process's;
+    the other values (go's board size and tables) replace its own.
+
+    Args:
+        saved: what :func:`library_globals` returned, in another process maybe.
+    """
+    merged = {module_name: merge for module_name, merge, _ in _LIBRARY_GLOBALS}
+    for module_name, values in saved:
+        module = importlib.import_module(module_name)
+        for name, value in values.items():
+            if merged.get(module_name):
+                getattr(module, name).update(value)
+            else:
+                setattr(module, name, value)
 
 
 def known_game(env: AECEnv) -> KnownGame | None:

@@ -41,12 +41,14 @@ rebuilds the env from its constructor arguments; PettingZoo issues #1186,
 #1307), so a naive adapter plans from the empty board. The model clones with
 one of these methods (``clone_method``):
 
-* ``"snapshot"`` (chosen for ``classic/tictactoe-v3`` and
-  ``classic/connect_four-v3``): a state holds an immutable tuple of the game's
-  variables (board, ``agents``, ``agent_selection``, the agent selector,
-  ``rewards``, ``_cumulative_rewards``, ``terminations``, ``truncations``,
-  ``infos``), restored into one private scratch env to step it. Legal actions
-  come from the env's own legal-move function, the one its mask is built from.
+* ``"snapshot"`` (chosen for ``classic/tictactoe-v3``,
+  ``classic/connect_four-v3`` and ``classic/go-v5``): a state holds an
+  immutable tuple of the game's variables (board, ``agents``,
+  ``agent_selection``, the agent selector, ``rewards``, ``_cumulative_rewards``,
+  ``terminations``, ``truncations``, ``infos``), restored into one private
+  scratch env to step it; go's board is its ``go_base.Position`` object itself,
+  which every move replaces and none changes. Legal actions come from the env's
+  own legal-move function, the one its mask is built from.
 * ``"attributes"`` (chosen for any other AEC env): a copy of the env's own
   attributes (``copy.deepcopy`` of its ``__dict__`` into an object made without
   calling the constructor), which bypasses EzPickle's rebuilding pickle path.
@@ -182,7 +184,9 @@ from mcts_agent.adapters.pettingzoo.cloning import (
 from mcts_agent.adapters.pettingzoo.known_games import (
     is_known_zero_sum,
     known_game,
+    library_globals,
     require_perfect_information,
+    restore_library_globals,
 )
 from mcts_agent.adapters.pettingzoo.reading import (
     fingerprint,
@@ -224,6 +228,22 @@ class PettingZooState:
     def __copy__(self) -> PettingZooState:
         return self
 
+    def __reduce__(self) -> tuple:
+        """Pickles the state with the globals of its game's library (for a worker process).
+
+        PettingZoo's chess fills its table of moves lazily in a module global
+        and go keeps its board size in module globals; a process unpickling
+        the state (:mod:`mcts_agent.parallel`) gets them too
+        (:func:`~mcts_agent.adapters.pettingzoo.known_games.library_globals`).
+        """
+        return _unpickled_state, (
+            self.agent,
+            self.actions,
+            self.position,
+            self.depth,
+            library_globals(),
+        )
+
     def __deepcopy__(self, memo: dict) -> PettingZooState:
         return self
 
@@ -243,6 +263,14 @@ class PettingZooState:
         return f"PettingZooState(agent={self.agent!r}, actions={self.actions!r})"
 
 
+def _unpickled_state(
+    agent: Hashable, actions: tuple, position: Any, depth: int, globals_: tuple
+) -> PettingZooState:
+    """A pickled :class:`PettingZooState` made again, its library's globals restored first."""
+    restore_library_globals(globals_)
+    return PettingZooState(agent, actions, position, depth)
+
+
 class PettingZooModel:
     """A PettingZoo AEC env as a model of ``docs/search.md`` (see the module docstring).
 
@@ -250,7 +278,7 @@ class PettingZooModel:
         env: the PettingZoo AEC env (wrapped or not) to plan for; it must have
             been reset. It is read, never stepped or changed.
         clone: None to choose the built-in method (``"snapshot"`` for
-            tic-tac-toe and connect four, else ``"attributes"``); one of
+            tic-tac-toe, connect four and go, else ``"attributes"``); one of
             ``"snapshot"``, ``"attributes"``, ``"replay"`` to force it; or a
             function ``clone(env) -> env`` returning an independent copy of
             the env's current position (wrappers included).
@@ -333,7 +361,7 @@ class PettingZooModel:
         else:  # None, "snapshot" or "attributes"
             if clone == "snapshot" and game is None:
                 raise ValueError(
-                    f"clone='snapshot' knows tictactoe and connect_four only, not "
+                    f"clone='snapshot' knows tictactoe, connect_four and go only, not "
                     f"{type(inner).__module__}.{type(inner).__qualname__}; pass clone=None "
                     "or 'attributes'"
                 )
