@@ -45,7 +45,13 @@ its ``__cause__``; Ray: in the message of its ``RayTaskError``), and a note
 naming the worker; the planner keeps its previous tree and stays usable (the
 other workers' searches of that call are dropped). A worker process or actor
 that died (``BrokenProcessPool``, ``RayActorError``) is replaced at the next
-search, with a new planner (seeded as at the start).
+search, with a new planner (seeded as at the start). A ``KeyboardInterrupt``
+(Ctrl-C) in the planner's process ends the search at once: the worker
+processes are terminated (the actors killed), not waited for, and replaced at
+the next search; the planner keeps its previous tree. Worker processes ignore
+Ctrl-C and end by themselves when the planner's process is gone
+(:func:`mcts_agent._workers.start_worker`). A :class:`RootParallel`, and so a
+planner with workers, cannot be copied or pickled (TypeError).
 
 The ``forkserver`` start (where there is one; else ``spawn``) imports the
 main module in each worker process, so a script must start its searches
@@ -59,6 +65,7 @@ from __future__ import annotations
 
 import io
 import math
+import os
 import pickle
 import random
 import weakref
@@ -66,6 +73,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from mcts_agent._validation import require_int
+from mcts_agent._workers import start_worker, stop_pools
 from mcts_agent.evaluator import uniform_priors
 from mcts_agent.reuse import node_fields
 from mcts_agent.tree import ROOT, UNVISITED, GuidedTree, Tree
@@ -472,7 +480,13 @@ class RootParallel:
         if not self._executors:
             context = _process_context()
             self._executors.extend(
-                ProcessPoolExecutor(max_workers=1, mp_context=context) for _ in arguments
+                ProcessPoolExecutor(
+                    max_workers=1,
+                    mp_context=context,
+                    initializer=start_worker,
+                    initargs=(os.getpid(),),
+                )
+                for _ in arguments
             )
         futures = [
             executor.submit(_search_in_process, *args)
@@ -480,12 +494,19 @@ class RootParallel:
         ]
         answers: list[bytes] = []
         failure: BaseException | None = None
-        for i, future in enumerate(futures):
-            try:
-                answers.append(future.result())
-            except BaseException as error:  # every future is waited for, the first error kept
-                if failure is None:
-                    failure = _noted(error, i, self.workers)
+        try:
+            for i, future in enumerate(futures):
+                try:
+                    answers.append(future.result())
+                except Exception as error:  # every future is waited for, the first error kept
+                    if failure is None:
+                        failure = _noted(error, i, self.workers)
+        except BaseException:  # Ctrl-C (SIGINT): the workers are ended now, new ones next time
+            executors = self._executors[:]
+            self._executors.clear()
+            self._started = False
+            stop_pools(executors)
+            raise
         if failure is not None:
             if isinstance(failure, BrokenProcessPool):  # a worker died: new ones next time
                 _shut_down(self._executors, [])
@@ -511,12 +532,17 @@ class RootParallel:
         ]
         answers: list[bytes] = []
         failure: BaseException | None = None
-        for i, ref in enumerate(refs):
-            try:
-                answers.append(ray.get(ref))
-            except BaseException as error:
-                if failure is None:
-                    failure = _noted(error, i, self.workers)
+        try:
+            for i, ref in enumerate(refs):
+                try:
+                    answers.append(ray.get(ref))
+                except Exception as error:
+                    if failure is None:
+                        failure = _noted(error, i, self.workers)
+        except BaseException:  # Ctrl-C (SIGINT): the actors are killed now, new ones next time
+            self._started = False
+            _shut_down([], self._actors)
+            raise
         if failure is not None:
             if isinstance(failure, ray.exceptions.RayActorError):  # an actor died: new ones next
                 _shut_down([], self._actors)
@@ -528,6 +554,19 @@ class RootParallel:
         """Ends the worker processes (or kills the Ray actors); a later search is a RuntimeError."""
         self.closed = True
         self._finalizer()
+
+    def __reduce_ex__(self, protocol: Any) -> Any:
+        """Refuses every copy (``copy``, ``copy.deepcopy``, ``pickle``) with a TypeError.
+
+        The workers belong to this planner: a copy would share them, or close
+        their pipes when it is dropped. Nothing is touched, so the planner
+        goes on searching.
+        """
+        raise TypeError(
+            f"a planner with workers={self.workers} cannot be copied or pickled: its worker "
+            f"{'actors' if self.backend == 'ray' else 'processes'} belong to it (a copy would "
+            "share them or close their pipes); make another MCTS with the same options instead"
+        )
 
     def worker_pids(self) -> list[int]:
         """The process ids of the live worker processes (``backend="process"``), for tests."""

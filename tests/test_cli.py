@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import csv
 import errno
 import importlib.metadata
@@ -709,6 +710,87 @@ def test_a_failed_final_write_leaves_the_old_file_and_keeps_the_games(
     assert (tmp_path / "r.json").read_text() == "the previous run's results"
     assert len(read_log(tmp_path / "r.jsonl")) == 24
     assert sorted(p.name for p in tmp_path.iterdir()) == ["r.json", "r.jsonl"]
+
+
+def test_the_final_files_keep_the_permissions_of_the_files_they_replace(tmp_path, capsys):
+    private = [tmp_path / "r.json", tmp_path / "r.csv"]
+    for path in private:
+        path.write_text("the previous run's results")
+        path.chmod(0o600)
+    umask = os.umask(0o027)
+    try:
+        arguments = ["--workers", "1", "--json", str(private[0]), "--csv", str(private[1])]
+        assert main([*EVALUATE, *arguments]) == 0
+        assert main([*EVALUATE, "--workers", "1", "--json", str(tmp_path / "new.json")]) == 0
+    finally:
+        os.umask(umask)
+    for path in private:
+        assert path.read_text() != "the previous run's results"
+        assert path.stat().st_mode & 0o777 == 0o600
+    assert (tmp_path / "new.json").stat().st_mode & 0o777 == 0o640  # 0o666 less the umask
+
+
+def running(command):
+    """The live processes (not zombies) whose command line is `command`."""
+    pids = []
+    for entry in Path("/proc").iterdir():
+        try:
+            if (entry / "cmdline").read_bytes() == command:
+                if (entry / "stat").read_text().rsplit(")", 1)[1].split()[0] != "Z":
+                    pids.append(int(entry.name))
+        except (OSError, ValueError):
+            continue
+    return pids
+
+
+def wait_until(condition, timeout=10):
+    """Polls `condition()` until it is true; false if it is still false after `timeout` s."""
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.05)
+    return True
+
+
+def end_group(process):
+    """Kills the process group of `process` (what a failure left running) and reaps it."""
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(process.pid, signal.SIGKILL)
+    process.wait()
+
+
+def test_sigterm_is_ctrl_c_and_ends_the_workers(tmp_path):
+    log = tmp_path / "e.jsonl"
+    process = cli(
+        *["plan", "--env", "mcts_agent/GridMaze-v0", "--episodes", "2", "--workers", "2"],
+        *["--iterations", "1000000", "--no-progress", "--jsonl", str(log)],
+        cwd=tmp_path,
+    )
+    try:
+        wait_for_games(log, 2, process)  # the random policy's: the agent's episodes follow
+        command = Path(f"/proc/{process.pid}/cmdline").read_bytes()
+        assert wait_until(lambda: len(running(command)) == 3)  # the CLI and its 2 workers
+        os.kill(process.pid, signal.SIGTERM)  # what kill, timeout, systemd, container stops send
+        out, err = process.communicate(timeout=60)
+        assert process.returncode == 130
+        assert err == f"mcts-agent: interrupted; 2 of 4 episodes kept in {log}\n"
+        assert wait_until(lambda: running(command) == [])
+    finally:
+        end_group(process)
+
+
+def test_the_workers_end_by_themselves_when_the_cli_is_killed(tmp_path):
+    process = cli(*LONG_RUN, "--workers", "2", "--jsonl", "r.jsonl", cwd=tmp_path)
+    try:
+        wait_for_games(tmp_path / "r.jsonl", 1, process)
+        command = Path(f"/proc/{process.pid}/cmdline").read_bytes()
+        assert len(running(command)) == 3  # the CLI and its 2 workers
+        os.kill(process.pid, signal.SIGKILL)
+        process.communicate(timeout=30)  # the end of its stdout and stderr: no worker holds them
+        assert wait_until(lambda: running(command) == [])
+    finally:
+        end_group(process)
 
 
 def test_search_solves_a_position_and_says_why_it_stopped(capsys):

@@ -2,12 +2,19 @@
 
 from __future__ import annotations
 
+import contextlib
+import copy
 import gc
+import json
 import math
 import multiprocessing
 import os
 import pickle
 import random
+import signal
+import subprocess
+import sys
+import time
 from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
 
@@ -281,6 +288,117 @@ def test_close_ends_the_worker_processes_and_so_does_garbage_collection():
     del planner
     gc.collect()
     assert not any(alive(pid) for pid in pids)
+
+
+STALLING = """
+import json, os, signal, sys, threading, time
+from mcts_agent import MCTS, StepResult
+
+
+class Stalling:
+    \"\"\"One move a state, which ends the game; step hangs from the state "stall".\"\"\"
+
+    def actions(self, state):
+        return ("end",) if state != "over" else ()
+
+    def player(self, state):
+        return 1
+
+    def step(self, state, action):
+        if state == "stall":
+            time.sleep(3600)
+        return StepResult("over", 1.0, True)
+
+
+def interrupted(planner, send):
+    \"\"\"Seconds from the start of a hung search to its KeyboardInterrupt (`send` at 0.5 s).\"\"\"
+    timer = threading.Timer(0.5, send)
+    timer.start()
+    start = time.monotonic()
+    try:
+        planner.search("stall")
+    except KeyboardInterrupt:
+        return time.monotonic() - start
+    raise AssertionError("no KeyboardInterrupt")
+
+
+if __name__ == "__main__":
+    planner = MCTS(Stalling(), 5, seed=0, workers=2, time_limit=60)
+    root = planner.search("start")
+    summary = planner.summary()
+    print(*planner._parallel.worker_pids(), flush=True)
+    if sys.argv[1] == "stall":
+        planner.search("stall")  # the test kills this process
+    seconds = [
+        interrupted(planner, lambda: os.kill(os.getpid(), signal.SIGINT)),  # this process only
+        interrupted(planner, lambda: os.killpg(0, signal.SIGINT)),  # Ctrl-C: the process group
+    ]
+    kept = planner.tree[0] == root and planner.summary() == summary
+    stopped = planner._parallel.worker_pids()
+    planner.search("start")
+    new = planner._parallel.worker_pids()
+    print(json.dumps([seconds, kept, stopped, new, planner.summary().iterations]), flush=True)
+    planner.close()
+"""
+
+
+@contextlib.contextmanager
+def stalling_planner(tmp_path, mode):
+    """Runs STALLING in its own process group; yields it once its 2 workers are up, and them.
+
+    The group is killed on leaving (what a failure left running).
+    """
+    script = tmp_path / "stalling.py"
+    script.write_text(STALLING)
+    process = subprocess.Popen(
+        [sys.executable, str(script), mode],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
+    try:
+        pids = [int(pid) for pid in process.stdout.readline().split()]
+        assert len(pids) == 2 and all(alive(pid) for pid in pids), process.stderr.read()
+        yield process, pids
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(process.pid, signal.SIGKILL)
+        process.wait()
+
+
+def test_ctrl_c_ends_a_parallel_search_at_once_and_its_workers_and_keeps_the_tree(tmp_path):
+    with stalling_planner(tmp_path, "interrupt") as (process, pids):
+        out, err = process.communicate(timeout=60)
+        assert process.returncode == 0, err
+    seconds, kept, stopped, new, iterations = json.loads(out)
+    # The interrupted searches hang in the workers (time_limit=60): each Ctrl-C ends one.
+    assert all(0.5 <= s < 10 for s in seconds), seconds
+    assert kept  # the tree and summary of the search before
+    assert stopped == [] and not any(alive(pid) for pid in pids)  # the workers ended
+    assert len(new) == 2 and not set(new) & set(pids)  # and replaced by the next search
+    assert iterations == 10
+
+
+def test_the_workers_end_by_themselves_when_the_planners_process_is_killed(tmp_path):
+    with stalling_planner(tmp_path, "stall") as (process, pids):
+        os.kill(process.pid, signal.SIGKILL)
+        process.communicate(timeout=30)  # the end of its stdout and stderr: no worker holds them
+        deadline = time.monotonic() + 10
+        while any(alive(pid) for pid in pids) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert not any(alive(pid) for pid in pids)
+
+
+def test_a_planner_with_workers_refuses_to_be_copied_and_searches_on():
+    with MCTS(TicTacToeModel(), 20, seed=0, workers=2) as planner:
+        planner.search(EMPTY_BOARD)
+        pids = planner._parallel.worker_pids()
+        with pytest.raises(TypeError, match="workers=2 cannot be copied or pickled"):
+            copy.deepcopy(planner)
+        planner.search(EMPTY_BOARD)
+        assert planner.summary().iterations == 40
+        assert planner._parallel.worker_pids() == pids
 
 
 def test_what_cannot_be_sent_is_refused_before_any_search():

@@ -19,7 +19,7 @@ wins / draws / losses per opponent, setting and seat; ``tournament`` runs
 with ``--sprt``, :func:`mcts_agent.evaluation.sprt_match`. Games and agents
 are specs (:mod:`mcts_agent.evaluation.specs`), checked before any game. Each
 game is written to a JSON Lines file as it finishes
-(:class:`~mcts_agent.evaluation.GameLog`), so Ctrl-C (exit status 130), a dead
+(:class:`~mcts_agent.evaluation.GameLog`), so Ctrl-C or SIGTERM (exit status 130), a dead
 worker or a full disk keep every finished game; the final files are written
 atomically. ``search`` shows the root's statistics of one search (laid out on
 the board for tic-tac-toe), the principal variation and the move played, and
@@ -41,7 +41,9 @@ and the checks made before any game (the output files among them), and
 from __future__ import annotations
 
 import argparse
+import signal
 import sys
+import threading
 from collections.abc import Sequence
 from typing import TextIO
 
@@ -116,13 +118,17 @@ def main(argv: Sequence[str] | None = None, *, stdin: TextIO | None = None) -> i
     Returns:
         The exit status: 0 on success; 1 if ``evaluate`` stopped on a failure
         (a full disk, dead workers), after one line saying how many games were
-        kept and where; 130 (:data:`EXIT_INTERRUPTED`) after Ctrl-C, with that
-        line and no traceback. Bad arguments exit with status 2 and an argparse
+        kept and where; 130 (:data:`EXIT_INTERRUPTED`) after Ctrl-C or
+        ``SIGTERM`` (handled alike, worker processes ended), with that line and
+        no traceback. Bad arguments exit with status 2 and an argparse
         error naming the valid choices.
     """
     parser = build_parser()
     args = parser.parse_args(argv)
     out = sys.stdout
+    in_main_thread = threading.current_thread() is threading.main_thread()
+    if in_main_thread:  # SIGTERM (kill, timeout, systemd, container stops) is Ctrl-C
+        previous = signal.signal(signal.SIGTERM, _interrupt)
     try:
         if args.command == "evaluate":
             return evaluate.run(args, args.subparser, out)
@@ -138,3 +144,11 @@ def main(argv: Sequence[str] | None = None, *, stdin: TextIO | None = None) -> i
     except KeyboardInterrupt:
         print("\nmcts-agent: interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED
+    finally:
+        if in_main_thread:
+            signal.signal(signal.SIGTERM, previous)
+
+
+def _interrupt(signum: int, frame: object) -> None:
+    """The command line's ``SIGTERM`` handler: raises KeyboardInterrupt, as Ctrl-C does."""
+    raise KeyboardInterrupt

@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import json
 import os
-import signal
 import time
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
@@ -31,11 +30,11 @@ import numpy as np
 from scipy import stats
 
 from mcts_agent._validation import require_int
+from mcts_agent._workers import start_worker, stop_pools
 from mcts_agent.evaluation.results import new_figure, save_figure, write_atomically
 from mcts_agent.evaluation.runner import (
     BACKENDS,
     Backend,
-    _stop_pool,
     check_ray_address,
     ray_session,
 )
@@ -220,18 +219,13 @@ def _episodes(
         for index in range(episodes):
             yield play_episode(env, options, seed, index)
         return
-    pool = ProcessPoolExecutor(workers, initializer=_ignore_interrupts)
+    pool = ProcessPoolExecutor(workers, initializer=start_worker, initargs=(os.getpid(),))
     try:  # one task per episode: each is reported as it finishes
         futures = [pool.submit(play_episode, env, options, seed, i) for i in range(episodes)]
         for future in as_completed(futures):
             yield future.result()
     finally:  # stopped early (Ctrl-C, an error): the running episodes are not waited for
-        _stop_pool(pool)
-
-
-def _ignore_interrupts() -> None:
-    # Ctrl-C reaches every process of the terminal's group: the parent stops the workers.
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
+        stop_pools([pool])
 
 
 @dataclass(frozen=True)

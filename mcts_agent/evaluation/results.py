@@ -16,6 +16,7 @@ import json
 import math
 import os
 import secrets
+import stat
 import tempfile
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
@@ -43,9 +44,10 @@ def write_atomically(path: str | os.PathLike, binary: bool = False) -> Iterator[
     """Opens a temporary file beside ``path`` for writing; renames it to ``path`` on success.
 
     The temporary file is created in the directory of ``path`` (after following
-    symbolic links, so a link keeps pointing to the new file), with the usual
-    permissions (0o666 less the umask); on leaving the block it is flushed,
-    synced to disk and renamed over ``path`` with :func:`os.replace` (atomic on
+    symbolic links, so a link keeps pointing to the new file), with the
+    permissions of the file it replaces (a 0o600 file stays 0o600), or for a
+    new file the usual ones (0o666 less the umask); on leaving the block it is
+    flushed, synced to disk and renamed over ``path`` with :func:`os.replace` (atomic on
     POSIX and Windows). If the block raises (a full disk, Ctrl-C), the
     temporary file is removed and ``path`` keeps its previous content.
 
@@ -62,11 +64,17 @@ def write_atomically(path: str | os.PathLike, binary: bool = False) -> Iterator[
     target = os.path.realpath(path)
     directory, name = os.path.split(target)
     temporary = os.path.join(directory, f".{name}.{secrets.token_hex(4)}.tmp")
+    try:
+        permissions = stat.S_IMODE(os.stat(target).st_mode)
+    except FileNotFoundError:
+        permissions = None  # a new file: 0o666 less the umask
     descriptor = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
     try:
         mode = "wb" if binary else "w"
         encoding = None if binary else "utf-8"
         with open(descriptor, mode, encoding=encoding, newline=None if binary else "") as f:
+            if permissions is not None:
+                os.chmod(temporary, permissions)
             yield f
             f.flush()
             os.fsync(f.fileno())

@@ -25,10 +25,8 @@ from __future__ import annotations
 import contextlib
 import itertools
 import math
-import multiprocessing.connection
 import os
 import re
-import signal
 import socket
 import time
 import warnings
@@ -40,6 +38,7 @@ from typing import Any, Literal
 import numpy as np
 
 from mcts_agent._validation import require_int
+from mcts_agent._workers import STOP_TIMEOUT, start_worker, stop_pools
 from mcts_agent.evaluation.games import Game
 from mcts_agent.evaluation.match_spec import MatchSpec, Seats
 from mcts_agent.evaluation.players import DEFAULT_EXPLORATION, MCTSPlayer, Player
@@ -70,9 +69,6 @@ RAY_CONNECT_TIMEOUT = 5.0
 
 REPORT_EVERY = 0.1
 """Seconds of play after which a worker sends its finished games (a game is never cut)."""
-
-STOP_TIMEOUT = 1.0
-"""Seconds a stopped worker process has to exit after ``SIGTERM``, before ``SIGKILL``."""
 
 OnGame = Callable[[MatchSpec, GameRecord], None]
 """``on_game(spec, record)``: called in the calling process as each game finishes."""
@@ -131,10 +127,8 @@ def _play_chunk(
 _WORKER_SPECS: Sequence[MatchSpec] = ()
 
 
-def _start_worker(specs: Sequence[MatchSpec]) -> None:
-    # Ctrl-C reaches every process of the terminal's process group: the parent
-    # handles it (and terminates the workers), a worker ignores it.
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
+def _start_worker(specs: Sequence[MatchSpec], main: int) -> None:
+    start_worker(main)  # Ctrl-C ignored (the parent stops the workers), ends with ``main``
     global _WORKER_SPECS
     _WORKER_SPECS = specs
 
@@ -283,7 +277,9 @@ def _run_on_processes(
     games are played roughly in index order: a sequential test
     (:mod:`~mcts_agent.evaluation.sprt`) that counts them in order waits little.
     """
-    pool = ProcessPoolExecutor(max_workers=workers, initializer=_start_worker, initargs=(specs,))
+    pool = ProcessPoolExecutor(
+        max_workers=workers, initializer=_start_worker, initargs=(specs, os.getpid())
+    )
     try:
         queue = list(chunks)
         pending: dict[Future, list[tuple[int, int]]] = {}
@@ -316,32 +312,7 @@ def _run_on_processes(
         lost.extend(item for chunk in queue for item in chunk)
         return sorted(lost)
     finally:
-        _stop_pool(pool)
-
-
-def _stop_pool(pool: ProcessPoolExecutor) -> None:
-    """Shuts ``pool`` down without waiting for running games: terminates its processes.
-
-    ``shutdown(cancel_futures=True)`` cancels only the games not yet started and
-    waits for the running ones, so the processes are first sent ``SIGTERM``
-    (``SIGKILL`` if one is still alive :data:`STOP_TIMEOUT` seconds later);
-    once they are dead, the pool's thread sees it and ``shutdown`` returns.
-    Python 3.14's ``terminate_workers`` does the same; before it, the processes
-    are only reachable as ``pool._processes``.
-    """
-    processes = list((pool._processes or {}).values())
-    for stop in ("terminate", "kill"):
-        alive = {p.sentinel: p for p in processes if p.exitcode is None}
-        for process in alive.values():
-            getattr(process, stop)()
-        # Wait on the sentinels, not join(): the pool's thread may be reaping them.
-        deadline = time.monotonic() + STOP_TIMEOUT
-        while alive and time.monotonic() < deadline:
-            for sentinel in multiprocessing.connection.wait(
-                list(alive), deadline - time.monotonic()
-            ):
-                del alive[sentinel]
-    pool.shutdown(wait=True, cancel_futures=True)  # quick: its processes are dead
+        stop_pools([pool])
 
 
 _RAY_HOST_PORT = re.compile(r"^(?:ray://)?(?P<host>\[[0-9A-Fa-f:.]+\]|[^\s:/\[\]]+):(?P<port>\d+)$")
