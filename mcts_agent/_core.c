@@ -525,10 +525,15 @@ store_clear(StoreObject *self)
     return 0;
 }
 
+/* list[i] as a double: a float (an int converted); anything else is a TypeError (no Python
+ * code, such as a __float__, runs while the lists are read unchecked). */
 static double
 float_item(PyObject *list, Py_ssize_t i, int *failed)
 {
-    double v = PyFloat_AsDouble(PyList_GET_ITEM(list, i));
+    PyObject *x = PyList_GET_ITEM(list, i);
+    double v = PyFloat_Check(x) ? PyFloat_AS_DOUBLE(x) : PyLong_Check(x) ? PyLong_AsDouble(x) : -1.0;
+    if (!PyFloat_Check(x) && !PyLong_Check(x))
+        PyErr_Format(PyExc_TypeError, "a Tree's numeric fields hold floats, got %R", x);
     if (v == -1.0 && PyErr_Occurred())
         *failed = 1;
     return v;
@@ -574,6 +579,10 @@ store_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
         NodeRecord *r = &self->nodes[i];
         r->reward = float_item(f[3], i, &failed);
         r->discount = float_item(f[4], i, &failed);
+        if (!PyLong_Check(PyList_GET_ITEM(f[6], i)) || !PyLong_Check(PyList_GET_ITEM(f[7], i))) {
+            PyErr_SetString(PyExc_TypeError, "a Tree's untried and visits hold ints");
+            goto fail;
+        }
         long untried = PyLong_AsLong(PyList_GET_ITEM(f[6], i));
         long long visits = PyLong_AsLongLong(PyList_GET_ITEM(f[7], i));
         if (PyErr_Occurred())
@@ -598,6 +607,10 @@ store_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
         }
         int32_t *link = &self->nodes[i].first;
         for (Py_ssize_t j = 0; j < PyTuple_GET_SIZE(kids); j++) {
+            if (!PyLong_Check(PyTuple_GET_ITEM(kids, j))) {
+                PyErr_SetString(PyExc_TypeError, "a Tree's children are tuples of ints");
+                goto fail;
+            }
             long child = PyLong_AsLong(PyTuple_GET_ITEM(kids, j));
             if (child == -1 && PyErr_Occurred())
                 goto fail;
@@ -1409,15 +1422,18 @@ set_new(PyObject *list, Py_ssize_t index, PyObject *value)
 }
 
 /* A float of the tree's lists as a double: a float, or an int (visits) converted as Python's
- * arithmetic converts it (PyLong_AsDouble, correctly rounded). */
+ * arithmetic converts it (PyLong_AsDouble, correctly rounded). Anything else (the search puts
+ * only these in the lists) is a TypeError: no Python code, such as a __float__, may run while
+ * the round reads the lists unchecked. */
 static inline double
 as_double(PyObject *x)
 {
-    if (PyFloat_CheckExact(x))
+    if (PyFloat_Check(x))
         return PyFloat_AS_DOUBLE(x);
-    if (PyLong_CheckExact(x))
+    if (PyLong_Check(x))
         return PyLong_AsDouble(x); /* what float(x) does, without the float object */
-    return PyFloat_AsDouble(x);
+    PyErr_Format(PyExc_TypeError, "the tree's numeric fields hold floats and ints, got %R", x);
+    return -1.0;
 }
 
 /* A round's virtual losses while the tree's lists keep the figures of before the round: the

@@ -854,9 +854,7 @@ CHANGES += [("actions", "retype"), ("states", "grow")]
 
 @pytest.mark.parametrize("change", CHANGES, ids=lambda c: "-".join(c))
 @pytest.mark.parametrize("where", ["on_iteration", "step", "actions", "policy", "rollout"])
-def test_a_tree_changed_by_python_during_a_search_raises_and_the_previous_tree_stays(
-    where, change
-):
+def test_a_tree_changed_by_python_during_a_search_raises_and_the_previous_tree_stays(where, change):
     model = Meddler(change)
     if where == "rollout":
         model.rollout = lambda state, rng, limit, gamma: model.meddle("rollout") or 0.0
@@ -891,3 +889,53 @@ def test_wide_nodes_build_the_same_trees_on_both_backends():
         trees.append([list(getattr(t.tree, f)) for t in (stepwise, whole) for f in FIELDS])
     assert trees[0] == trees[1]
     assert trees[0][5][0] == tuple(range(1, 301))  # stepwise: the root's 300 children so far
+
+
+class Sneaky(float):
+    """A value whose ``float()`` empties the list the batch evaluator was given."""
+
+    def __new__(cls, states):
+        value = super().__new__(cls, 0.5)
+        value.states = states
+        return value
+
+    def __float__(self):
+        self.states.clear()
+        return 0.5
+
+
+class Meddling:
+    """A batch evaluator whose answers' values change its argument when they are read."""
+
+    def __call__(self, state, actions):  # the root's
+        return Evaluation(0.0, None)
+
+    def batch(self, states, actions_list):
+        return [Evaluation(Sneaky(states), None) for _ in states]
+
+
+def test_an_evaluation_that_changes_the_batch_while_it_is_checked_raises():
+    planner = MCTS(ConnectFourModel(), 64, selection="puct", leaf_batch=4, evaluator=Meddling())
+    with pytest.raises(RuntimeError, match="states or actions_list .* were changed"):
+        planner.search(C4_START)
+    with pytest.raises(RuntimeError, match="no search has run yet"):
+        planner.tree  # noqa: B018 (the failed search kept no tree)
+
+
+@pytest.mark.parametrize("field", ["untried", "visits", "priors", "expansion_orders"])
+def test_a_round_whose_expansion_changes_the_tree_raises(field):
+    # select_leaves' expansions call the model (Python); its lists are checked after each.
+    planner = MCTS(ConnectFourModel(), 1, selection="puct", leaf_batch=2, seed=0)
+    planner.search(C4_START)
+    tree = planner.tree
+    lists = [tree.untried, tree.children, tree.visits, tree.value_sums, tree.values]
+    lists += [tree.scaled_priors, tree.priors, tree.action_indices, tree.expansion_orders]
+
+    def expand(node, i):
+        getattr(tree, field).clear()
+        return 0
+
+    with pytest.raises(RuntimeError, match=rf"tree\.{field} has 0 entries"):
+        CORE.select_leaves(
+            4, len(tree), 100, 1.0, expand, lambda node: (0, -1), C, 0.0, SCORE_ALL, *lists, None
+        )

@@ -671,4 +671,3 @@ def test_expanding_a_wide_node_writes_its_children_once_per_chunk_not_per_action
     assert tree.children.writes[0] == chunks  # one tuple per chunk (the last: node full)
     assert tree.children[0] == tuple(range(1, width + 1))
     assert tree.untried[0] == 0 and tree.visits[0] == width
-
