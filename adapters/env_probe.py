@@ -36,6 +36,7 @@ from gymnasium.envs.registration import EnvSpec
 __all__ = [
     "MAX_OBJECTS_COMPARED",
     "MAX_OBJECTS_SEARCHED",
+    "GeneratorLog",
     "freeze",
     "generators_at",
     "global_generators_kept",
@@ -80,7 +81,11 @@ def random_generators(root: Any, skip: frozenset[int] = frozenset()) -> list[Any
         The ``random.Random``, ``numpy.random.Generator`` and
         ``numpy.random.RandomState`` objects found, each once.
     """
-    return [generator for generator, _ in _generators_and_paths(root) if id(generator) not in skip]
+    return [
+        generator
+        for generator, _ in _generators_and_paths(root, with_paths=False)
+        if id(generator) not in skip
+    ]
 
 
 GeneratorPath = tuple[tuple[str, Any], ...]
@@ -131,11 +136,14 @@ def _part(value: Any, kind: str, key: Any) -> Any:
     return object.__getattribute__(value, key)  # a slot, a bound method's __self__
 
 
-def _generators_and_paths(root: Any) -> list[tuple[Any, GeneratorPath | None]]:
+def _generators_and_paths(
+    root: Any, with_paths: bool = True
+) -> list[tuple[Any, GeneratorPath | None]]:
     """The generators reachable from ``root``, each once, with a path to it (None: no path)."""
     found = []
     seen: set[int] = set()
-    stack: list[tuple[Any, GeneratorPath | None]] = [(root, ())]
+    stack: list[tuple[Any, GeneratorPath | None]] = [(root, () if with_paths else None)]
+    common = _COMMON_ATOMS
     while stack and len(seen) < MAX_OBJECTS_SEARCHED:
         value, path = stack.pop()
         if id(value) in seen:
@@ -143,16 +151,42 @@ def _generators_and_paths(root: Any) -> list[tuple[Any, GeneratorPath | None]]:
         seen.add(id(value))
         if isinstance(value, _RANDOM_GENERATORS):
             found.append((value, path))
-        elif not isinstance(value, _NOT_SEARCHED):
-            stack.extend(
-                (
-                    child,
-                    None if path is None or kind in ("key", "member") else (*path, (kind, key)),
-                )
-                for child, kind, key in _children(value)
-                if not _is_exempt(child)
-            )
+            continue
+        if isinstance(value, _NOT_SEARCHED):
+            continue
+        for child, kind, key in _children(value):
+            if type(child) in common or id(child) in seen or _is_exempt(child):
+                continue
+            if path is None or kind == "key" or kind == "member":
+                stack.append((child, None))
+            else:
+                stack.append((child, (*path, (kind, key))))
     return found
+
+
+class GeneratorLog(dict):
+    """A ``copy.deepcopy`` memo that notes every random generator the copy makes.
+
+    Wherever a deep copy carries them (in a set, under a dict's key, past
+    :data:`MAX_OBJECTS_SEARCHED` objects: where :func:`random_generator_paths`
+    does not reach), so that a copy's every generator can be perturbed.
+
+    Args:
+        memo: the memo to start from (objects to share or leave out).
+
+    Attributes:
+        generators: list of the ``random.Random``, ``numpy.random.Generator``
+            and ``numpy.random.RandomState`` objects the copy made, in order.
+    """
+
+    def __init__(self, memo: dict[int, Any] | None = None) -> None:
+        super().__init__(memo or {})
+        self.generators: list[Any] = []
+
+    def __setitem__(self, key: int, value: Any) -> None:
+        if isinstance(value, _RANDOM_GENERATORS):
+            self.generators.append(value)
+        super().__setitem__(key, value)
 
 
 def reseed(generator: Any, seed: int) -> None:

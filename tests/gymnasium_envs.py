@@ -140,9 +140,11 @@ class CoinGuess(gym.Env):
     ``holder`` says where the coin's generator (seeded at reset) lies:
     ``"np_random"``, ``"slots"`` (a ``@dataclass(slots=True)``), ``"deque"``
     (a ``collections.deque``), ``"method"`` (``self.draw = rng.integers``,
-    a bound method of a numpy ``Generator``) or ``"builtin"`` (``self.draw
+    a bound method of a numpy ``Generator``), ``"builtin"`` (``self.draw
     = rng.random`` of a ``random.Random``: a C method, which ``copy.deepcopy``
-    copies as itself).
+    copies as itself), ``"set"`` (a set: no path leads to it) or ``"far"``
+    (an attribute the walk for generators reaches only after a table of 6,000
+    lists, past ``MAX_OBJECTS_SEARCHED``).
     """
 
     action_space = gym.spaces.Discrete(2)
@@ -162,6 +164,11 @@ class CoinGuess(gym.Env):
             self.draw = rng.integers
         elif self.holder == "builtin":
             self.draw = random.Random(seed).random
+        elif self.holder == "set":
+            self.pouches = {rng}
+        elif self.holder == "far":
+            self.far = rng
+            self.table = [[i] for i in range(6000)]
         return 0, {}
 
     def coin(self) -> int:
@@ -173,6 +180,10 @@ class CoinGuess(gym.Env):
             return int(self.pouches[0].integers(0, 2))
         if self.holder == "method":
             return int(self.draw(0, 2))
+        if self.holder == "set":
+            return int(next(iter(self.pouches)).integers(0, 2))
+        if self.holder == "far":
+            return int(self.far.integers(0, 2))
         return int(self.draw() * 2)
 
     def step(self, action):

@@ -249,7 +249,8 @@ class Pouch:
 class CoinDuel(Race):
     """Action 1 scores a coin, 1 or 3 points, drawn from a generator seeded at reset that
     lies where ``holder`` says: ``"slots"`` (a ``@dataclass(slots=True)``), ``"deque"``
-    (a ``collections.deque``) or ``"method"`` (``self.draw = rng.integers``)."""
+    (a ``collections.deque``), ``"method"`` (``self.draw = rng.integers``) or ``"far"`` (an
+    attribute the walk for generators reaches only after a table of 6,000 lists)."""
 
     metadata = {"name": "coin_duel_v0", "render_modes": []}
 
@@ -264,6 +265,9 @@ class CoinDuel(Race):
             self.pouch = Pouch(rng)
         elif self.holder == "deque":
             self.pouches = collections.deque([rng])
+        elif self.holder == "far":
+            self.far = rng
+            self.table = [[i] for i in range(6000)]
         else:
             self.draw = rng.integers
 
@@ -274,6 +278,8 @@ class CoinDuel(Race):
             coin = self.pouch.rng.integers(0, 2)
         elif self.holder == "deque":
             coin = self.pouches[0].integers(0, 2)
+        elif self.holder == "far":
+            coin = self.far.integers(0, 2)
         else:
             coin = self.draw(0, 2)
         return 1 + 2 * int(coin)

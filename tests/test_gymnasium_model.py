@@ -439,6 +439,17 @@ def test_a_c_method_bound_to_the_env_s_generator_is_refused_as_shared():
     assert env.draw.__self__.getstate() == draw
 
 
+@pytest.mark.parametrize("holder", ["set", "far"])
+def test_a_generator_the_planner_cannot_reach_to_reseed_is_refused(holder):
+    # sampled steps would reseed the generators on the paths found, not this one: every
+    # clone would draw the live env's next coin
+    env = CoinGuess(holder)
+    env.reset(seed=0)
+    message = r"CoinGuess draws from a random generator the planner cannot reseed \(Generator\)"
+    with pytest.raises(ValueError, match=message):
+        GymnasiumModel(env)
+
+
 def test_a_reward_wrapper_is_refused():
     env = ClipReward(gym.make("CartPole-v1"), 0.0, 0.5)
     env.reset(seed=0)

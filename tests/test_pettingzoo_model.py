@@ -493,7 +493,7 @@ def test_a_game_of_chance_fails_the_determinism_check():
     assert env.np_random.bit_generator.state == live_generator  # the live env's is not reseeded
 
 
-@pytest.mark.parametrize("holder", ["slots", "deque", "method"])
+@pytest.mark.parametrize("holder", ["slots", "deque", "method", "far"])
 def test_a_game_drawing_from_a_generator_in_a_slot_a_deque_or_a_method_is_refused(holder):
     # Copies carrying the live generator's state would draw the live game's next coins:
     # classed deterministic, the search would know every coin to come.

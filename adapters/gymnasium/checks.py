@@ -18,6 +18,8 @@ import gymnasium as gym
 import numpy as np
 
 from mcts_agent.adapters.env_probe import (
+    MAX_OBJECTS_SEARCHED,
+    GeneratorLog,
     GeneratorPath,
     generators_at,
     global_generators_kept,
@@ -125,6 +127,7 @@ def _check_clone_and_determinism(model: GymnasiumModel, env: gym.Env) -> tuple[A
                     "(GymnasiumModel or MCTSAgent)"
                 )
         stochastic = _check_determinism(model, root)
+        _refuse_unreachable_generators(model, actions)
     except ValueError:
         raise
     except Exception as error:
@@ -209,6 +212,44 @@ def _probe_actions(model: GymnasiumModel, root: GymnasiumState, rng: random.Rand
         _, _, terminated, truncated, info = env.step(model._inner_actions[action])
         actions = () if terminated or truncated else model._next_actions(env, info)
     return sequence
+
+
+def _refuse_unreachable_generators(model: GymnasiumModel, actions: Sequence) -> None:
+    """Raises ValueError if the env's step draws from a generator the planner cannot reseed.
+
+    The planner reseeds the generators at ``model._generator_paths``; a deep
+    copy may carry others (in a set, under a dict's key, past the first
+    :data:`~mcts_agent.adapters.env_probe.MAX_OBJECTS_SEARCHED` objects). If
+    it does, two deep copies whose every generator is perturbed (reseeded 1
+    and 2) step ``actions`` with the reachable generators seeded alike: a
+    difference means the clones would draw from those others what the live
+    env will draw (a plan knowing the dice).
+    """
+    outcomes = []
+    for seed in (1, 2):
+        live = model._unwrapped  # its spaces are shared: a step never samples them
+        log = GeneratorLog({id(v): v for v in vars(live).values() if isinstance(v, gym.Space)})
+        clone = detached_copy(live, log)
+        reachable = {id(g) for g in generators_at(clone, model._generator_paths)}
+        hidden = [g for g in log.generators if id(g) not in reachable]
+        if not hidden:
+            return
+        for generator in log.generators:
+            reseed(generator, seed)
+        outcomes.append(_play(clone, model._inner_actions, actions, model._generator_paths))
+    for i, (first, second) in enumerate(zip(*outcomes, strict=True)):
+        if not _same_outcome(first, second):
+            kinds = sorted({type(g).__name__ for g in hidden})
+            raise ValueError(
+                f"{type(model._unwrapped).__name__} draws from a random generator the planner "
+                f"cannot reseed ({', '.join(kinds)}): the same actions {list(actions[: i + 1])!r} "
+                f"gave {_describe(first)} and {_describe(second)} in two deep copies whose "
+                "generators were perturbed, though those the planner reseeds were seeded "
+                "alike. It lies where the planner does not look (in a set, under a dict's key, "
+                f"or past the first {MAX_OBJECTS_SEARCHED} objects of the env), so every clone "
+                "would draw what the live env will draw. Keep it in an attribute, a slot, a "
+                "list, a tuple, a deque or a dict's value, near the env's top"
+            )
 
 
 def _check_deep_copies_agree(model: GymnasiumModel, actions: Sequence) -> None:

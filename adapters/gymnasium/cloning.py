@@ -101,7 +101,7 @@ def _recursion_error(env: Any) -> CloneCheckError:
     )
 
 
-def detached_copy(env: Any) -> Any:
+def detached_copy(env: Any, memo: dict[int, Any] | None = None) -> Any:
     """``copy.deepcopy(env)`` for stepping only: no renderer is copied and it never draws.
 
     The env's rendering objects (:func:`is_render_object`: Gymnasium's
@@ -112,14 +112,19 @@ def detached_copy(env: Any) -> Any:
     the copy's ``step`` does not draw. The env itself, renderer included, is
     not changed.
 
+    Args:
+        env: the env to copy.
+        memo: the ``copy.deepcopy`` memo to fill (a
+            :class:`~mcts_agent.adapters.env_probe.GeneratorLog`, to note the
+            copy's generators); a new dict if None.
+
     Raises:
         CloneCheckError: if the deep copy fails, naming the cause: an
             attribute nested too deeply for ``copy.deepcopy``'s recursion, a
             ``__getattr__`` that recurses forever, or the error raised.
     """
-    memo: dict[int, Any] = {
-        id(value): None for value in vars(env).values() if is_render_object(value)
-    }
+    memo = {} if memo is None else memo
+    memo.update((id(value), None) for value in vars(env).values() if is_render_object(value))
     try:
         clone = copy.deepcopy(env, memo)
     except RecursionError as error:

@@ -79,7 +79,9 @@ clone):
   ``__getattr__`` forwards every look-up, and hits the recursion limit on an
   attribute nested thousands of levels deep: the error names which);
 * determinism: two clones of the same position whose random generators
-  (``np_random`` and the env's own ``random.Random`` and numpy generators)
+  (``np_random`` and the env's own ``random.Random`` and numpy generators,
+  found in its attributes, slots, containers and bound methods:
+  :func:`~mcts_agent.adapters.env_probe.random_generators`)
   are reseeded differently give the same outcome for the same actions; if
   not, the env is *stochastic* and planned with chance nodes (below). Every
   step of the clone check is taken with the generators of both sides seeded
@@ -87,7 +89,13 @@ clone):
   clone and the deep copy disagree, two deep copies are compared: if they
   disagree too, the env draws from outside itself (Python's ``random``,
   numpy's global ``np.random``...) and is refused as not deterministic, not
-  as badly cloned.
+  as badly cloned. A generator a deep copy carries where the planner cannot
+  reseed it (in a set, under a dict's key, past the first
+  :data:`~mcts_agent.adapters.env_probe.MAX_OBJECTS_SEARCHED` objects) is
+  refused if the env draws from it (deep copies whose every generator is
+  perturbed differ): every clone would draw what the live env will draw.
+  Python's and numpy's global generators are put back as they were however
+  the checks end.
 
 Chance (``docs/search.md``, "Chance"; :attr:`GymnasiumModel.chance`): a
 stochastic env makes the model a :class:`~mcts_agent.model.StochasticModel`

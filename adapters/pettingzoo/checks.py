@@ -7,6 +7,7 @@ See "The clone check" and "Deterministic games of perfect information only" in
 from __future__ import annotations
 
 import contextlib
+import copy
 import math
 import random
 from collections.abc import Callable, Hashable, Iterator
@@ -23,6 +24,7 @@ from pettingzoo.utils.wrappers import (
 )
 
 from mcts_agent.adapters.env_probe import (
+    GeneratorLog,
     global_generators_kept,
     random_generators,
     reseed,
@@ -30,7 +32,7 @@ from mcts_agent.adapters.env_probe import (
     shared_mutable_objects,
 )
 from mcts_agent.adapters.errors import CloneCheckError
-from mcts_agent.adapters.pettingzoo.cloning import CLONE_METHODS, restorable_copy
+from mcts_agent.adapters.pettingzoo.cloning import CLONE_METHODS, restorable_copy, shared_memo
 from mcts_agent.adapters.pettingzoo.known_games import never_changed_types
 from mcts_agent.adapters.pettingzoo.reading import fingerprint, first_difference, game_name
 
@@ -391,6 +393,7 @@ def _check_playouts(model: PettingZooModel, env: AECEnv, position: Any) -> None:
             second = method.load(position)
             for generator in random_generators(second):
                 reseed(generator, 2 * trial + 2)
+            _perturb_every_generator(second, 2 * trial + 2)
             for number, (move, expected) in enumerate(zip(moves, seen, strict=True)):
                 second.step(move)
                 difference = first_difference(expected, fingerprint(second))
@@ -401,6 +404,27 @@ def _check_playouts(model: PettingZooModel, env: AECEnv, position: Any) -> None:
                         "copies whose random generators were reseeded differently",
                         difference,
                     )
+
+
+def _perturb_every_generator(env: AECEnv, seed: int) -> None:
+    """Reseeds every generator a deep copy of ``env``'s attributes carries, wherever it lies.
+
+    :func:`random_generators` stops after
+    :data:`~mcts_agent.adapters.env_probe.MAX_OBJECTS_SEARCHED` objects; the
+    attributes of ``env`` (a copy of the position, ours to step) are replaced
+    by deep copies whose every generator is reseeded ``seed``. Left as it is
+    if they cannot be deep-copied.
+    """
+    inner = env.unwrapped
+    attributes = vars(inner)
+    log = GeneratorLog(shared_memo(attributes))
+    try:
+        copied = copy.deepcopy(attributes, log)
+    except Exception:  # RecursionError included: the walk's generators were reseeded
+        return
+    attributes.update(copied)
+    for generator in log.generators:
+        reseed(generator, seed)
 
 
 def check_step(model: PettingZooModel, state: Any, action: Any, stepped: AECEnv) -> None:

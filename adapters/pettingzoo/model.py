@@ -126,15 +126,15 @@ each edge for ever. So the model refuses, with a ValueError naming the game:
   (not for the ``"snapshot"`` games, whose ``step`` draws nothing) the random
   games of the clone check are played again in copies whose random generators
   (``random.Random``, ``numpy.random.Generator`` and ``RandomState`` objects
-  reachable from the env's attributes, not the spaces', and Python's and
-  numpy's global generators, whose states are put back afterwards) are
-  reseeded differently; any difference in what the clone check compares is
-  refused. While planning, the first :data:`PLANNING_CHECKS_PER_DEPTH` new
-  edges at each depth below the searched position and one in
-  :data:`PLANNING_CHECK_EVERY` of the others are stepped again in a copy
-  whose own generators are reseeded (the global ones are left where the first
-  step left them, and put back after): a difference ends the search with the
-  same ValueError. These are samples: chance met only in lines the search
+  wherever a deep copy of the env's attributes carries them, not the spaces',
+  and Python's and numpy's global generators, whose states are put back
+  afterwards, refusals included) are reseeded differently; any difference in
+  what the clone check compares is refused. While planning, the first
+  :data:`PLANNING_CHECKS_PER_DEPTH` new edges at each depth below the
+  searched position and one in :data:`PLANNING_CHECK_EVERY` of the others are
+  stepped again in a copy whose own generators are reseeded (the global ones
+  are left where the first step left them, and put back after): a difference
+  ends the search with the same ValueError. These are samples: chance met only in lines the search
   rarely expands can pass.
 
 Neither catches everything: a custom game whose chance was drawn at
