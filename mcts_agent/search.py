@@ -61,6 +61,11 @@ LOG_LINE_MOVES = 10
 _NOT_STEPPED = object()
 """What the generic rollout holds as the state last stepped, before its first step."""
 
+_COPIED_CHILDREN = 64
+"""``MCTS._run`` links a new child by copying its parent's tuple up to this many actions (the
+fastest for narrow nodes), and above it by appending to a list (O(1) each: a node of k actions
+costs O(k) to expand, not O(k^2))."""
+
 _MAX_ROLLOUT_LIMIT = 2**63 - 1
 """The largest ``rollout_limit`` (the compiled core counts a rollout's moves in 64 bits)."""
 
@@ -852,9 +857,9 @@ class MCTS(Generic[StateT]):
 
         path: list[int] = []
         path_append = path.append
-        # The children of the nodes this call is expanding, as lists: one append per expansion
-        # (a copy of the tuple would make a node of k actions cost O(k^2)); children[node] gets
-        # their tuple when the node is fully expanded, and when the call ends (or fails).
+        # The children of the wide nodes this call is expanding, as lists: one append per
+        # expansion (a copy of the tuple would make a node of k actions cost O(k^2)); the node's
+        # children[node] gets their tuple when it is fully expanded, and when the call ends.
         growing: dict[int, list[int]] = {}
         try:
             for _ in range(iterations):
@@ -915,13 +920,16 @@ class MCTS(Generic[StateT]):
                     visits.append(0)
                     value_sums.append(0.0)
                     values.append(0.0)
-                    kids = growing.get(node)
-                    if kids is None:
-                        kids = growing[node] = list(children[node])
-                    kids.append(child)
-                    if left == 1:  # fully expanded: selection reads its children from now on
-                        children[node] = tuple(kids)
-                        del growing[node]
+                    if len(actions) <= _COPIED_CHILDREN:  # narrow: the tuple copied (cheapest)
+                        children[node] += (child,)
+                    else:  # wide: one append to its list, O(1); the tuple written once
+                        kids = growing.get(node)
+                        if kids is None:
+                            kids = growing[node] = list(children[node])
+                        kids.append(child)
+                        if left == 1:  # fully expanded: selection reads its children now
+                            children[node] = tuple(kids)
+                            del growing[node]
                     untried[node] = left - 1
                     node = child
                     path_append(child)
