@@ -95,6 +95,10 @@ class Tree(Sequence[Node]):
     * ``children[i]`` holds only the children made so far, in the model's
       order (expansion always takes the first untried action), as a tuple that
       grows by one at each expansion; a node with none shares the empty tuple.
+      (The pure loop links the children of a node of more than 64 actions in
+      a list and writes their tuple when the node is full or a chunk of
+      iterations ends, so that k expansions cost O(k): inside a chunk, the
+      Python code the search calls may see it lag.)
       The :class:`Node` view pads it with ``UNVISITED`` up to ``len(actions)``.
     * ``untried[i]`` counts the actions not tried yet, and is :data:`TERMINAL`
       (-1) for a terminal node, so that one test, ``untried[i] == 0``, says
