@@ -488,13 +488,13 @@ class RootParallel:
                 )
                 for _ in arguments
             )
-        futures = [
-            executor.submit(_search_in_process, *args)
-            for executor, args in zip(self._executors, arguments, strict=True)
-        ]
         answers: list[bytes] = []
         failure: BaseException | None = None
         try:
+            futures = [
+                executor.submit(_search_in_process, *args)
+                for executor, args in zip(self._executors, arguments, strict=True)
+            ]
             for i, future in enumerate(futures):
                 try:
                     answers.append(future.result())

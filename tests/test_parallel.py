@@ -313,8 +313,8 @@ class Stalling:
 def interrupted(planner, send):
     \"\"\"Seconds from the start of a hung search to its KeyboardInterrupt (`send` at 0.5 s).\"\"\"
     timer = threading.Timer(0.5, send)
-    timer.start()
     start = time.monotonic()
+    timer.start()
     try:
         planner.search("stall")
     except KeyboardInterrupt:
