@@ -531,8 +531,12 @@ static double
 float_item(PyObject *list, Py_ssize_t i, int *failed)
 {
     PyObject *x = PyList_GET_ITEM(list, i);
-    double v = PyFloat_Check(x) ? PyFloat_AS_DOUBLE(x) : PyLong_Check(x) ? PyLong_AsDouble(x) : -1.0;
-    if (!PyFloat_Check(x) && !PyLong_Check(x))
+    double v = -1.0;
+    if (PyFloat_Check(x))
+        v = PyFloat_AS_DOUBLE(x);
+    else if (PyLong_Check(x))
+        v = PyLong_AsDouble(x);
+    else
         PyErr_Format(PyExc_TypeError, "a Tree's numeric fields hold floats, got %R", x);
     if (v == -1.0 && PyErr_Occurred())
         *failed = 1;
@@ -1866,9 +1870,17 @@ append_node(PuctLists *t, Expansion *e, PyObject *state, PyObject *player, doubl
 static int
 native_expand(PuctLists *t, Expansion *e, Py_ssize_t node, Py_ssize_t i, Py_ssize_t *child)
 {
-    PyObject *action = PySequence_GetItem(PyList_GET_ITEM(e->actions, node), i);
-    if (action == NULL)
-        return -1;
+    /* Read with no Python code run: the node's actions and priors as GuidedTree keeps them,
+     * tuples (anything else is left to the Python expand, which decides, or raises). */
+    PyObject *node_actions = PyList_GET_ITEM(e->actions, node);
+    PyObject *parent_priors = PyList_GET_ITEM(t->priors, node);
+    if (!PyTuple_CheckExact(node_actions) || !PyTuple_CheckExact(parent_priors) || i < 0 ||
+        i >= PyTuple_GET_SIZE(node_actions) || i >= PyTuple_GET_SIZE(parent_priors)) {
+        *child = -1;
+        return 0;
+    }
+    PyObject *action = Py_NewRef(PyTuple_GET_ITEM(node_actions, i));
+    PyObject *p_obj = Py_NewRef(PyTuple_GET_ITEM(parent_priors, i));
     PyObject *next_state = NULL, *actions = NULL, *player = NULL, *priors = NULL;
     double reward;
     int terminated;
@@ -1876,6 +1888,7 @@ native_expand(PuctLists *t, Expansion *e, Py_ssize_t node, Py_ssize_t i, Py_ssiz
                                   &reward, &terminated, &actions, &player);
     Py_DECREF(action);
     if (taken <= 0) {
+        Py_DECREF(p_obj);
         *child = -1;
         return taken;
     }
@@ -1884,8 +1897,6 @@ native_expand(PuctLists *t, Expansion *e, Py_ssize_t node, Py_ssize_t i, Py_ssiz
     if (player == NULL)
         player = Py_NewRef(Py_None);
     priors = count ? uniform(e->uniform_priors, count) : PyTuple_New(0);
-    PyObject *parent_priors = PyList_GET_ITEM(t->priors, node);
-    PyObject *p_obj = PySequence_GetItem(parent_priors, i);
     PyObject *mover = Py_NewRef(PyList_GET_ITEM(e->players, node));
     int same = PyObject_RichCompareBool(player, mover, Py_EQ);
     Py_DECREF(mover);

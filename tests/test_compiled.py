@@ -939,3 +939,27 @@ def test_a_round_whose_expansion_changes_the_tree_raises(field):
         CORE.select_leaves(
             4, len(tree), 100, 1.0, expand, lambda node: (0, -1), C, 0.0, SCORE_ALL, *lists, None
         )
+
+
+def test_the_core_reads_the_trees_numbers_without_running_python_code():
+    # A __float__ or __index__ could change the lists while the core reads them unchecked.
+    class Clearing:
+        def __init__(self, lists):
+            self.lists = lists
+
+        def __float__(self):
+            for values in self.lists:
+                values.clear()
+            return 0.0
+
+        __index__ = __float__
+
+    lists = [["s"], [1], [(0,)], [0.0], [0.0], [()], [1], [0], [0.0], [0.0]]
+    for at in (3, 6, 7, 9):
+        changed = [list(values) for values in lists]
+        changed[at][0] = Clearing(changed)
+        with pytest.raises(TypeError, match="a Tree's"):
+            CORE.Store(*changed)
+    lists = [[0.0, 1.0], [0.5, -1.0], [0, 0], [0.0, 0.0], [0.0, 0.0]]
+    with pytest.raises(TypeError, match="numeric fields hold floats and ints"):
+        CORE.backup_leaves([[1]], [Clearing(lists)], {}, *lists)
