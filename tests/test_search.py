@@ -671,3 +671,18 @@ def test_expanding_a_wide_node_writes_its_children_once_per_chunk_not_per_action
     assert tree.children.writes[0] == chunks  # one tuple per chunk (the last: node full)
     assert tree.children[0] == tuple(range(1, width + 1))
     assert tree.untried[0] == 0 and tree.visits[0] == width
+
+
+@pytest.mark.parametrize("options", [{"selection": "puct"}, {"max_depth": 3}, {"solve": True}])
+def test_the_general_loop_backs_up_numpy_rollout_returns_as_floats(options):
+    import json
+
+    model = TicTacToeModel()
+    plain = SimpleNamespace(actions=model.actions, player=model.player)
+    plain.step = lambda state, action: (lambda s, r, t: (s, np.float32(r), t))(
+        *model.step(state, action)
+    )
+    planner = MCTS(plain, 200, seed=0, gamma=0.9, **options)
+    planner.search(EMPTY_BOARD)
+    assert {type(w) for w in planner.tree.value_sums} == {float}
+    assert json.loads(json.dumps(planner.to_dict()))["nodes"][0]["visits"] == 200
