@@ -143,15 +143,16 @@ class CoinGuess(gym.Env):
     a bound method of a numpy ``Generator``), ``"builtin"`` (``self.draw
     = rng.random`` of a ``random.Random``: a C method, which ``copy.deepcopy``
     copies as itself), ``"set"`` (a set: no path leads to it) or ``"far"``
-    (an attribute the walk for generators reaches only after a table of 6,000
-    lists, past ``MAX_OBJECTS_SEARCHED``).
+    (an attribute the walk for generators reaches only after a table of
+    ``table`` lists: past ``MAX_OBJECTS_SEARCHED``, 5,000, by default).
     """
 
     action_space = gym.spaces.Discrete(2)
     observation_space = gym.spaces.Discrete(3)
 
-    def __init__(self, holder: str) -> None:
+    def __init__(self, holder: str, table: int = 6000) -> None:
         self.holder = holder
+        self.table_size = table
 
     def reset(self, *, seed=None, options=None):
         super().reset(seed=seed)
@@ -168,7 +169,7 @@ class CoinGuess(gym.Env):
             self.pouches = {rng}
         elif self.holder == "far":
             self.far = rng
-            self.table = [[i] for i in range(6000)]
+            self.table = [[i] for i in range(self.table_size)]
         return 0, {}
 
     def coin(self) -> int:

@@ -26,7 +26,7 @@ from gymnasium_envs import (
 
 import mcts_agent.envs  # noqa: F401  (registers mcts_agent/GridMaze-v0)
 from mcts_agent import MCTS
-from mcts_agent.adapters import CloneCheckError, GymnasiumModel
+from mcts_agent.adapters import CloneCheckError, GymnasiumModel, env_probe
 from mcts_agent.envs.grid_maze import GridMazeEnv, shortest_path
 from mcts_agent.testing import check_model
 
@@ -440,10 +440,11 @@ def test_a_c_method_bound_to_the_env_s_generator_is_refused_as_shared():
 
 
 @pytest.mark.parametrize("holder", ["set", "far"])
-def test_a_generator_the_planner_cannot_reach_to_reseed_is_refused(holder):
+def test_a_generator_the_planner_cannot_reach_to_reseed_is_refused(holder, monkeypatch):
     # sampled steps would reseed the generators on the paths found, not this one: every
     # clone would draw the live env's next coin
-    env = CoinGuess(holder)
+    monkeypatch.setattr(env_probe, "MAX_OBJECTS_SEARCHED", 100)  # "far": a table of 150 lists
+    env = CoinGuess(holder, table=150)
     env.reset(seed=0)
     message = r"CoinGuess draws from a random generator the planner cannot reseed \(Generator\)"
     with pytest.raises(ValueError, match=message):
