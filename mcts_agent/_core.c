@@ -1002,8 +1002,8 @@ step_failed(PyObject *check_step, PyObject *model, PyObject *state, PyObject *ac
  * node: Python code the search calls (the model, a rollout, a callback reading planner.tree)
  * can change them, and the core reads them unchecked. 0, or -1 with a RuntimeError naming
  * the list and ``during`` (what ran last). */
-static int
-lists_intact(StoreObject *store, const char *during)
+static __attribute__((cold, noinline)) int
+lists_changed(StoreObject *store, const char *during)
 {
     PyObject *lists[3] = {store->states, store->players, store->actions};
     static const char *names[3] = {"states", "players", "actions"};
@@ -1017,6 +1017,16 @@ lists_intact(StoreObject *store, const char *during)
             return -1;
         }
     return 0;
+}
+
+static inline int
+lists_intact(StoreObject *store, const char *during)
+{
+    Py_ssize_t size = store->size;
+    if (PyList_GET_SIZE(store->states) == size && PyList_GET_SIZE(store->players) == size &&
+        PyList_GET_SIZE(store->actions) == size)
+        return 0;
+    return lists_changed(store, during);
 }
 
 /* path[depth++] = node, growing path (doubling); 0, or -1 with MemoryError set. */
@@ -1432,10 +1442,14 @@ set_new(PyObject *list, Py_ssize_t index, PyObject *value)
 static inline double
 as_double(PyObject *x)
 {
-    if (PyFloat_Check(x))
+    if (PyFloat_CheckExact(x))
+        return PyFloat_AS_DOUBLE(x);
+    if (PyLong_CheckExact(x))
+        return PyLong_AsDouble(x); /* what float(x) does, without the float object */
+    if (PyFloat_Check(x)) /* subclasses: read as their base type, no Python code run */
         return PyFloat_AS_DOUBLE(x);
     if (PyLong_Check(x))
-        return PyLong_AsDouble(x); /* what float(x) does, without the float object */
+        return PyLong_AsDouble(x);
     PyErr_Format(PyExc_TypeError, "the tree's numeric fields hold floats and ints, got %R", x);
     return -1.0;
 }
@@ -1463,7 +1477,14 @@ typedef struct {
     uint8_t *seen;
     Overlay *overlay;
     PyObject *saved;
+    /* For the checks after Python code (puct_intact): the round's native expansion (or NULL)
+     * and the most nodes the round may number. */
+    struct Expansion *expansion;
+    Py_ssize_t bound;
 } PuctLists;
+
+struct Expansion;
+static int puct_intact(PuctLists *t, struct Expansion *e, Py_ssize_t bound, const char *during);
 
 static inline int
 is_seen(PuctLists *t, Py_ssize_t node)
@@ -1701,8 +1722,10 @@ fallback:
     if (t->overlay != NULL && overlay_write(t) < 0) /* the Python rule reads the lists */
         return -1;
     PyObject *answer = PyObject_CallFunction(t->fallback, "n", node);
-    if (answer == NULL)
+    if (answer == NULL || puct_intact(t, t->expansion, t->bound, "in the PUCT rule") < 0) {
+        Py_XDECREF(answer);
         return -1;
+    }
     if (!PyTuple_Check(answer) || PyTuple_GET_SIZE(answer) != 2) {
         Py_DECREF(answer);
         PyErr_SetString(PyExc_TypeError, "the PUCT fallback must return (i, child)");
@@ -1763,7 +1786,7 @@ add_virtual_loss(PuctLists *t, PyObject *key, Py_ssize_t node, double loss)
 
 /* The lists of a GuidedTree that an expansion appends to, beyond PuctLists', and the model's
  * native step (mcts_agent.leaf_batching.run's ``expand``, in C). */
-typedef struct {
+typedef struct Expansion {
     NativeStep *native;
     PyObject *uniform_priors; /* mcts_agent.evaluator.uniform_priors */
     double gamma;
@@ -1899,8 +1922,9 @@ native_expand(PuctLists *t, Expansion *e, Py_ssize_t node, Py_ssize_t i, Py_ssiz
     priors = count ? uniform(e->uniform_priors, count) : PyTuple_New(0);
     PyObject *mover = Py_NewRef(PyList_GET_ITEM(e->players, node));
     int same = PyObject_RichCompareBool(player, mover, Py_EQ);
+    int python = !(PyLong_CheckExact(mover) || mover == Py_None); /* an __eq__ of the model's */
     Py_DECREF(mover);
-    if (same >= 0 && puct_intact(t, e, PY_SSIZE_T_MAX, "in the players' ==") < 0)
+    if (same >= 0 && python && puct_intact(t, e, t->bound, "in the players' ==") < 0)
         same = -1;
     if (priors != NULL && p_obj != NULL && same >= 0) {
         double p = as_double(p_obj);
@@ -2029,9 +2053,12 @@ core_select_leaves(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
     t.seen = PyMem_Calloc((size_t)(bound / 8 + 1), 1);
     t.overlay = &overlay;
     t.saved = saved;
+    t.expansion = native;
+    t.bound = bound;
     if (t.seen == NULL)
         PyErr_NoMemory();
-    if (paths == NULL || saved == NULL || t.seen == NULL)
+    if (paths == NULL || saved == NULL || t.seen == NULL ||
+        puct_intact(&t, native, bound, "before the round") < 0)
         goto error;
     for (Py_ssize_t round = 0; round < size; round++) {
         PyObject *path = PyList_New(0);
@@ -2043,8 +2070,6 @@ core_select_leaves(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
             goto error;
         Py_ssize_t node = 0, depth = 0;
         for (;;) {
-            if (puct_intact(&t, native, bound, "in the round's selection") < 0)
-                goto error;
             long untried = PyLong_AsLong(PyList_GET_ITEM(t.untried, node));
             if (untried == -1) {
                 if (PyErr_Occurred())
@@ -2055,8 +2080,7 @@ core_select_leaves(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
                 break;
             depth++;
             Py_ssize_t i, child;
-            if (puct_choose(&t, node, &i, &child) < 0 ||
-                puct_intact(&t, native, bound, "in the PUCT rule") < 0)
+            if (puct_choose(&t, node, &i, &child) < 0)
                 goto error;
             if (child < -1 || child >= PyList_GET_SIZE(t.values)) {
                 PyErr_Format(PyExc_IndexError, "node %zd has the child %zd, not in the tree",
@@ -2068,7 +2092,8 @@ core_select_leaves(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
                     goto error;
                 PyObject *made = child != -1 ? PyLong_FromSsize_t(child)
                                              : PyObject_CallFunction(expand, "nn", node, i);
-                if (made == NULL || puct_intact(&t, native, bound, "in an expansion") < 0) {
+                if (made == NULL ||
+                    (child == -1 && puct_intact(&t, native, bound, "in an expansion") < 0)) {
                     Py_XDECREF(made);
                     goto error;
                 }
