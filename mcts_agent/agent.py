@@ -328,6 +328,7 @@ class MCTSAgent:
             priors=tuple(summary.priors[i] for i in order),
             visit_distribution=tuple(summary.visit_distribution[i] for i in order),
             proven=tuple(summary.proven[i] for i in order),
+            principal_variation=tuple(to_env_action(a) for a in summary.principal_variation),
         )
         return self.last_summary.action
 

@@ -45,6 +45,7 @@ from mcts_agent._validation import (
 )
 from mcts_agent.evaluator import Evaluator, uniform_priors
 from mcts_agent.model import Model, StateT
+from mcts_agent.summary import format_summary
 from mcts_agent.tree import ROOT, TERMINAL, UNVISITED, GuidedTree, Node, Tree
 
 __all__ = ["LOG_LINE_MOVES", "LOG_TOP_ACTIONS", "MCTS", "RolloutPolicy", "SearchSummary"]
@@ -112,6 +113,14 @@ class SearchSummary(NamedTuple):
         proven: tuple, shape ``[num_actions]``: each action's proven value
             (from the root player's point of view), or None where unproven or
             untried (all None without the solver).
+        principal_variation: tuple: the line the search expects, from the
+            root (:meth:`MCTS.principal_variation`; ``()`` by default). Left
+            out of ``repr``, which shows the fields above as it always has.
+
+    ``str(summary)`` is the table ``mcts-agent search`` prints
+    (:func:`mcts_agent.summary.format_summary`): each action's visits, share,
+    value, prior (where they differ) and proven value, the principal
+    variation, and the iterations, seconds, nodes and stop reason.
     """
 
     actions: tuple
@@ -128,6 +137,17 @@ class SearchSummary(NamedTuple):
     reused_visits: int
     proven_value: float | None
     proven: tuple
+    principal_variation: tuple = ()
+
+    def __repr__(self) -> str:
+        """``SearchSummary(actions=..., ..., proven=...)``: all fields but principal_variation."""
+        shown = zip(self._fields[:-1], self[:-1], strict=True)
+        fields = ", ".join(f"{name}={value!r}" for name, value in shown)
+        return f"{type(self).__name__}({fields})"
+
+    def __str__(self) -> str:
+        """The root's table, the principal variation and the search's figures, one per line."""
+        return format_summary(self)
 
 
 class _SearchRecord(NamedTuple):
@@ -746,6 +766,7 @@ class MCTS(Generic[StateT]):
             reused_visits=record.reused_visits,
             proven_value=proven_value,
             proven=proven,
+            principal_variation=tuple(self.principal_variation()),
         )
 
     def sample_action(self, temperature: float) -> Any:
@@ -1055,7 +1076,7 @@ def _log_search(planner: MCTS) -> None:
     variation as ``record.principal_variation``.
     """
     summary = planner.summary()
-    line = planner.principal_variation()
+    line = list(summary.principal_variation)
     rate = summary.iterations / summary.elapsed if summary.elapsed > 0 else math.inf
     guided = isinstance(planner.tree, GuidedTree)
     order = sorted(range(len(summary.actions)), key=lambda i: -summary.visit_counts[i])

@@ -95,6 +95,12 @@ def test_agent_plays_the_win_and_the_adapter_scores_it(path, seed):
     assert summary.actions == tuple(sorted(legal(env))) == (2, 5, 6, 7, 8)  # both paths alike
     assert sum(summary.visit_counts) == 300
     assert summary.values[summary.actions.index(2)] == 1.0
+    assert summary.principal_variation == (2,)  # the win ends the game
+    lines = str(summary).splitlines()  # print(agent.last_summary): the CLI's table
+    assert lines[0] == "visits and value for player 'player_1' of each move:"
+    n = summary.visit_counts[0]
+    assert lines[2].split() == ["2", str(n), f"{n / 300:.1%}", "+1.000"]
+    assert lines[-2:-1] == ["principal variation: 2"]
     model = pettingzoo_model.PettingZooModel(env)
     next_state, reward, terminated = model.step(model.state_of(env), 2)
     assert (reward, terminated, model.actions(next_state)) == (1.0, True, ())

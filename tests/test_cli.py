@@ -241,6 +241,52 @@ def test_every_command_has_a_description_and_every_option_its_default(monkeypatc
         assert f"iterations per move (default: {iterations})" in capsys.readouterr().out
 
 
+def test_the_top_level_help_names_every_command_with_its_line(monkeypatch, capsys):
+    monkeypatch.setenv("COLUMNS", "80")
+    with pytest.raises(SystemExit) as done:
+        main(["--help"])
+    assert done.value.code == 0
+    lines = capsys.readouterr().out.splitlines()
+    commands = build_parser()._subparsers._group_actions[0]
+    for name, choice in zip(commands.choices, commands._choices_actions, strict=True):
+        (line,) = [line for line in lines if line.split()[:1] == [name]]
+        assert line.split(maxsplit=1)[1] == choice.help and len(line) <= 78  # one line each
+    assert "evaluate, tournament, plan, search, multiplayer, play" in " ".join(lines)
+
+
+def test_every_command_that_plans_takes_options_and_the_old_spelling_warns():
+    parser = build_parser()
+    commands = parser._subparsers._group_actions[0].choices
+    for name in ("evaluate", "tournament", "plan", "search", "multiplayer", "play"):
+        flags = {flag for action in commands[name]._actions for flag in action.option_strings}
+        assert {"--options", "--option"} <= flags, name
+        if name != "tournament" and name != "multiplayer":
+            assert "--time-limit" in flags and "--iterations" in flags, name
+        help_text = commands[name].format_help()
+        assert "--options NAME=VALUE" in help_text and "--option " not in help_text, name
+
+
+def test_tournament_and_multiplayer_give_options_to_every_mcts_agent(capsys):
+    argv = ["tournament", "--agents", "mcts:iterations=5", "random", "--games", "2"]
+    argv += ["--workers", "1", "--no-progress", "--anchor", "mcts:iterations=5"]
+    assert main([*argv, "--options", "gamma=0.9,max_depth=3"]) == 0
+    out = capsys.readouterr().out
+    assert "mcts:iterations=5,gamma=0.9,max_depth=3  random" in out
+    assert re.search(r"mcts:iterations=5,gamma=0.9,max_depth=3 +\+0 ", out)  # the anchor
+    assert re.search(r"^2 games, \S+ s$", out, re.MULTILINE) and "0.0 s" not in out
+    with pytest.raises(SystemExit):
+        main([*argv, "--options", "iterations=9"])
+    assert "agent spec 'mcts:iterations=5' sets iterations too" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        main(["tournament", "--agents", "random", "perfect", "--options", "gamma=0.9"])
+    assert "argument --options: no mcts agent to give them to" in capsys.readouterr().err
+    argv = ["multiplayer", "--game", "three_in_a_row", "--games", "1"]
+    argv += ["--agents", "mcts:gamma=0.9", "random", "mcts", "--options", "iterations=4"]
+    assert main(argv) == 0
+    rows = [line.split()[0] for line in capsys.readouterr().out.splitlines()[2:]]
+    assert rows == ["mcts:gamma=0.9,iterations=4", "random", "mcts:iterations=4"]
+
+
 def test_parse_exploration():
     assert parse_exploration("2.5") == 2.5
     assert parse_exploration("sqrt(2)") == math.sqrt(2)
@@ -798,7 +844,9 @@ def test_search_solves_a_position_and_says_why_it_stopped(capsys):
     lines = capsys.readouterr().out.splitlines()
     assert lines[3] == "X to move; 20000 iterations, c = 2.83, seed 0"
     assert re.fullmatch(
-        r"\d+ iterations in [\d.]+ s, \d+ nodes, stopped on solved; proven value \+1", lines[-2]
+        r"\d+ iterations in [\d.e-]+ s \([\d,.]+ iterations/s\), \d+ nodes, stopped on solved; "
+        r"proven value \+1",
+        lines[-2],
     )
     assert lines[-1] == "move played: 6"  # the block that forks, proven a win
 
@@ -822,10 +870,11 @@ def test_play_reuses_the_tree_from_move_to_move(capsys):
         assert 0 < reused and of == reused - 1 + 500  # the root's children: old N - 1 + new
 
 
-def test_evaluate_sweeps_any_option_given_with_option(capsys):
+def test_evaluate_sweeps_any_option_given_with_options(capsys):
     argv = [*EVALUATE[:6], "--iterations", "5", "--games", "1", "--workers", "1", "--no-progress"]
-    assert main([*argv, "--option", "gamma=0.5,1.0", "--option", "max_depth=2"]) == 0
-    lines = capsys.readouterr().out.splitlines()
+    assert main([*argv, "--options", "gamma=0.5,1.0,max_depth=2"]) == 0
+    out = capsys.readouterr().out
+    lines = out.splitlines()
     assert "max_depth = 2" in lines[0]
     assert lines[2].split()[:3] == ["opponent", "gamma", "iterations"]
     assert [line.split()[:3] for line in lines[3:7]] == [
@@ -834,15 +883,27 @@ def test_evaluate_sweeps_any_option_given_with_option(capsys):
         ["perfect", "0.5", "5"],
         ["perfect", "1.0", "5"],
     ]
+    # The same settings in two --options, and in evaluate's old spelling --option.
+    assert main([*argv, "--options", "gamma=0.5,1.0", "--options", "max_depth=2"]) == 0
+    assert table_of(capsys.readouterr().out) == table_of(out)
+    assert main([*argv, "--option", "gamma=0.5,1.0", "--option", "max_depth=2"]) == 0
+    captured = capsys.readouterr()
+    assert table_of(captured.out) == table_of(out)
+    assert captured.err.count("note: --option is deprecated; write --options") == 2
     for option, message in [
-        ("gama=1", "unknown MCTS option 'gama'"),
+        ("gama=1", "argument --options: unknown MCTS option 'gama'"),
         ("gamma=2", "gamma must be"),
-        ("iterations=3", "sweep iterations with --iterations"),
-        ("gamma", "expected name=value,value,..."),
+        ("iterations=3", "argument --options: give iterations with its own option --iterations"),
+        ("gamma", "expected name=value,... such as gamma=0.9 or selection=uct,puct; got 'gamma'"),
+        ("gamma=0.5,selection=uct,gamma=1.0", "'gamma=0.5,selection=uct,gamma=1.0' gives 'gamma'"),
+        ("evaluator=heuristic", "argument --options: tictactoe has no evaluator 'heuristic'"),
     ]:
         with pytest.raises(SystemExit):
-            main([*argv, "--option", option])
+            main([*argv, "--options", option])
         assert message in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        main([*argv, "--options", "gamma=0.5", "--options", "gamma=1.0"])
+    assert "argument --options: 'gamma' given twice" in capsys.readouterr().err
 
 
 def test_evaluate_takes_the_anytime_flags_as_the_agents_options(capsys):
@@ -856,5 +917,5 @@ def test_evaluate_takes_the_anytime_flags_as_the_agents_options(capsys):
         assert setting in title
     assert "reuse_tree = True" in title
     with pytest.raises(SystemExit):
-        main(["evaluate", "--games", "2", "--solve", "--option", "solve=True,False"])
-    assert "solve is set by its own flag too" in capsys.readouterr().err
+        main(["evaluate", "--games", "2", "--solve", "--options", "solve=True,False"])
+    assert "argument --options: solve is set by its own flag too" in capsys.readouterr().err

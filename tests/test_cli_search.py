@@ -152,3 +152,60 @@ def test_pettingzoo_tictactoe_is_searched_on_our_model(capsys):
     argv = ["search", "--game", "classic/tictactoe-v3", "--position", "XX.OO...."]
     assert main(argv + ["--iterations", "500"]) == 0
     assert capsys.readouterr().out.splitlines()[-1] == "move played: 2"
+
+
+def test_search_takes_an_evaluator_and_any_option_with_options(capsys):
+    argv = ["search", "--game", "connect_four", "--iterations", "300"]
+    assert main([*argv, "--options", "evaluator=heuristic,selection=puct"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[8].split() == ["move", "visits", "share", "value", "prior"]  # the evaluator's
+    rows = [line.split() for line in lines[9:16]]
+    assert sum(int(row[1]) for row in rows) == 300
+    assert sum(float(row[4]) for row in rows) == pytest.approx(1.0, abs=0.01)
+    assert rows[0][0] == "3" and float(rows[0][4]) == max(float(row[4]) for row in rows)
+    assert lines[-1] == "move played: 3"  # the centre column, first in the heuristic's priors
+    assert main(argv) == 0  # without an evaluator: uniform priors, no prior column
+    assert capsys.readouterr().out.splitlines()[8].split() == ["move", "visits", "share", "value"]
+
+
+@pytest.mark.parametrize(
+    "options, message",
+    [
+        (["evaluator=heuristic"], "tictactoe has no evaluator 'heuristic' (it has: none;"),
+        (["gama=1"], "unknown MCTS option 'gama'; valid options: "),
+        (["exploration=1"], "give exploration with its own option --exploration"),
+        (["gamma=0.9,1.0"], "gamma takes one value here (evaluate sweeps several), got 0.9, 1.0"),
+        (["gamma=0.9", "gamma=1.0"], "'gamma' given twice"),
+    ],
+)
+def test_search_option_errors_name_the_option(options, message, capsys):
+    argv = ["search", "--iterations", "10"]
+    with pytest.raises(SystemExit) as done:
+        main(argv + [arg for option in options for arg in ("--options", option)])
+    assert done.value.code == 2
+    captured = capsys.readouterr()
+    assert f"argument --options: {message}" in captured.err and captured.out == ""
+
+
+def test_play_takes_options_and_the_old_spelling_with_a_note(capsys):
+    argv = [
+        "play",
+        "--game",
+        "connect_four",
+        "--iterations",
+        "50",
+        "--option",
+        "evaluator=heuristic",
+    ]
+    assert main(argv, stdin=io.StringIO("0\nq\n")) == 0
+    captured = capsys.readouterr()
+    assert "note: --option is deprecated; write --options" in captured.err
+    assert re.search(r"MCTS plays \d \(\d+ of 50 visits", captured.out)
+
+
+def test_a_tiny_search_prints_its_time_and_rate_not_zero(capsys):
+    assert main(["search", "--iterations", "1"]) == 0
+    line = capsys.readouterr().out.splitlines()[-2]
+    match = re.fullmatch(r"1 iteration in (\S+) s \(([\d,.]+) iterations/s\), 2 nodes, .*", line)
+    assert match and float(match[1]) > 0 and float(match[2].replace(",", "")) > 0
+    assert "0.000 s" not in line

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import collections
 import math
 import random
+import re
 import sys
 from types import SimpleNamespace
 
@@ -21,8 +23,9 @@ from scripted_games import (
     nested_reference,
 )
 
-from mcts_agent import MCTS, UNVISITED, StepResult
+from mcts_agent import MCTS, UNVISITED, Evaluation, StepResult
 from mcts_agent.envs.tic_tac_toe import EMPTY_BOARD, TicTacToeModel
+from mcts_agent.summary import format_seconds
 
 pytestmark = pytest.mark.usefixtures("each_backend")  # both search backends
 
@@ -303,6 +306,90 @@ def test_untried_actions_are_reported_as_unvisited():
     assert planner.tree[0].children == (1, UNVISITED)
     assert planner.summary().visit_counts == (1, 0)
     assert math.isnan(planner.summary().values[1])
+
+
+def _x_wins_at_2():
+    """Tic-tac-toe after X 0, O 3, X 1, O 4: X to move, and cell 2 wins at once."""
+    model, state = TicTacToeModel(), EMPTY_BOARD
+    for cell in (0, 3, 1, 4):
+        state, _, _ = model.step(state, cell)
+    return model, state
+
+
+def test_str_of_a_summary_is_the_table_the_cli_prints():
+    # Hand-checked: the first untried action is 2 (legal: 2 5 6 7 8); it wins at once, so
+    # the solver proves it +1 in the first iteration and the root with it: 1 visit, 2 nodes.
+    model, state = _x_wins_at_2()
+    planner = MCTS(model, 1000, seed=0, solve=True, value_bounds=(-1.0, 1.0))
+    assert planner(state) == 2
+    summary = planner.summary()
+    assert summary.principal_variation == (2,)
+    lines = str(summary).splitlines()
+    assert lines[:7] == [
+        "visits and value for player 1 of each move:",
+        "move  visits   share   value  proven",
+        "2          1  100.0%  +1.000      +1",
+        "5          0    0.0%       -       -",
+        "6          0    0.0%       -       -",
+        "7          0    0.0%       -       -",
+        "8          0    0.0%       -       -",
+    ]
+    assert lines[7] == "principal variation: 2"
+    assert re.fullmatch(
+        r"1 iteration in \S+ s \([\d,.]+ iterations/s\), 2 nodes, stopped on solved; "
+        r"proven value \+1",
+        lines[8],
+    )
+    assert "0.000 s" not in lines[8] and len(lines) == 9
+
+
+def test_str_of_a_summary_shows_the_priors_an_evaluator_gave():
+    model, state = _x_wins_at_2()
+    root = (0.5, 0.2, 0.1, 0.1, 0.1)  # of 2 5 6 7 8; uniform elsewhere
+
+    def evaluator(position, actions):
+        return Evaluation(0.0, root if position == state else [1.0] * len(actions))
+
+    planner = MCTS(model, 40, seed=0, selection="puct", evaluator=evaluator)
+    planner(state)
+    summary = planner.summary()
+    lines = str(summary).splitlines()
+    assert lines[1].split() == ["move", "visits", "share", "value", "prior"]
+    n = summary.visit_counts[0]
+    assert lines[2].split() == ["2", str(n), f"{n / 40:.1%}", "+1.000", "0.500"]
+    assert sorted(line.split()[-1] for line in lines[3:7]) == ["0.100", "0.100", "0.100", "0.200"]
+
+
+def test_the_repr_of_a_summary_is_the_named_tuple_of_its_fourteen_fields():
+    model, state = _x_wins_at_2()
+    planner = MCTS(model, 30, seed=0)
+    planner(state)
+    summary = planner.summary()
+    before = collections.namedtuple("SearchSummary", summary._fields[:-1])(*summary[:-1])
+    assert repr(summary) == repr(before)  # as before principal_variation was added
+    assert "principal_variation" not in repr(summary) and summary.principal_variation[0] == 2
+    assert summary._replace(iterations=1).principal_variation == summary.principal_variation
+
+
+@pytest.mark.parametrize(
+    "seconds, text",
+    [
+        (0.0, "0 s"),
+        (2.5e-05, "2.5e-05 s"),
+        (0.000123456, "0.000123 s"),
+        (0.0004, "0.0004 s"),
+        (1.23456, "1.23 s"),
+        (99.94, "99.9 s"),
+        (1234.4, "1234 s"),
+    ],
+)
+def test_format_seconds_keeps_three_significant_digits(seconds, text):
+    assert format_seconds(seconds) == text
+
+
+def test_format_seconds_refuses_what_is_not_a_number():
+    with pytest.raises(TypeError, match="seconds must be a real number, got '1'"):
+        format_seconds("1")
 
 
 # ---------------------------------------------------------------- non-finite values

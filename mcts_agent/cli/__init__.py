@@ -1,14 +1,17 @@
-"""The ``mcts-agent`` command line: evaluate, tournament, search, play.
+"""The ``mcts-agent`` command line: evaluate, tournament, plan, search, multiplayer, play.
 
 ::
 
     mcts-agent evaluate --game classic/tictactoe-v3 --opponent random perfect
-        --iterations 10 100 1000 --games 100 --seed 0 [--json F] [--csv F] [--plot F.png]
-        [--jsonl F]
+        --iterations 10 100 1000 --games 100 --seed 0 [--options gamma=0.9,1.0]
+        [--json F] [--csv F] [--plot F.png] [--jsonl F]
     mcts-agent tournament --game connect_four --agents mcts:iterations=30
         mcts:iterations=600 random --games 20 [--sprt 0,100] [--json F] [--plot F.png]
+    mcts-agent plan --env FrozenLake-v1:is_slippery=False --iterations 20 200
+        [--time-limit S] [--options gamma=0.95,exploration=0.7]
     mcts-agent search --game tictactoe --position "XX.OO...." --iterations 5000
-        [--time-limit S] [--dot F] [--json F] [--plot F.png] [--trace F.png]
+        [--time-limit S] [--options evaluator=heuristic] [--dot F] [--json F]
+        [--plot F.png] [--trace F.png]
     mcts-agent play --game tictactoe --iterations 2000 --human X
     mcts-agent multiplayer --game three_in_a_row --agents mcts:iterations=300
         mcts:iterations=30 random --games 6 --seed 0 [--json F]
@@ -29,7 +32,15 @@ cooperative one, seats rotated, and prints every player's mean return and wins
 (:mod:`mcts_agent.evaluation.multiplayer`). Both take every game ``make_game`` knows by id
 (our models ``tictactoe``, ``connect_four``; PettingZoo's two-player games the
 adapter plans, such as ``classic/chess-v6``), shown through
-:mod:`mcts_agent.boards`.
+:mod:`mcts_agent.boards`. ``search`` prints :func:`mcts_agent.summary.format_summary`'s
+text, what ``str(summary)`` prints in Python; ``plan`` plays MCTS and a random policy in a
+Gymnasium env (:mod:`mcts_agent.evaluation.planning`).
+
+Every command that plans takes ``--options NAME=VALUE,...`` (repeatable) for the MCTS
+options it has no flag for (in ``tournament`` and ``multiplayer``, added to every ``mcts``
+agent's spec; in ``evaluate``, several values sweep an option); ``--option``, the spelling
+``evaluate`` had, still works with a note that it is deprecated. Every command that takes an
+iteration count takes ``--time-limit`` too; times print with three significant digits.
 
 One module a command (``evaluate``, ``tournament``, ``plan``, ``search`` with what
 ``play`` shares of it, ``play``, ``multiplayer``: each its ``add_parser`` and ``run``);
@@ -59,14 +70,9 @@ from mcts_agent.cli.options import (
     parse_exploration,
 )
 from mcts_agent.cli.runs import EXIT_INTERRUPTED
-from mcts_agent.cli.search import (
-    BOARD_GAMES,
-    ROOT_TABLE_MOVES,
-    format_root_statistics,
-    format_root_table,
-    tree_json,
-)
+from mcts_agent.cli.search import BOARD_GAMES, format_root_statistics, tree_json
 from mcts_agent.cli.tournament import parse_sprt
+from mcts_agent.summary import ROOT_TABLE_MOVES, format_root_table
 
 __all__ = [
     "BOARD_GAMES",
@@ -88,11 +94,33 @@ __all__ = [
 ]
 
 
+class _HelpFormatter(argparse.HelpFormatter):
+    """argparse's help, each command's description on its name's line.
+
+    argparse measures the commands' names without their indentation, so a name as long
+    as ``multiplayer`` would push its description to the next line.
+    """
+
+    def add_argument(self, action: argparse.Action) -> None:
+        """Adds ``action`` to the help, counting its subactions' (commands') indentation."""
+        super().add_argument(action)
+        if action.help is not argparse.SUPPRESS:
+            for subaction in self._iter_indented_subactions(action):  # indented while iterated
+                width = len(self._format_action_invocation(subaction)) + self._current_indent
+                self._action_max_length = max(self._action_max_length, width)
+
+
 def build_parser() -> argparse.ArgumentParser:
-    """Returns the ``mcts-agent`` argument parser (evaluate, tournament, search, play)."""
+    """Returns the ``mcts-agent`` argument parser, its help naming each command in a line.
+
+    Commands: evaluate, tournament, plan, search, multiplayer, play.
+    """
     parser = argparse.ArgumentParser(
         prog="mcts-agent",
-        description="UCT Monte Carlo Tree Search: evaluate, tournament, search, play.",
+        description="Monte Carlo Tree Search planning: evaluate, tournament, plan, search, "
+        "multiplayer, play. 'mcts-agent COMMAND --help' describes a command's options; "
+        "MCTS options without a flag of their own go in --options NAME=VALUE,...",
+        formatter_class=_HelpFormatter,
     )
     parser.add_argument(
         "--version",

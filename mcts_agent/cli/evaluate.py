@@ -6,17 +6,20 @@ import argparse
 import itertools
 import math
 from collections.abc import Callable
-from typing import Any, TextIO
+from typing import TextIO
 
 from mcts_agent.cli.options import (
     MAX_GAMES,
     _add_anytime_options,
     _add_game_option,
     _add_run_options,
+    _add_settings_option,
     _anytime_options,
     _check_backend,
     _check_outputs,
     _game,
+    _named_evaluators,
+    _option_settings,
     _players,
     _progress,
     int_at_least,
@@ -28,16 +31,16 @@ from mcts_agent.evaluation import (
     MCTSPlayer,
     ModelGame,
     SweepResult,
-    parse_sweep,
     sweep,
 )
+from mcts_agent.summary import format_seconds
 
 
 def add_parser(commands: argparse._SubParsersAction) -> None:
     """Adds ``evaluate`` to the ``mcts-agent`` commands."""
     evaluate = commands.add_parser(
         "evaluate",
-        help="play MCTS against opponents and print a wins/draws/losses table",
+        help="play MCTS against opponents: a wins/draws/losses table",
         description="Plays MCTS at each iteration count (and exploration constant and seed) "
         "against each opponent, --games games in each seat, and prints the wins / draws / "
         "losses of MCTS. A value given twice counts once. Each game is written to a JSON "
@@ -80,14 +83,10 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
         default=[DEFAULT_EXPLORATION],
         help="c values of UCB1, e.g. sqrt(2) 2*sqrt(2) (default: 2*sqrt(2))",
     )
-    evaluate.add_argument(
-        "--option",
-        action="append",
-        type=_sweep_option,
-        default=None,
-        metavar="NAME=V1,V2,...",
-        help="sweep any other MCTS option too, one match per value (repeatable), e.g. "
-        "--option gamma=0.9,1.0 --option selection=uct,puct",
+    _add_settings_option(
+        evaluate,
+        "any other MCTS option; several values sweep it, one match each, e.g. "
+        "--options gamma=0.9,1.0,selection=uct,puct or --options evaluator=None,heuristic",
     )
     _add_anytime_options(evaluate, "from move to move within each game")
     evaluate.add_argument(
@@ -117,13 +116,6 @@ def default_opponents(solvable: bool) -> list[str]:
     return ["random", "perfect" if solvable else "minimax"]
 
 
-def _sweep_option(text: str) -> tuple[str, list[Any]]:
-    try:
-        return parse_sweep(text)
-    except ValueError as error:
-        raise argparse.ArgumentTypeError(str(error)) from None
-
-
 def run(args: argparse.Namespace, parser: argparse.ArgumentParser, out: TextIO) -> int:
     """Runs ``mcts-agent evaluate`` with its parsed ``args``; returns the exit status."""
     game = _game(parser, args.game)
@@ -138,22 +130,14 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser, out: TextIO) 
     iterations = list(dict.fromkeys(args.iterations))
     explorations = list(dict.fromkeys(args.exploration))
     seeds = list(dict.fromkeys(args.seed))
-    swept: dict[str, list[Any]] = {}
-    for name, values in args.option or []:
-        if name in swept:
-            parser.error(f"argument --option: {name!r} given twice")
-        if name in ("iterations", "exploration", "rollout_limit", "seed"):
-            parser.error(f"argument --option: sweep {name} with --{name.replace('_', '-')}")
-        if name == "evaluator":  # the game's evaluators by name, as in agent specs
-            evaluators = dict(game.evaluators)
-            for value in values:
-                if isinstance(value, str) and value not in evaluators:
-                    parser.error(f"argument --option: {game.name} has no evaluator {value!r}")
-            values = [evaluators.get(v, v) if isinstance(v, str) else v for v in values]
-        swept[name] = list({repr(v): v for v in values}.values())
+    swept = _option_settings(
+        parser, args, ("iterations", "exploration", "rollout_limit", "seed"), sweep=True
+    )
+    if "evaluator" in swept:  # the game's evaluators by name, as in agent specs
+        swept["evaluator"] = _named_evaluators(parser, game, swept["evaluator"])
     for name, value in _anytime_options(args).items():  # one value each: in the title
         if name in swept:
-            parser.error(f"argument --option: {name} is set by its own flag too")
+            parser.error(f"argument --options: {name} is set by its own flag too")
         swept[name] = [value]
     for values in itertools.product(*swept.values()):
         try:  # each combination checked before any game
@@ -161,7 +145,7 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser, out: TextIO) 
                 game.model if isinstance(game, ModelGame) else None
             )
         except (TypeError, ValueError) as error:
-            parser.error(f"argument --option: {error}")
+            parser.error(f"argument --options: {error}")
     combinations = math.prod(len(v) for v in swept.values())
     total = (
         len(opponents)
@@ -193,7 +177,10 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser, out: TextIO) 
     def report(result: SweepResult, seconds: float) -> list:
         print(result.table(), file=out)
         moves = sum(m.mean_length * len(m.records) for m in result.matches)
-        print(f"{total} games, {moves / total:.2f} moves per game, {seconds:.1f} s", file=out)
+        print(
+            f"{total} games, {moves / total:.2f} moves per game, {format_seconds(seconds)}",
+            file=out,
+        )
         return _result_files(args, result)
 
     return _run_logged(args, parser, out, total, play, report)

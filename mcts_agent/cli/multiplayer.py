@@ -9,6 +9,7 @@ import argparse
 import json
 from typing import TextIO
 
+from mcts_agent.cli.options import _add_settings_option, _option_settings, _with_settings
 from mcts_agent.evaluation import make_player, parse_spec, write_atomically
 from mcts_agent.evaluation.multiplayer import (
     MULTIPLAYER_GAMES,
@@ -21,7 +22,7 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
     """Adds ``multiplayer`` to the ``mcts-agent`` commands."""
     multiplayer = commands.add_parser(
         "multiplayer",
-        help="play a game of n players (or a cooperative one) and print every player's results",
+        help="n players or a cooperative game: every player's results",
         description="Plays --games games of a game of two or more players with any rewards "
         "(every player's reward planned: max^n), game g seating agent (k + g) mod n at seat "
         "k, and prints each agent's mean return, wins (the highest return alone) and shared "
@@ -44,6 +45,11 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
         default=0,
         help="agent i of game g is seeded seed + 1000 * g + i (default: 0)",
     )
+    _add_settings_option(
+        multiplayer,
+        "MCTS options every mcts agent takes, e.g. --options time_limit=0.1,gamma=0.99 "
+        "(added to their specs, which must not set them too)",
+    )
     multiplayer.add_argument("--json", metavar="FILE", help="write the games and results as JSON")
     multiplayer.set_defaults(subparser=multiplayer)
 
@@ -54,11 +60,12 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser, out: TextIO) 
     seats = game.seats
     if len(args.agents) != len(seats):
         parser.error(f"--agents: {args.game} has {len(seats)} seats, got {len(args.agents)} agents")
+    specs = _with_settings(parser, args.agents, _option_settings(parser, args))
     checked_against = argparse.Namespace(  # what make_player reads of a game
         model=getattr(game, "model", None), solvable=False, evaluators=(), name=args.game
     )
     players = []
-    for spec in args.agents:
+    for spec in specs:
         try:
             if parse_spec(spec)[0] not in ("random", "mcts"):
                 raise ValueError(
@@ -71,7 +78,7 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser, out: TextIO) 
     games = len(seats) if args.games is None else args.games
     if games < 1:
         parser.error(f"--games must be >= 1, got {games}")
-    result = play_multiplayer(game, players, args.agents, games, args.seed)
+    result = play_multiplayer(game, players, specs, games, args.seed)
     print(result.table(), file=out)
     if args.json:
         with write_atomically(args.json) as file:

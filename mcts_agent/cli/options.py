@@ -1,8 +1,13 @@
 """The ``mcts-agent`` commands' shared options: argument types, argument groups, checks.
 
 Argument types that exit with an argparse error naming what came; the groups of options
-several commands take (``--game``, the anytime budget, the run's backend and files); and the
-checks made before any game: the game, the agents, the backend and every output file.
+several commands take (``--game``, the anytime budget, ``--options``, the run's backend and
+files); and the checks made before any game: the game, the agents, the backend and every
+output file.
+
+Every command that plans takes the MCTS options it has no flag for as ``--options
+NAME=VALUE,...`` (repeatable; :func:`mcts_agent.evaluation.parse_settings`); ``--option``,
+``evaluate``'s spelling before, still works with a note on stderr that it is deprecated.
 """
 
 from __future__ import annotations
@@ -27,7 +32,10 @@ from mcts_agent.evaluation import (
     check_ray_address,
     make_game,
     make_player,
+    parse_settings,
+    parse_spec,
 )
+from mcts_agent.evaluation.specs import format_options
 
 OPPONENTS = AGENT_KINDS
 """The kinds of agent ``--opponent`` and ``--agents`` accept (specs such as ``minimax:depth=2``)."""
@@ -110,14 +118,19 @@ def number_in(minimum: float, maximum: float = math.inf) -> Callable[[str], floa
     return parse
 
 
-def _add_anytime_options(parser: argparse.ArgumentParser, reuse_note: str) -> None:
-    """``--time-limit``, ``--solve`` and ``--reuse-tree``: MCTS's budget, solver and reuse."""
+def _add_time_limit(parser: argparse.ArgumentParser) -> None:
+    """``--time-limit``: seconds per move, with or in place of ``--iterations``."""
     parser.add_argument(
         "--time-limit",
         type=number_in(1e-9),
         metavar="SECONDS",
         help="seconds per move; with --iterations, whichever comes first",
     )
+
+
+def _add_anytime_options(parser: argparse.ArgumentParser, reuse_note: str) -> None:
+    """``--time-limit``, ``--solve`` and ``--reuse-tree``: MCTS's budget, solver and reuse."""
+    _add_time_limit(parser)
     parser.add_argument(
         "--solve",
         action="store_true",
@@ -141,6 +154,133 @@ def _anytime_options(args: argparse.Namespace) -> dict[str, Any]:
     if args.reuse_tree:
         options["reuse_tree"] = True
     return options
+
+
+class _DeprecatedSpelling(argparse.Action):
+    """An appending option's old spelling: appends as the new one does, with a note on stderr."""
+
+    def __init__(self, option_strings: list[str], dest: str, new: str, **kwargs: Any) -> None:
+        super().__init__(option_strings, dest, **kwargs)
+        self.new = new
+
+    def __call__(
+        self,
+        parser: argparse.ArgumentParser,
+        namespace: argparse.Namespace,
+        values: Any,
+        option_string: str | None = None,
+    ) -> None:
+        print(
+            f"{parser.prog}: note: {option_string} is deprecated; write {self.new} "
+            "(the same NAME=VALUE,... settings)",
+            file=sys.stderr,
+        )
+        setattr(namespace, self.dest, [*(getattr(namespace, self.dest) or []), values])
+
+
+def _settings(text: str) -> dict[str, list[Any]]:
+    """``--options``' type: :func:`~mcts_agent.evaluation.parse_settings` as an argparse error."""
+    try:
+        return parse_settings(text)
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
+
+
+def _add_settings_option(parser: argparse.ArgumentParser, help: str) -> None:
+    """``--options NAME=VALUE,...`` (repeatable) and its deprecated spelling ``--option``."""
+    parser.add_argument(
+        "--options",
+        action="append",
+        type=_settings,
+        default=None,
+        metavar="NAME=VALUE,...",
+        help=f"{help} (repeatable; values are Python literals or words)",
+    )
+    parser.add_argument(
+        "--option",
+        action=_DeprecatedSpelling,
+        new="--options",
+        dest="options",
+        type=_settings,
+        help=argparse.SUPPRESS,
+    )
+
+
+def _option_settings(
+    parser: argparse.ArgumentParser,
+    args: argparse.Namespace,
+    own_flags: Sequence[str] = (),
+    sweep: bool = False,
+) -> dict[str, list[Any]]:
+    """Every ``--options`` setting, ``{name: [value, ...]}``; exits with an argument error.
+
+    Args:
+        parser: the command's parser (its ``error`` exits with status 2).
+        args: the parsed arguments.
+        own_flags: the options the command sets with flags of their own (``"iterations"``
+            for ``--iterations``...), refused here.
+        sweep: whether an option may take several values (``evaluate``); else one each.
+
+    Returns:
+        The settings in the order given, each value once.
+    """
+    settings: dict[str, list[Any]] = {}
+    for given in args.options or []:
+        for name, values in given.items():
+            if name in settings:
+                parser.error(f"argument --options: {name!r} given twice")
+            if name in own_flags:
+                parser.error(
+                    f"argument --options: give {name} with its own option "
+                    f"--{name.replace('_', '-')}"
+                )
+            if len(values) > 1 and not sweep:
+                parser.error(
+                    f"argument --options: {name} takes one value here (evaluate sweeps "
+                    f"several), got {', '.join(map(repr, values))}"
+                )
+            settings[name] = list({repr(v): v for v in values}.values())
+    return settings
+
+
+def _named_evaluators(parser: argparse.ArgumentParser, game: Game, values: list[Any]) -> list[Any]:
+    """``--options evaluator=``'s values with the game's evaluators' names replaced by them."""
+    evaluators = dict(game.evaluators)
+    for value in values:
+        if isinstance(value, str) and value not in evaluators:
+            names = ", ".join(map(repr, evaluators)) or "none"
+            parser.error(
+                f"argument --options: {game.name} has no evaluator {value!r} (it has: {names}; "
+                "evaluator=None for none)"
+            )
+    return [evaluators.get(v, v) if isinstance(v, str) else v for v in values]
+
+
+def _with_settings(
+    parser: argparse.ArgumentParser, specs: Sequence[str], settings: dict[str, list[Any]]
+) -> list[str]:
+    """``specs`` with ``--options``' settings added to every ``mcts`` spec (one value each)."""
+    if not settings:
+        return list(specs)
+    merged = []
+    for spec in specs:
+        try:
+            kind, options = parse_spec(spec)
+        except ValueError as error:
+            parser.error(f"argument --agents: {error}")
+        if kind == "mcts":
+            both = sorted(set(options) & set(settings))
+            if both:
+                parser.error(
+                    f"argument --options: agent spec {spec!r} sets {', '.join(both)} too; "
+                    "give it in one place"
+                )
+            added = tuple((name, values[0]) for name, values in settings.items())
+            spec = "mcts" + format_options((*options.items(), *added))
+        merged.append(spec)
+    if merged == list(specs):
+        parser.error("argument --options: no mcts agent to give them to")
+    return merged
 
 
 def _add_game_option(parser: argparse.ArgumentParser, names: str | None = None) -> None:

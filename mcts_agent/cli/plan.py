@@ -15,15 +15,18 @@ from typing import TextIO
 from mcts_agent.cli.options import (
     MAX_GAMES,
     _add_backend_options,
+    _add_settings_option,
+    _add_time_limit,
     _check_backend,
     _check_output_file,
     _check_plot_file,
+    _option_settings,
     _progress,
     int_at_least,
-    number_in,
 )
 from mcts_agent.cli.runs import EXIT_INTERRUPTED
-from mcts_agent.evaluation import DEFAULT_EXPLORATION, GameLog, parse_spec, ray_session
+from mcts_agent.evaluation import DEFAULT_EXPLORATION, GameLog, ray_session
+from mcts_agent.summary import format_seconds
 
 
 def add_parser(commands: argparse._SubParsersAction) -> None:
@@ -58,17 +61,10 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
         default=None,
         help="MCTS iterations per move, one row each (default: 200, or none with --time-limit)",
     )
-    plan.add_argument(
-        "--time-limit",
-        type=number_in(0.0),
-        default=None,
-        help="seconds per move (with --iterations: whichever ends first)",
-    )
-    plan.add_argument(
-        "--options",
-        default="",
-        metavar="NAME=VALUE,...",
-        help="other MCTSAgent options, e.g. gamma=0.95,exploration=0.7,rollout_limit=100 "
+    _add_time_limit(plan)
+    _add_settings_option(
+        plan,
+        "other MCTSAgent options, e.g. gamma=0.95,exploration=0.7,rollout_limit=100 "
         "(default: none: c = 2*sqrt(2))",
     )
     plan.add_argument("--seed", type=int_at_least(0), default=0, help="master seed (default: 0)")
@@ -99,13 +95,8 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser, out: TextIO) 
         planning.make_env(args.env).close()
     except ValueError as error:
         parser.error(f"argument --env: {error}")
-    try:
-        _, extra = parse_spec("mcts:" + args.options if args.options else "mcts")
-    except ValueError as error:
-        parser.error(f"argument --options: {error}")
-    for name in ("iterations", "time_limit", "seed"):
-        if name in extra:
-            parser.error(f"argument --options: give {name} with its own option")
+    settings = _option_settings(parser, args, ("iterations", "time_limit", "seed"))
+    extra = {name: values[0] for name, values in settings.items()}
     extra.setdefault("exploration", DEFAULT_EXPLORATION)
     if args.time_limit is not None:
         extra["time_limit"] = args.time_limit
@@ -168,7 +159,7 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser, out: TextIO) 
         if log is not None:
             log.close()
     print(planning.table(results), file=out)
-    print(f"{time.perf_counter() - start:.1f} s", file=out)
+    print(format_seconds(time.perf_counter() - start), file=out)
     for path, write in ((args.json, planning.save_json), (args.plot, planning.plot)):
         if path is not None:
             write(results, path)

@@ -13,8 +13,8 @@ from mcts_agent.cli.search import (
     _board,
     _budget,
     _planner,
-    _search_line,
 )
+from mcts_agent.summary import search_line
 
 
 def add_parser(commands: argparse._SubParsersAction) -> None:
@@ -61,13 +61,13 @@ def run(
     args: argparse.Namespace, parser: argparse.ArgumentParser, stdin: TextIO, out: TextIO
 ) -> int:
     """Runs ``mcts-agent play`` with its parsed ``args``, the moves read from ``stdin``."""
-    board = _board(parser, args)
+    game, board = _board(parser, args)
     if not board.legal:
         parser.error(f"argument --position: {args.position!r} is a finished game; nothing to play")
     seat = _human_seat(parser, board, args.human)
     human = board.players[seat]
     you, machine = board.seat_names[seat], board.seat_names[1 - seat]
-    planner = _planner(args, board.model)
+    planner = _planner(parser, args, game, board.model)
     print(
         f"You play {you}, MCTS plays {machine} ({_budget(planner)} per move). "
         f"Enter {board.move_help}, or q to quit.",
@@ -94,7 +94,7 @@ def run(
             print(
                 f"MCTS plays {board.label(action)} ({summary.visit_counts[index]} of "
                 f"{sum(summary.visit_counts)} visits, value {summary.values[index]:+.2f}; "
-                f"{_search_line(summary)})",
+                f"{search_line(summary)})",
                 file=out,
             )
         board.play(action)

@@ -9,24 +9,40 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from collections.abc import Callable
 from typing import Any, TextIO
 
 from mcts_agent.boards import Board, ModelBoard, board_for
 from mcts_agent.cli.options import (
     _add_anytime_options,
     _add_game_option,
+    _add_settings_option,
     _anytime_options,
     _check_files,
     _game,
+    _named_evaluators,
+    _option_settings,
     _outputs,
     int_at_least,
     parse_exploration,
 )
-from mcts_agent.evaluation import DEFAULT_EXPLORATION, write_atomically
+from mcts_agent.evaluation import DEFAULT_EXPLORATION, Game, MCTSPlayer, write_atomically
 from mcts_agent.evaluation.results import save_figure
 from mcts_agent.search import MCTS, SearchSummary
+from mcts_agent.summary import format_summary
 from mcts_agent.trace import RootTrace
+
+_OWN_FLAGS = (
+    "iterations",
+    "time_limit",
+    "solve",
+    "value_bounds",
+    "reuse_tree",
+    "exploration",
+    "rollout_limit",
+    "seed",
+    "on_iteration",
+)
+"""The MCTS options ``search`` and ``play`` set themselves, refused in ``--options``."""
 
 BOARD_GAMES = (
     "tictactoe",
@@ -36,9 +52,6 @@ BOARD_GAMES = (
     "classic/chess-v6",
 )
 """The games ``search`` and ``play`` name in their help (they take any PettingZoo AEC id)."""
-
-ROOT_TABLE_MOVES = 15
-"""The most moves (most visited first) ``search`` lists in its table of the root's moves."""
 
 
 def _add_search_options(parser: argparse.ArgumentParser, iterations: int) -> None:
@@ -65,6 +78,11 @@ def _add_search_options(parser: argparse.ArgumentParser, iterations: int) -> Non
     )
     parser.add_argument(
         "--seed", type=int_at_least(0), default=0, help="seed of the rollouts (default: 0)"
+    )
+    _add_settings_option(
+        parser,
+        "any other MCTS option, e.g. --options evaluator=heuristic,selection=puct (connect "
+        "four's evaluator by name) or --options gamma=0.99",
     )
 
 
@@ -110,11 +128,29 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
     search.set_defaults(subparser=search)
 
 
-def _planner(args: argparse.Namespace, model: Any, on_iteration: Any = None) -> MCTS:
-    """The planner of ``search`` and ``play``: their budget, solver, reuse and rollout options."""
+def _planner(
+    parser: argparse.ArgumentParser,
+    args: argparse.Namespace,
+    game: Game,
+    model: Any,
+    on_iteration: Any = None,
+) -> MCTS:
+    """The planner of ``search`` and ``play``: their budget, solver, reuse and rollout options.
+
+    And ``--options``' settings (the game's evaluators by name); exits with an argument
+    error naming the option the planner refused.
+    """
     iterations = args.iterations
     if iterations is None and args.time_limit is None:
         iterations = args.default_iterations
+    settings = _option_settings(parser, args, _OWN_FLAGS)
+    if "evaluator" in settings:
+        settings["evaluator"] = _named_evaluators(parser, game, settings["evaluator"])
+    options = {name: values[0] for name, values in settings.items()}
+    try:  # evaluate's and the agent specs' messages: "unknown MCTS option 'gama'; valid: ..."
+        MCTSPlayer(1, **options).check(model)
+    except (TypeError, ValueError) as error:
+        parser.error(f"argument --options: {error}")
     return MCTS(
         model,
         iterations,
@@ -123,6 +159,7 @@ def _planner(args: argparse.Namespace, model: Any, on_iteration: Any = None) -> 
         seed=args.seed,
         on_iteration=on_iteration,
         **_anytime_options(args),
+        **options,
     )
 
 
@@ -134,19 +171,6 @@ def _budget(planner: MCTS) -> str:
     if planner.time_limit is not None:
         parts.append(f"{planner.time_limit:g} s")
     return " or ".join(parts)
-
-
-def _search_line(summary: SearchSummary) -> str:
-    """What one search did: iterations, seconds, nodes, why it stopped, what it proved."""
-    line = (
-        f"{summary.iterations} iterations in {summary.elapsed:.3f} s, {summary.nodes} nodes, "
-        f"stopped on {summary.stop_reason}"
-    )
-    if summary.reused_visits:
-        line += f", {summary.reused_visits} visits reused"
-    if summary.proven_value is not None:
-        line += f"; proven value {summary.proven_value:+g}"
-    return line
 
 
 def format_root_statistics(state: int, summary: SearchSummary) -> str:
@@ -181,49 +205,8 @@ def format_root_statistics(state: int, summary: SearchSummary) -> str:
     return f"\n{rule}\n".join(rows)
 
 
-def format_root_table(summary: SearchSummary, label: Callable[[Any], str] = str) -> str:
-    """Returns the root's moves as a table: the move played, then the most visited.
-
-    At most :data:`ROOT_TABLE_MOVES` rows (the move played is the first, also
-    when the solver chose it over more visited ones).
-
-    Columns: the move (``label(action)``), its visits, share of the visits,
-    value for the player to move (``-`` if never tried) and, with the solver,
-    its proven value.
-
-    Args:
-        summary: ``planner.summary()`` after the search.
-        label: ``action -> str``, the move's name.
-    """
-    total = sum(summary.visit_counts) or 1
-    played = summary.actions.index(summary.action)
-    order = sorted(
-        range(len(summary.actions)), key=lambda i: (i != played, -summary.visit_counts[i])
-    )
-    proven = any(v is not None for v in summary.proven)
-    rows = [["move", "visits", "share", "value"] + (["proven"] if proven else [])]
-    for i in order[:ROOT_TABLE_MOVES]:
-        n = summary.visit_counts[i]
-        row = [label(summary.actions[i]), str(n), f"{n / total:.1%}"]
-        row.append(f"{summary.values[i]:+.3f}" if n else "-")
-        if proven:
-            row.append("-" if summary.proven[i] is None else f"{summary.proven[i]:+g}")
-        rows.append(row)
-    widths = [max(len(row[k]) for row in rows) for k in range(len(rows[0]))]
-    lines = [
-        "  ".join(
-            cell.ljust(w) if k == 0 else cell.rjust(w)
-            for k, (cell, w) in enumerate(zip(row, widths, strict=True))
-        ).rstrip()
-        for row in rows
-    ]
-    if len(order) > ROOT_TABLE_MOVES:
-        lines.append(f"... {len(order) - ROOT_TABLE_MOVES} less visited moves")
-    return "\n".join(lines)
-
-
-def _board(parser: argparse.ArgumentParser, args: argparse.Namespace) -> Board:
-    """The game's starting position, with ``--position`` played; exits on an argument error."""
+def _board(parser: argparse.ArgumentParser, args: argparse.Namespace) -> tuple[Game, Board]:
+    """The game and its position, ``--position`` played; exits on an argument error."""
     game = _game(parser, args.game)
     try:
         board = board_for(game)
@@ -234,7 +217,7 @@ def _board(parser: argparse.ArgumentParser, args: argparse.Namespace) -> Board:
             board.set_position(args.position)
         except ValueError as error:
             parser.error(f"argument --position: {error}")
-    return board
+    return game, board
 
 
 def _check_search_outputs(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
@@ -257,14 +240,14 @@ def tree_json(data: dict) -> str:
 
 def run(args: argparse.Namespace, parser: argparse.ArgumentParser, out: TextIO) -> int:
     """Runs ``mcts-agent search`` with its parsed ``args``; returns the exit status."""
-    board = _board(parser, args)
+    game, board = _board(parser, args)
     if not board.legal:
         parser.error(
             f"argument --position: {args.position!r} is a finished game; nothing to search"
         )
     _check_search_outputs(parser, args)
     trace = RootTrace() if args.trace is not None else None
-    planner = _planner(args, board.model, on_iteration=trace)
+    planner = _planner(parser, args, game, board.model, on_iteration=trace)
     side = board.seat(board.player())
     move = planner(board.state)
     summary = planner.summary()
@@ -273,14 +256,15 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser, out: TextIO) 
         f"{side} to move; {_budget(planner)}, c = {args.exploration:.3g}, seed {args.seed}",
         file=out,
     )
-    print(f"visits and value for {side} of each move:", file=out)
-    if isinstance(board, ModelBoard) and board.layout().shape == (3, 3):
-        print(format_root_statistics(board.state, summary), file=out)
-    else:
-        print(format_root_table(summary, board.label), file=out)
-    line = board.line_labels(planner.principal_variation())
-    print(f"principal variation: {' '.join(line)}", file=out)
-    print(_search_line(summary), file=out)
+    grid = isinstance(board, ModelBoard) and board.layout().shape == (3, 3)
+    text = format_summary(
+        summary,
+        board.label,
+        player=side,
+        line=board.line_labels(summary.principal_variation),
+        table=format_root_statistics(board.state, summary) if grid else None,
+    )
+    print(text, file=out)
     print(f"move played: {board.label(move)}", file=out)
     try:
         if args.dot is not None:

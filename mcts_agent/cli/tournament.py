@@ -12,11 +12,14 @@ from mcts_agent.cli.options import (
     MAX_GAMES,
     _add_game_option,
     _add_run_options,
+    _add_settings_option,
     _check_backend,
     _check_outputs,
     _game,
+    _option_settings,
     _players,
     _progress,
+    _with_settings,
     int_at_least,
     number_in,
 )
@@ -29,6 +32,7 @@ from mcts_agent.evaluation import (
     tournament,
     write_atomically,
 )
+from mcts_agent.summary import format_seconds
 
 
 def add_parser(commands: argparse._SubParsersAction) -> None:
@@ -96,6 +100,11 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
         default=0.05,
         help="--sprt: chance of accepting H0 when H1 holds (default: 0.05)",
     )
+    _add_settings_option(
+        tournament_parser,
+        "MCTS options every mcts agent takes, e.g. --options evaluator=heuristic,time_limit=0.1 "
+        "(added to their specs, which must not set them too)",
+    )
     _add_run_options(tournament_parser, "draw the ratings with their intervals (PNG...)")
 
 
@@ -128,7 +137,8 @@ def _json_writer(data: dict) -> Callable[[str], None]:
 def run(args: argparse.Namespace, parser: argparse.ArgumentParser, out: TextIO) -> int:
     """Runs ``mcts-agent tournament`` with its parsed ``args``; returns the exit status."""
     game = _game(parser, args.game)
-    agents = _players(parser, "--agents", args.agents, game)
+    specs = _with_settings(parser, args.agents, _option_settings(parser, args))
+    agents = _players(parser, "--agents", specs, game)
     if len(agents) < 2:
         parser.error(f"argument --agents: a tournament needs two agents or more, got {args.agents}")
     if args.sprt is not None and len(agents) != 2:
@@ -138,7 +148,7 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser, out: TextIO) 
     games = args.games if args.games is not None else (2000 if args.sprt else 20)
     if games % 2:
         parser.error(f"argument --games: expected an even number (seats alternate), got {games}")
-    anchor = args.anchor
+    anchor = dict(zip(args.agents, specs, strict=True)).get(args.anchor, args.anchor)
     if anchor is not None and anchor not in agents:
         parser.error(f"argument --anchor: {anchor!r} is not one of --agents {list(agents)}")
     _check_backend(parser, args)
@@ -168,7 +178,7 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser, out: TextIO) 
             )
             print(result.summary(), file=out)
             print(result.match.summary().split("\n", 1)[1], file=out)
-            print(f"{result.games} games, {seconds:.1f} s", file=out)
+            print(f"{result.games} games, {format_seconds(seconds)}", file=out)
             return [(args.json, _json_writer(result.to_dict())), (args.csv, result.match.save_csv)]
 
         return _run_logged(args, parser, out, games, play_test, report_test)
@@ -187,7 +197,7 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser, out: TextIO) 
 
     def report(result: TournamentResult, seconds: float) -> list:
         print(result.table(), file=out)
-        print(f"{total} games, {seconds:.1f} s", file=out)
+        print(f"{total} games, {format_seconds(seconds)}", file=out)
         return _result_files(args, result)
 
     return _run_logged(args, parser, out, total, play, report)

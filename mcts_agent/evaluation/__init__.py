@@ -87,7 +87,13 @@ from mcts_agent.evaluation.runner import (
     sweep,
 )
 from mcts_agent.evaluation.runner import Backend as Backend
-from mcts_agent.evaluation.specs import AGENT_KINDS, make_player, parse_spec, parse_sweep
+from mcts_agent.evaluation.specs import (
+    AGENT_KINDS,
+    make_player,
+    parse_settings,
+    parse_spec,
+    parse_sweep,
+)
 from mcts_agent.evaluation.sprt import SPRT, SPRTResult, sprt_match
 from mcts_agent.evaluation.tournament import TournamentResult, round_robin, tournament
 
@@ -129,6 +135,7 @@ __all__ = [
     "make_game",
     "make_multiplayer_game",
     "make_player",
+    "parse_settings",
     "parse_spec",
     "parse_sweep",
     "play_match",

@@ -44,6 +44,7 @@ __all__ = [
     "format_options",
     "make_player",
     "parse_spec",
+    "parse_settings",
     "parse_sweep",
 ]
 
@@ -127,23 +128,69 @@ def parse_spec(spec: str, what: str = "agent") -> tuple[str, dict[str, Any]]:
     return kind, options
 
 
+def parse_settings(text: str) -> dict[str, list[Any]]:
+    """Reads ``name=value[,value...][,name=value[,value...]...]``: options and their values.
+
+    A comma followed by ``name=`` starts the next option; any other comma separates
+    one more value of the option before it (what ``mcts-agent evaluate`` sweeps).
+    Values are read as in :func:`parse_spec`: ``gamma=0.95,exploration=0.7`` is two
+    options of one value each, ``gamma=0.9,1.0,selection=uct,puct`` two of two values,
+    ``root_noise=(0.3, 0.25)`` one tuple.
+
+    Args:
+        text: the options, e.g. ``"evaluator=heuristic,selection=puct"``.
+
+    Returns:
+        ``{name: [value, ...]}`` in the order given, each with one value or more.
+
+    Raises:
+        TypeError: if ``text`` is not a str.
+        ValueError: if ``text`` does not start with ``name=`` (a Python name), a
+            name is given twice, a value is empty or neither a literal nor a word,
+            or a bracket or quote is not closed.
+    """
+    if not isinstance(text, str):
+        raise TypeError(f"options must be a str such as 'gamma=0.9,selection=puct', got {text!r}")
+    settings: dict[str, list[Any]] = {}
+    name = None
+    for part in _split_options(text, text):
+        head, equals, rest = part.partition("=")
+        if equals and _NAME.match(head.strip()):
+            name = head.strip()
+            if name in settings:
+                raise ValueError(f"{text!r} gives {name!r} twice")
+            settings[name] = []
+            part = rest
+        elif name is None:
+            raise ValueError(
+                f"expected name=value,... such as gamma=0.9 or selection=uct,puct; got {text!r}"
+            )
+        if not part.strip():
+            raise ValueError(f"option {name!r}: a value is missing in {text!r}")
+        try:
+            settings[name].append(_value(part.strip()))
+        except ValueError as error:
+            raise ValueError(f"option {name!r}: {error}") from None
+    return settings
+
+
 def parse_sweep(text: str) -> tuple[str, list[Any]]:
     """Reads ``name=value,value,...``: an option and the values a sweep gives it.
 
     Values are read as in :func:`parse_spec` (``gamma=0.9,1.0``,
-    ``root_noise=(0.3, 0.25),None``).
+    ``root_noise=(0.3, 0.25),None``); :func:`parse_settings` reads several options.
 
     Raises:
-        ValueError: if ``text`` is not ``name=`` and one or more values.
+        TypeError: if ``text`` is not a str.
+        ValueError: if ``text`` is not ``name=`` and one or more values of one option.
     """
-    name, equals, rest = text.partition("=")
-    name = name.strip()
-    if not equals or not _NAME.match(name) or not rest.strip():
-        raise ValueError(f"expected name=value,value,... such as gamma=0.9,1.0; got {text!r}")
-    try:
-        return name, [_value(part.strip()) for part in _split_options(rest, text)]
-    except ValueError as error:
-        raise ValueError(f"option {name!r}: {error}") from None
+    settings = parse_settings(text)
+    if len(settings) != 1:
+        raise ValueError(
+            f"expected one option name=value,value,... such as gamma=0.9,1.0; got {text!r}"
+        )
+    ((name, values),) = settings.items()
+    return name, values
 
 
 def format_options(options: tuple[tuple[str, Any], ...]) -> str:

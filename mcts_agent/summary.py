@@ -1,0 +1,177 @@
+"""A search's summary as text: the root's table, the principal variation, what the search did.
+
+``str(summary)`` of a :class:`~mcts_agent.search.SearchSummary` (``planner.summary()``, an
+``MCTSAgent``'s ``last_summary``) and ``mcts-agent search`` print the same text, made by
+:func:`format_summary`::
+
+    move  visits  share   value
+    2         23  46.0%  +1.000
+    5         11  22.0%  +0.455
+    ...
+    principal variation: 2
+    50 iterations in 0.00112 s (44,700 iterations/s), 28 nodes, stopped on iterations
+
+Times are written with three significant digits (:func:`format_seconds`), so a short search
+never reads ``0.000 s``.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from mcts_agent.search import SearchSummary
+
+__all__ = [
+    "ROOT_TABLE_MOVES",
+    "format_root_table",
+    "format_seconds",
+    "format_summary",
+    "search_line",
+]
+
+ROOT_TABLE_MOVES = 15
+"""The most moves (the move played, then the most visited) the root's table lists."""
+
+
+def format_seconds(seconds: float) -> str:
+    """Returns a duration with three significant digits and its unit, e.g. ``"0.00112 s"``.
+
+    Args:
+        seconds: float >= 0 (or ``inf``, ``nan``), the duration in seconds.
+
+    Returns:
+        ``"0.00112 s"``, ``"1.23 s"``, ``"12.3 s"``; from 100 s on, whole seconds
+        (``"1234 s"``); ``"0 s"`` for 0.
+
+    Raises:
+        TypeError: if ``seconds`` is not a real number.
+    """
+    if not isinstance(seconds, (int, float)) or isinstance(seconds, bool):
+        raise TypeError(f"seconds must be a real number, got {seconds!r}")
+    if math.isfinite(seconds) and seconds >= 100:
+        return f"{seconds:.0f} s"
+    return f"{seconds:.3g} s"
+
+
+def search_line(summary: SearchSummary) -> str:
+    """Returns what a search did: iterations, seconds, rate, nodes, why it stopped, what it proved.
+
+    E.g. ``"50 iterations in 0.00112 s (44,700 iterations/s), 28 nodes, stopped on
+    iterations"``, then ``", 120 visits reused"`` and ``"; proven value +1"`` where they apply.
+    The rate is left out when the clock measured no time.
+
+    Args:
+        summary: ``planner.summary()`` after the search.
+    """
+    rate = ""
+    if summary.elapsed > 0:
+        per_second = summary.iterations / summary.elapsed
+        shown = f"{float(f'{per_second:.3g}'):,.0f}" if per_second >= 1000 else f"{per_second:.3g}"
+        rate = f" ({shown} iterations/s)"
+    line = (
+        f"{summary.iterations} iteration{'' if summary.iterations == 1 else 's'} in "
+        f"{format_seconds(summary.elapsed)}{rate}, "
+        f"{summary.nodes} nodes, stopped on {summary.stop_reason}"
+    )
+    if summary.reused_visits:
+        line += f", {summary.reused_visits} visits reused"
+    if summary.proven_value is not None:
+        line += f"; proven value {summary.proven_value:+g}"
+    return line
+
+
+def format_root_table(summary: SearchSummary, label: Callable[[Any], str] = str) -> str:
+    """Returns the root's moves as a table: the move played, then the most visited.
+
+    At most :data:`ROOT_TABLE_MOVES` rows (the move played is the first, also
+    when the solver chose it over more visited ones), then a line saying how
+    many moves were left out.
+
+    Columns: the move (``label(action)``), its visits, share of the visits,
+    value for the player to move (``-`` if never tried), its prior where the
+    priors differ (an evaluator's; uniform priors are left out) and, with the
+    solver, its proven value (``-`` where unproven).
+
+    Args:
+        summary: ``planner.summary()`` after the search.
+        label: ``action -> str``, the move's name (default: ``str``).
+
+    Returns:
+        The table's lines joined by newlines, columns separated by two spaces.
+    """
+    total = sum(summary.visit_counts) or 1
+    played = summary.actions.index(summary.action)
+    order = sorted(
+        range(len(summary.actions)), key=lambda i: (i != played, -summary.visit_counts[i])
+    )
+    priors = len(set(summary.priors)) > 1
+    proven = any(v is not None for v in summary.proven)
+    rows = [
+        ["move", "visits", "share", "value"]
+        + (["prior"] if priors else [])
+        + (["proven"] if proven else [])
+    ]
+    for i in order[:ROOT_TABLE_MOVES]:
+        n = summary.visit_counts[i]
+        row = [label(summary.actions[i]), str(n), f"{n / total:.1%}"]
+        row.append(f"{summary.values[i]:+.3f}" if n else "-")
+        if priors:
+            row.append(f"{summary.priors[i]:.3f}")
+        if proven:
+            row.append("-" if summary.proven[i] is None else f"{summary.proven[i]:+g}")
+        rows.append(row)
+    widths = [max(len(row[k]) for row in rows) for k in range(len(rows[0]))]
+    lines = [
+        "  ".join(
+            cell.ljust(w) if k == 0 else cell.rjust(w)
+            for k, (cell, w) in enumerate(zip(row, widths, strict=True))
+        ).rstrip()
+        for row in rows
+    ]
+    if len(order) > ROOT_TABLE_MOVES:
+        lines.append(f"... {len(order) - ROOT_TABLE_MOVES} less visited moves")
+    return "\n".join(lines)
+
+
+def format_summary(
+    summary: SearchSummary,
+    label: Callable[[Any], str] = str,
+    *,
+    player: str | None = None,
+    line: Sequence[str] | None = None,
+    table: str | None = None,
+) -> str:
+    """Returns a search's summary as text: the root's table, the principal variation, the search.
+
+    What ``str(summary)`` and ``mcts-agent search`` print: a line naming the
+    player the values are for, :func:`format_root_table` (or ``table``), the
+    principal variation and :func:`search_line`.
+
+    Args:
+        summary: ``planner.summary()`` after the search.
+        label: ``action -> str``, a move's name (default: ``str``).
+        player: the player to move's name (default: ``"player "`` and
+            ``repr(summary.player)``).
+        line: the principal variation's moves as text (default: ``label`` of
+            each of ``summary.principal_variation``).
+        table: the root's statistics laid out otherwise, printed in place of
+            :func:`format_root_table`'s (``search`` lays tic-tac-toe's out on the board).
+
+    Returns:
+        The lines joined by newlines, no newline at the end.
+    """
+    if player is None:
+        player = f"player {summary.player!r}"
+    if line is None:
+        line = [label(action) for action in summary.principal_variation]
+    return "\n".join(
+        [
+            f"visits and value for {player} of each move:",
+            format_root_table(summary, label) if table is None else table,
+            f"principal variation: {' '.join(line)}",
+            search_line(summary),
+        ]
+    )
