@@ -4,12 +4,18 @@
 ``MCTSAgent``'s ``last_summary``) and ``mcts-agent search`` print the same text, made by
 :func:`format_summary`::
 
+    visits and value for player 1 of each move:
     move  visits  share   value
-    2         23  46.0%  +1.000
-    5         11  22.0%  +0.455
-    ...
+    2        965  96.5%  +1.000
+    5         16   1.6%  +0.188
+    6          8   0.8%  -0.250
+    7          7   0.7%  -0.286
+    8          4   0.4%  -0.750
     principal variation: 2
-    50 iterations in 0.00112 s (44,700 iterations/s), 28 nodes, stopped on iterations
+    1000 iterations in 0.000212 s (4,710,000 iterations/s), 32 nodes, stopped on iterations
+
+(tic-tac-toe after X 0, O 3, X 1, O 4: X, player 1, wins at 2). A prior column is added
+where the priors differ (an evaluator gave them), a proven column with the solver.
 
 Times are written with three significant digits (:func:`format_seconds`), so a short search
 never reads ``0.000 s``.

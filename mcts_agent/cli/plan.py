@@ -36,7 +36,7 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
         help="plan in a Gymnasium env: MCTS against a random policy",
         description="Plays --episodes episodes of a deterministic Gymnasium env with the MCTS "
         "agent at each --iterations (and --time-limit), and with a random policy (legal moves "
-        "only where the env reports info['action_mask']); prints the mean return with a 95%% "
+        "only where the env reports info['action_mask']); prints the mean return with a 95% "
         "Student-t interval, the success rate where the env has a goal, the mean length and "
         "the seconds per move. Episode i is seeded from --seed and i.",
     )

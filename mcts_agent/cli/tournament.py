@@ -41,10 +41,10 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
         "tournament",
         help="play a round robin of agents and rate them (Elo)",
         description="Plays every pair of --agents --games games, seats alternating, and "
-        "prints each pair's wins / draws / losses (of the first agent) with a 95%% interval "
+        "prints each pair's wins / draws / losses (of the first agent) with a 95% interval "
         "of its score, and the agents' Elo ratings: a Bradley-Terry maximum-likelihood fit "
         "(draws half a point, --prior-draws virtual draws per pair) anchored on --anchor, "
-        "with 95%% profile-likelihood intervals. With --sprt and two agents, plays until the "
+        "with 95% profile-likelihood intervals. With --sprt and two agents, plays until the "
         "sequential probability ratio test decides (at most --games games). Each game is "
         "written to a JSON Lines file as it finishes (see --jsonl).",
     )

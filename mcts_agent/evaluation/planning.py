@@ -299,12 +299,15 @@ class PlanResult:
 
 
 def table(results: Sequence[PlanResult]) -> str:
-    """Returns one line per result: return with its 95% interval, success, steps, s/move."""
+    """Returns one line per result: return with its 95% interval, success, steps, s/move.
+
+    Seconds per move are written with three significant digits (``1.52e-05``, ``0.00152``).
+    """
     width = max(len(r.label) for r in results)
     lines = [
         f"{results[0].env}: {len(results[0].records)} episodes each",
         f"{'policy'.ljust(width)}  {'mean return':>11}  {'95% interval':>19}  success  "
-        "steps   s/move",
+        "steps    s/move",
     ]
     for result in results:
         row = result.row()
@@ -312,7 +315,7 @@ def table(results: Sequence[PlanResult]) -> str:
         lines.append(
             f"{result.label.ljust(width)}  {row['mean_return']:11.3f}  "
             f"{row['return_low']:9.3f} {row['return_high']:9.3f}  {success:>7}  "
-            f"{row['mean_steps']:5.1f}  {row['seconds_per_move']:.5f}"
+            f"{row['mean_steps']:5.1f}  {row['seconds_per_move']:8.3g}"
         )
     return "\n".join(lines)
 
