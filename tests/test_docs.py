@@ -22,7 +22,7 @@ from mcts_agent.cli import build_parser
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 DOCS = ROOT / "docs"
-PAGES = sorted(page for page in DOCS.rglob("*.md") if page.name != "search.md")
+PAGES = sorted(DOCS.rglob("*.md"))
 BLOCK = re.compile(r"^```(\w+)[^\n]*\n(.*?)^```", flags=re.DOTALL | re.MULTILINE)
 DOCTEST_FLAGS = doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE
 
@@ -33,6 +33,10 @@ def blocks(page: pathlib.Path) -> list[tuple[str, str]]:
 
 def page_id(page: pathlib.Path) -> str:
     return str(page.relative_to(DOCS))
+
+
+def test_the_readme_is_short():
+    assert len((ROOT / "README.md").read_text().splitlines()) <= 250
 
 
 def test_every_page_is_in_the_site_navigation():
