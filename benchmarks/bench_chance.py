@@ -29,7 +29,7 @@ Sections (``--sections``, all by default):
   by default), its tables built once, so the search's own work is what is
   timed: seconds for one search of ``--wide-iterations`` (300), median of
   ``--repeats`` (3). A rollout's draw reads every probability (one pass, no
-  full check of the answer; ``docs/search.md``, "Chance"), so the time grows
+  full check of the answer; ``docs/guides/chance.md``), so the time grows
   with the outcomes.
 
 Rates come with Wilson's 95% score interval.

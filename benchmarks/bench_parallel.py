@@ -269,7 +269,8 @@ class MLPEvaluator:
         out = h @ self.weights[-1] + self.biases[-1]
         logits = out[:, 1:]
         logits[(bits[:, 0, _TOPS] | bits[:, 1, _TOPS]).astype(bool)] = -np.inf  # full columns
-        # The softmax's weights; the search divides them by their sum (docs/search.md).
+        # The softmax's weights; the search divides them by their sum
+        # (docs/guides/guided-search.md).
         weights = np.exp(logits - logits.max(axis=1, keepdims=True)).tolist()
         values = np.tanh(out[:, 0]).tolist()
         evaluations = [

@@ -6,7 +6,7 @@ c = 2 sqrt(2)):
 * iterations per CPU second (``time.process_time``) at 1k, 10k and 100k
   iterations (median of repeats, the two planners interleaved), for ``mcts_agent.MCTS`` and for
   :class:`PlainUCT` below, a straightforward UCT with one Python object per node
-  (``__slots__``) written from ``docs/search.md``; both call the model's fused rollout
+  (``__slots__``) written from ``docs/concepts/iteration.md``; both call the model's fused rollout
   with the same generator, so both build the same tree (checked: every node's N and W);
 * the mean path length (nodes below the root that an iteration selects,
   expands and backs up) and the cost per node on the path: as the tree fills
@@ -77,7 +77,7 @@ class PlainNode:
 
 
 class PlainUCT:
-    """A plain UCT as in ``docs/search.md``, one object per node: the baseline.
+    """A plain UCT as in ``docs/concepts/iteration.md``, one object per node: the baseline.
 
     Args:
         model: a model with ``actions``, ``step``, ``player`` and ``rollout``.

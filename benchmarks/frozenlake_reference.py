@@ -1,6 +1,6 @@
 """An independent reference of chance-node UCT on slippery FrozenLake 4x4 (issue 18's cross-check).
 
-Written from ``docs/search.md`` ("One iteration", "Chance") alone, without
+Written from ``docs/concepts/iteration.md`` and ``docs/guides/chance.md`` alone, without
 ``mcts_agent``'s code, straight on the env's table ``P``: UCB1 with c = sqrt(2)
 at decision nodes, ties to the first action; the first untried action is
 expanded (a chance node and one drawn outcome); every later pass through a

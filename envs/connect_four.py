@@ -23,7 +23,7 @@ first and moves when both have as many pieces; player 2 (``O``,
 game; the move that fills the board without a four earns 0.0 and ends it. (A
 win on the move that fills the board is a win, as in PettingZoo.) PettingZoo
 also gives the loser -1: in our models the loser's view of the move is the
-same 1.0 with the opposite sign (``docs/search.md``'s backup rule).
+same 1.0 with the opposite sign (``docs/concepts/iteration.md``'s backup rule).
 
 A state is a tuple ``(x, o)`` of two int bitboards, player 1's pieces and
 player 2's, immutable and hashable. Bits follow John Tromp's layout, column
@@ -349,7 +349,7 @@ class ConnectFourModel:
     def native_rollout(self) -> Any:
         """Returns the compiled core's capsule of :meth:`rollout`, or None without the core.
 
-        The same playout in C (``docs/search.md``, "Compiled core": the protocol),
+        The same playout in C (``docs/guides/compiled-core.md``: the protocol),
         drawing the same random numbers; a subclass that overrides
         :meth:`rollout` loses it.
         """
@@ -361,7 +361,7 @@ class ConnectFourModel:
         """Returns the compiled core's capsule of :meth:`step`, :meth:`actions` and :meth:`player`.
 
         None without the core, or once one of the three is replaced on the class.
-        Leaf batching expands its nodes with it in C (``docs/search.md``,
+        Leaf batching expands its nodes with it in C (``docs/guides/compiled-core.md``,
         "Compiled core": native steps); a subclass that overrides any of the
         three loses it.
         """

@@ -212,7 +212,7 @@ class TicTacToeModel:
     def native_rollout(self) -> Any:
         """Returns the compiled core's capsule of :meth:`rollout`, or None without the core.
 
-        The same playout in C (``docs/search.md``, "Compiled core": the protocol),
+        The same playout in C (``docs/guides/compiled-core.md``: the protocol),
         drawing the same random numbers; a subclass that overrides
         :meth:`rollout` loses it.
         """

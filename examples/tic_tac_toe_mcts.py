@@ -38,7 +38,7 @@ EXPLORATION = 2 * math.sqrt(2)
 ITERATIONS = (10, 100, 1000, 5000)
 STRONG = 5000
 
-# the specification (docs/search.md), worked example 5: (board, side to move, right move).
+# the search's specification, worked example 5: (board, side to move, right move).
 POSITIONS = (
     ("XX.OO....", "X", 2, "win, not the block at 5"),
     ("X.O.O...X", "X", 6, "block; it also forks"),

@@ -1,4 +1,4 @@
-/* mcts_agent._core: the plain UCT loop of docs/search.md, compiled (docs/search.md, "Compiled core").
+/* mcts_agent._core: the plain UCT loop of docs/concepts/iteration.md, compiled (docs/guides/compiled-core.md).
  *
  * The loop is MCTS._run of mcts_agent/search.py, statement for statement: the same IEEE
  * operations in the same order (UCB1 as Q + c * sqrt(log(N) / n), backup as r + d * g,
@@ -157,7 +157,7 @@ mt_write(PyObject *rng, const MTState *mt, PyObject *old)
 
 /* ------------------------------------------------------------------ native rollouts */
 
-/* The protocol (docs/search.md, "Compiled core"): a capsule named NATIVE_ROLLOUT_NAME whose
+/* The protocol (docs/guides/compiled-core.md): a capsule named NATIVE_ROLLOUT_NAME whose
  * pointer is a NativeRollout. rollout(state, random, rng, limit, gamma, &g) plays the model's
  * random rollout from state (limit >= 1 moves, at least one legal action), drawing every
  * random number as random() (a float in [0, 1), random.Random.random's), and writes its
@@ -332,7 +332,7 @@ static NativeRollout c4_native = {NATIVE_ROLLOUT_VERSION, c4_rollout};
 
 /* ------------------------------------------------------------------ native steps */
 
-/* The protocol (docs/search.md, "Compiled core"): a capsule named NATIVE_STEP_NAME whose
+/* The protocol (docs/guides/compiled-core.md): a capsule named NATIVE_STEP_NAME whose
  * pointer is a NativeStep. expand(state, action, &next_state, &reward, &terminated, &actions,
  * &player) does what the model's Python methods do when a search expands a node: next_state,
  * reward, terminated = step(state, action); then, if not terminated, actions = actions(

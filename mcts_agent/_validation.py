@@ -2,7 +2,7 @@
 
 The ``require_*`` functions check the public constructors' arguments; the
 ``checked_*`` functions check a model's answers against the protocol of
-``docs/search.md`` (used by ``MCTS`` off its fast path and by ``check_model``).
+``docs/refusals.md`` (used by ``MCTS`` off its fast path and by ``check_model``).
 """
 
 from __future__ import annotations

@@ -43,7 +43,7 @@ rebuilt, with a new planner, before the agent plans again: the agent never
 plans with the old dynamics.
 
 Only deterministic games of perfect information can be planned on a copy of
-the game (``docs/search.md``): ``PettingZooModel`` refuses, with a ValueError, the
+the game (``docs/refusals.md``): ``PettingZooModel`` refuses, with a ValueError, the
 PettingZoo games with hidden information or chance (rock-paper-scissors, the
 RLCard card games such as Leduc and Texas hold'em, Hanabi) and any env that
 fails its start-up determinism check, or, planned as two-player zero-sum,
@@ -52,7 +52,7 @@ so ``act`` can raise these ValueErrors mid-search (the live env is left
 untouched). Other PettingZoo games (cooperative, general-sum, more than two
 players) are planned with every agent's reward (max^n, :mod:`mcts_agent.maxn`).
 ``GymnasiumModel`` plans stochastic envs through chance nodes (the outcomes
-of a toy-text table, or steps sampled on reseeded clones: ``docs/search.md``,
+of a toy-text table, or steps sampled on reseeded clones: ``docs/guides/chance.md``,
 "Chance") and refuses those it cannot replay without knowing the dice
 (global generators, hidden information such as Blackjack's face-down card).
 
@@ -144,7 +144,7 @@ def _same(value: Any) -> Any:
 
 
 class MCTSAgent:
-    """An MCTS agent that plans from a copy of the env it is given (``docs/search.md``).
+    """An MCTS agent that plans from a copy of the env it is given (``docs/guides/pettingzoo.md``).
 
     Every search option is :class:`~mcts_agent.search.MCTS`'s, passed through
     under the same name and checked there (one place):

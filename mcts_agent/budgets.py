@@ -1,4 +1,4 @@
-"""Search budgets: an iteration count, a time limit and a node cap (``docs/search.md``, "Budgets").
+"""Search budgets: iterations, a time limit, a node cap (``docs/guides/anytime-and-solver.md``).
 
 A search stops at whichever of its budgets comes first, after at least one
 iteration: ``iterations`` run, ``time_limit`` seconds passed (read on the

@@ -3,7 +3,7 @@
 A model with ``sample_step(state, action, rng)`` or ``outcomes(state, action)``
 is *stochastic* (:class:`~mcts_agent.model.StochasticModel`); the search then
 runs the general loop (:mod:`mcts_agent.general_loop`) and never calls its
-``step``. In its tree (``docs/search.md``, "Chance"):
+``step``. In its tree (``docs/guides/chance.md``):
 
 * every tried action of a decision node leads to a *chance node*
   (``Node.chance`` is True), which holds the state the action was taken in,

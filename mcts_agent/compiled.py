@@ -1,7 +1,7 @@
 """The optional compiled core: the plain UCT loop in C, with the very same trees.
 
 ``mcts_agent._core`` (``mcts_agent/_core.c``, built by ``pip install`` when a C
-compiler is there) runs the plain loop of ``docs/search.md`` exactly as
+compiler is there) runs the plain loop of ``docs/concepts/iteration.md`` exactly as
 :meth:`mcts_agent.search.MCTS._run` does, statement for statement: the same IEEE
 operations in the same order, floating-point contraction off, the model's
 Python methods called in the same order with the same arguments, and the same
@@ -15,7 +15,7 @@ The pure-Python loop stays, unchanged, as the reference and the fallback:
 :func:`core_backend` says which one runs; ``MCTS_AGENT_PURE_PYTHON=1`` in the
 environment (read at import) forces Python.
 
-Native rollouts (``docs/search.md``, "Compiled core"): a model whose class
+Native rollouts (``docs/guides/compiled-core.md``): a model whose class
 defines ``native_rollout(self)`` returning a capsule named
 ``"mcts_agent.native_rollout"`` (or None) hands the core a rollout in C; the
 core uses it only where the pure loop would call the model's own ``rollout``
@@ -70,10 +70,10 @@ PURE_PYTHON_VARIABLE = "MCTS_AGENT_PURE_PYTHON"
 """The environment variable that forces the pure-Python loop when set to ``1``."""
 
 NATIVE_ROLLOUT_CAPSULE = "mcts_agent.native_rollout"
-"""The name of a native rollout's capsule (``docs/search.md``, "Compiled core")."""
+"""The name of a native rollout's capsule (``docs/guides/compiled-core.md``)."""
 
 NATIVE_STEP_CAPSULE = "mcts_agent.native_step"
-"""The name of a native step's capsule (``docs/search.md``, "Compiled core")."""
+"""The name of a native step's capsule (``docs/guides/compiled-core.md``)."""
 
 _NUMERIC_FIELDS = ("rewards", "discounts", "children", "untried", "visits", "value_sums", "values")
 """The Tree fields held as C records and read through ``_core.Column`` views."""
@@ -95,7 +95,7 @@ def core_backend() -> str:
     ``"python"`` when ``mcts_agent._core`` was not built (no C compiler at
     install) or ``MCTS_AGENT_PURE_PYTHON=1`` was set when ``mcts_agent`` was
     imported. The general loop (PUCT, evaluators, the solver, chance...) is
-    Python either way (``docs/search.md``, "Compiled core").
+    Python either way (``docs/guides/compiled-core.md``).
     """
     return "python" if _core is None else "compiled"
 
@@ -144,7 +144,7 @@ def native_step(game: str) -> Any:
 def native_expansion(model: Any, tree: Any) -> Any:
     """Returns the model's native step capsule if leaf batching may expand ``tree`` with it.
 
-    ``docs/search.md``, "Compiled core" (native steps): the class that
+    ``docs/guides/compiled-core.md`` (native steps): the class that
     defines ``native_step`` must also define ``step``, ``actions`` and
     ``player``, and neither a subclass nor the instance may replace them;
     the tree must be a :class:`~mcts_agent.tree.GuidedTree` whose

@@ -1,4 +1,4 @@
-"""Evaluators: leaf values and priors that guide the search (``docs/search.md``, "Guided search").
+"""Evaluators: leaf values and priors that guide the search (``docs/guides/guided-search.md``).
 
 An evaluator is any callable ``evaluator(state, actions) -> Evaluation(value,
 priors)``. The search calls it once for every non-terminal node when the node

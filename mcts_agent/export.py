@@ -1,4 +1,4 @@
-"""See a search: the principal variation, the tree as Graphviz text and as JSON (docs/search.md).
+"""See a search: principal variation, tree as DOT and JSON (``docs/guides/seeing-the-search.md``).
 
 What :meth:`MCTS.principal_variation <mcts_agent.search.MCTS.principal_variation>`,
 :meth:`~mcts_agent.search.MCTS.to_dot` and :meth:`~mcts_agent.search.MCTS.to_dict`

@@ -1,4 +1,4 @@
-"""The general search loop: the plain loop's four steps with the options of ``docs/search.md``.
+"""The general loop: the plain loop's four steps with options (``docs/guides/guided-search.md``).
 
 :class:`~mcts_agent.search.MCTS` runs its plain UCT loop (``MCTS._run``, the
 reference and the fast path) unless an option needs this one: an

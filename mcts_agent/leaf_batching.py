@@ -1,4 +1,4 @@
-"""Leaf batching with virtual loss: many leaves per evaluator call (``docs/search.md``).
+"""Leaf batching with virtual loss: many leaves per evaluator call (``docs/guides/parallel.md``).
 
 ``MCTS(..., leaf_batch=k)`` with k > 1 runs the search in rounds of up to k
 iterations, in one thread (Silver et al., 2016, "Methods", and 2017: AlphaGo

@@ -1,6 +1,6 @@
 """Every player's reward: max^n search for general-sum and n-player games.
 
-``docs/search.md``, "Every player's reward (max^n)". A model *reports every
+``docs/guides/every-players-reward.md``. A model *reports every
 player's reward* when it has the attribute ``reward_players``: a tuple of the
 ids of every player of the game, in a fixed order. Its ``step`` then returns
 ``StepResult(next_state, {player: reward, ...}, terminated)``: the reward of

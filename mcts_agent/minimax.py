@@ -1,6 +1,6 @@
 """Minimax (negamax) for deterministic models: exhaustive, and depth-limited alpha-beta.
 
-Values follow the search's sign rule (``docs/search.md``): the value of a move is the
+Values follow the search's sign rule (``docs/concepts/iteration.md``): the value of a move is the
 reward its mover receives plus the value of the position after it when the
 same player moves again, minus it when the other player does. Undiscounted:
 this is the game-theoretic value, the oracle the tests check MCTS against.

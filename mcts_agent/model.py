@@ -1,7 +1,7 @@
 """The model protocol: what the search needs to know about a game or task.
 
 A model is any object with three methods (a structural :class:`typing.Protocol`,
-not a base class), as in ``docs/search.md``:
+not a base class), as in ``docs/concepts/model.md``:
 
 =========================  ==================================================
 ``actions(state)``         the legal moves in ``state``, in a fixed order, as a
@@ -29,7 +29,7 @@ the search then calls it instead of stepping a random playout move by move.
 
 A *stochastic* model (:class:`StochasticModel`) offers ``sample_step`` or
 ``outcomes`` instead of a deterministic ``step``, and optionally ``key``; the
-search plans it with chance nodes (``docs/search.md``, "Chance").
+search plans it with chance nodes (``docs/guides/chance.md``).
 """
 
 from __future__ import annotations
@@ -98,14 +98,14 @@ class RolloutModel(Model[StateT], Protocol[StateT]):
     """A model with a fused rollout, which the search uses when no policy is given.
 
     ``rollout`` must have the same distribution of returns as the search's own
-    uniformly random rollout (``docs/search.md``, step 3): play uniformly random legal
+    uniformly random rollout (``docs/concepts/iteration.md``, step 3): play uniformly random legal
     moves from ``state`` until the game ends or ``limit`` moves have been
     played, and return the discounted return from the point of view of
     ``player(state)``, with the sign rule of the backup (a reward of another
     player counts negatively).
 
     The class may also define ``native_rollout(self)``, returning a capsule of
-    the same rollout in C for the compiled core (``docs/search.md``, "Compiled
+    the same rollout in C for the compiled core (``docs/guides/compiled-core.md``, "Compiled
     core"), or None; a subclass that overrides ``rollout`` loses it. Likewise
     ``native_step(self)``: a capsule of ``step``, ``actions`` and ``player``
     for leaf batching's compiled expansion; a subclass that overrides one of
@@ -142,7 +142,7 @@ class RolloutModel(Model[StateT], Protocol[StateT]):
 
 
 class StochasticModel(Protocol[StateT]):
-    """A turn-based model whose moves have random outcomes (``docs/search.md``, "Chance").
+    """A turn-based model whose moves have random outcomes (``docs/guides/chance.md``).
 
     A stochastic model has ``actions`` and ``player`` as :class:`Model` has,
     and **one** of ``sample_step`` and ``outcomes`` (a model may offer both;

@@ -1,6 +1,6 @@
 """Root parallelism: independent searches in worker processes or Ray actors, their roots merged.
 
-``MCTS(..., workers=k)`` with k > 1 (``docs/search.md``, "Parallel search")
+``MCTS(..., workers=k)`` with k > 1 (``docs/guides/parallel.md``)
 runs every search as k independent searches of the planner's full budget
 (``iterations`` and/or ``time_limit`` each), one per worker, and merges their
 roots: for each root action the visits are summed and the value sums too, so

@@ -1,4 +1,4 @@
-"""Tree reuse between searches (``docs/search.md``, "Tree reuse").
+"""Tree reuse between searches (``docs/guides/anytime-and-solver.md``, "Tree reuse").
 
 With ``MCTS(reuse_tree=True)``, a search first looks in the previous tree,
 nearest the root first (breadth first, then in the order the nodes were

@@ -1,4 +1,4 @@
-"""UCT: Monte Carlo Tree Search with UCB1 selection, exactly as ``docs/search.md``.
+"""UCT: Monte Carlo Tree Search with UCB1 selection, exactly as ``docs/concepts/iteration.md``.
 
 Sources: Kocsis & Szepesvári (2006), "Bandit based Monte-Carlo planning"
 (UCT); Browne et al. (2012), "A survey of Monte Carlo tree search methods",
@@ -71,7 +71,7 @@ _MAX_ROLLOUT_LIMIT = 2**63 - 1
 """The largest ``rollout_limit`` (the compiled core counts a rollout's moves in 64 bits)."""
 
 SELECTIONS = ("uct", "puct")
-"""The selection rules: UCB1 (the default) and PUCT (``docs/search.md``)."""
+"""The selection rules: UCB1 (the default) and PUCT (``docs/concepts/iteration.md``)."""
 
 RolloutPolicy = Callable[[Any, Sequence[Any], random.Random], Any]
 """``(state, actions, rng) -> action``: picks one of ``actions`` in a rollout."""
@@ -160,7 +160,7 @@ class _SearchRecord(NamedTuple):
 
 
 class MCTS(Generic[StateT]):
-    """A UCT (or PUCT) planner over a :class:`~mcts_agent.model.Model` (``docs/search.md``).
+    """A UCT (or PUCT) planner over a :class:`~mcts_agent.model.Model` (``docs/concepts/``).
 
     Usage::
 
@@ -174,26 +174,26 @@ class MCTS(Generic[StateT]):
     with ``random`` or numpy's global state. Later searches continue the
     same generator.
 
-    Guided search (``docs/search.md``, "Guided search"): ``evaluator``,
+    Guided search (``docs/guides/guided-search.md``): ``evaluator``,
     ``selection="puct"``, ``max_depth`` and ``root_noise`` run the general
     loop of :mod:`mcts_agent.general_loop`; with all of them off the plain
     UCT loop runs (the same trees either way). ``solve`` runs the general
     loop too; budgets and ``reuse_tree`` work with either loop.
 
-    Anytime and exact (``docs/search.md``, "Budgets", "Tree reuse",
+    Anytime and exact (``docs/guides/anytime-and-solver.md``, "Budgets", "Tree reuse",
     "Solver"): ``iterations`` and/or ``time_limit`` bound a search (whichever
     comes first, after at least one iteration; :mod:`mcts_agent.budgets`),
     ``max_nodes`` caps the tree, ``reuse_tree`` continues the subtree of the
     previous tree whose state is the new root's (:mod:`mcts_agent.reuse`),
     and ``solve`` proves game values (MCTS-Solver, :mod:`mcts_agent.solver`).
 
-    Chance (``docs/search.md``, "Chance"): a model with ``sample_step`` or
+    Chance (``docs/guides/chance.md``): a model with ``sample_step`` or
     ``outcomes`` (:class:`~mcts_agent.model.StochasticModel`) is planned
     with chance nodes (:mod:`mcts_agent.chance`) in the general loop; its
     ``step`` is never called. Every outcome is drawn from the planner's
     generator, so the same seed, model and state still give the same tree.
 
-    Every player's reward (``docs/search.md``, "Every player's reward"): a
+    Every player's reward (``docs/guides/every-players-reward.md``): a
     model with ``reward_players`` (every player's id) reports each step's
     rewards as a mapping ``{player: reward}``; the search then backs up one
     return per player (max^n, :mod:`mcts_agent.maxn`) in the general loop.
@@ -287,7 +287,7 @@ class MCTS(Generic[StateT]):
             iterations whose new leaves are evaluated together, in one
             ``evaluator.batch(states, actions_list)`` call if the evaluator
             has that method, with a virtual loss on the paths taken
-            (:mod:`mcts_agent.leaf_batching`; ``docs/search.md``, "Parallel
+            (:mod:`mcts_agent.leaf_batching`; ``docs/guides/parallel.md``, "Parallel
             search"). Not with ``solve``, a stochastic model, a model
             reporting every player's reward or ``on_iteration`` (which
             would make every round a round of one).
@@ -517,7 +517,7 @@ class MCTS(Generic[StateT]):
     def search(
         self, state: StateT, *, iterations: int | None = None, time_limit: float | None = None
     ) -> Node:
-        """Searches from ``state`` until the budget is spent (``docs/search.md``, "Budgets").
+        """Searches from ``state`` until its budget is spent (docs/guides/anytime-and-solver.md).
 
         The budget is the planner's (``iterations``, ``time_limit``,
         ``max_nodes``) unless this call gives ``iterations`` and/or
@@ -555,7 +555,7 @@ class MCTS(Generic[StateT]):
                 ``|r|`` near 1e308 cannot be summed; if the evaluator (general
                 loop) returns a non-finite value or bad priors; if this call's
                 budget is out of range.
-            TypeError: if the model breaks the protocol of ``docs/search.md``: its
+            TypeError: if the model breaks the protocol of ``docs/concepts/model.md``: its
                 ``actions`` returns no sequence (an iterator, a generator, a set,
                 a dict, a str or a numpy array; a tuple, list or range is
                 fine), its ``player`` is unhashable, its ``step`` returns no
@@ -667,7 +667,7 @@ class MCTS(Generic[StateT]):
         """Returns the move to play: the root's robust child (most visits, then value, then first).
 
         Browne et al. (2012), §5.4 ("robust child"). With ``solve``, the
-        solver's rule (``docs/search.md``, "Solver"): if the root is proven,
+        solver's rule (``docs/guides/anytime-and-solver.md``, "Solver"): if the root is proven,
         the child of highest proven value (ties: most visits, then first);
         otherwise the robust child among the children not proven worse than
         another proven child and (with ``value_bounds``) not proven at ``lo``
@@ -798,7 +798,7 @@ class MCTS(Generic[StateT]):
     # ------------------------------------------------------------ the loop
 
     def _run(self, tree: Tree, iterations: int) -> None:
-        """The inner loop: ``iterations`` of ``docs/search.md``'s four steps, written for speed.
+        """The inner loop: ``iterations`` of the four steps of ``docs/concepts/iteration.md``, fast.
 
         It continues ``tree`` (a new one, or one it grew before: the budget
         driver, :func:`mcts_agent.budgets.run`, calls it chunk by chunk) and the
@@ -843,7 +843,7 @@ class MCTS(Generic[StateT]):
         keeps W / N so selection reads Q without dividing. A model's fused
         ``rollout(state, rng, limit, gamma)`` is called directly when no
         ``rollout_policy`` is given. UCB1 is computed exactly as written in
-        ``docs/search.md`` (same floating-point operations, so the same ties).
+        ``docs/concepts/iteration.md`` (same floating-point operations, so the same ties).
         Keep it so: a form that is equal in real numbers, such as tabulating
         ``c * sqrt(ln N)`` and ``1 / sqrt(n)``, rounds differently, and with
         gamma < 1 sibling values that differ only in their last bit then swap
@@ -1000,7 +1000,7 @@ class MCTS(Generic[StateT]):
         are None when ``rollout_limit`` is 0.
 
         The generic rollout's G is the return from ``player``'s point of view
-        (``docs/search.md``, step 3), accumulated forwards: ``G = sum_t coef_t * r_t``
+        (``docs/concepts/iteration.md``, step 3), accumulated forwards: ``G = sum_t coef_t * r_t``
         with ``coef_0 = 1`` and ``coef_{t+1} = coef_t * (gamma if p_{t+1} ==
         p_t else -gamma)``, which equals the backward rule
         ``G_t = r_t +/- gamma * G_{t+1}``.
@@ -1065,7 +1065,7 @@ class MCTS(Generic[StateT]):
 
 
 def _log_search(planner: MCTS) -> None:
-    """Logs the DEBUG record of the planner's last search (``docs/search.md``, "Logging").
+    """Logs the DEBUG record of the planner's last search (``docs/guides/seeing-the-search.md``).
 
     One line: iterations, seconds, iterations per second, nodes, the stop
     reason, the reused visits, the player to move, the proven value, the

@@ -1,4 +1,4 @@
-"""PUCT selection's helpers for the general search loop (``docs/search.md``, "PUCT selection").
+"""PUCT selection's helpers for the general search loop (``docs/guides/guided-search.md``).
 
 The general loop (:func:`mcts_agent.general_loop.run`) computes both of its
 selection rules inline, for speed:
@@ -22,7 +22,7 @@ action (:func:`puct_score_all`).
 
 Scores are computed with exactly the operations written above (``c * P(a)``
 first, kept per node as ``GuidedTree.scaled_priors``), so a reference written
-from ``docs/search.md`` rounds the same way and picks the same children.
+from ``docs/concepts/iteration.md`` rounds the same way and picks the same children.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""MCTS-Solver: proven values in the search (``docs/search.md``, "Solver").
+"""MCTS-Solver: proven values in the search (``docs/guides/anytime-and-solver.md``, "Solver").
 
 Winands, Björnsson & Saito (2008), "Monte-Carlo Tree Search Solver", in the
 negamax form of our backup, and OpenSpiel's ``mcts.py`` (``solve=True``).

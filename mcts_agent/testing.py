@@ -43,7 +43,7 @@ float (about 1.8e308) when every ``|reward| <= MAX_ABS_REWARD``.
 
 
 class ModelCheckError(AssertionError):
-    """Raised by :func:`check_model` when a model breaks the protocol of ``docs/search.md``."""
+    """Raised by :func:`check_model` when a model breaks the protocol (docs/concepts/model.md)."""
 
 
 def check_model(

@@ -6,7 +6,7 @@ field, the root is node :data:`ROOT` (0), and an action not tried yet has child
 index :data:`UNVISITED` (-1). Users read it through :class:`Tree`, a read-only
 sequence of :class:`Node` records, root first.
 
-Value convention (negamax, ``docs/search.md``): every node's value is from the point
+Value convention (negamax, ``docs/concepts/iteration.md``): every node's value is from the point
 of view of the player who moved into it, so the player to move at a node
 simply prefers the child of highest value. The root has no mover; its
 ``value_sum`` stays 0 (a root kept from a previous tree by ``reuse_tree``
@@ -51,7 +51,7 @@ class Node(NamedTuple):
             (``MCTS(solve=True)``), from the point of view of the player who
             moved into it (the root's: from its player to move's, the best
             child's); None while unproven, and always without the solver.
-        chance: True for a chance node (``docs/search.md``, "Chance"; only in
+        chance: True for a chance node (``docs/guides/chance.md``; only in
             the tree of a stochastic model, :mod:`mcts_agent.chance`): the
             node of one action of its parent, holding the parent's state and
             player, reward 0.0; its ``actions`` are the outcomes drawn so far,

@@ -253,7 +253,7 @@ def rollout_params(model, game):
 
 
 class NativeRollouts:
-    """A native rollout capsule (``docs/search.md``, "Compiled core") as ``rollout(state, rng,
+    """A native rollout capsule (``docs/guides/compiled-core.md``) as ``rollout(state, rng,
     limit, gamma)``, drawn ``block`` rollouts at a time in C (the generator's state is read
     and written once per block, not once per rollout).
 

@@ -1,4 +1,4 @@
-"""Budgets (docs/search.md, "Budgets"): iterations, time_limit, max_nodes, with an injected clock.
+"""Budgets (docs/guides/anytime-and-solver.md): iterations, time_limit, max_nodes; a fake clock.
 
 No test here reads the wall clock: the clock is a counter that the model
 advances as it works, so each search's "time" is a pure function of its work.

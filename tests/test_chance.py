@@ -1,4 +1,4 @@
-"""Chance nodes (docs/search.md, "Chance"): stochastic models sampled when the walk crosses them."""
+"""Chance nodes (docs/guides/chance.md): stochastic models sampled when the walk crosses them."""
 
 from __future__ import annotations
 

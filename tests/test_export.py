@@ -44,7 +44,7 @@ def replay(model, state, line):
 
 # --------------------------------------------------------------- golden tree
 
-# Worked by hand, c = 1, no rollouts, 5 iterations (docs/search.md's rules):
+# Worked by hand, c = 1, no rollouts, 5 iterations (docs/concepts/iteration.md's rules):
 # 1 expands x (terminal, G = 0); 2 expands y (G = 0); 3: UCB1 ties (sqrt(ln 2) each), x;
 # 4: x 0 + sqrt(ln 3 / 2) = 0.74 < y 0 + sqrt(ln 3) = 1.05: y, expanding z: G at z is
 # -1 (W(z) = -1), at y +1; 5: x 0.83 < y 0.5 + 0.83: y, then z (terminal): z W = -2, y W = 2.

@@ -1,4 +1,4 @@
-"""Guided search (``docs/search.md``): evaluators, PUCT, max_depth, root noise, temperature."""
+"""Guided search (docs/guides/guided-search.md): evaluators, PUCT, max_depth, noise, temperature."""
 
 from __future__ import annotations
 
@@ -167,7 +167,7 @@ def test_unvisited_value_makes_puct_try_or_avoid_new_actions():
 
 
 class ReferencePUCT:
-    """``docs/search.md``'s guided search written plainly: node objects, every action scored."""
+    """Guided search (docs/guides/guided-search.md) written plainly: node objects, all scored."""
 
     class Node(ReferenceUCT.Node):
         """The reference UCT's node, with the evaluator's priors and value."""

@@ -1,4 +1,4 @@
-"""Stochastic Gymnasium envs (docs/search.md, "Chance"): the table's outcomes, sampled steps."""
+"""Stochastic Gymnasium envs (docs/guides/chance.md): the table's outcomes, sampled steps."""
 
 from __future__ import annotations
 

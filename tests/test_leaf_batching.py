@@ -1,4 +1,4 @@
-"""Leaf batching with virtual loss (``docs/search.md``, "Leaf batching")."""
+"""Leaf batching with virtual loss (``docs/guides/parallel.md``, "Leaf batching")."""
 
 from __future__ import annotations
 

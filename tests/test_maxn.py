@@ -1,4 +1,4 @@
-"""Every player's reward (max^n): docs/search.md, "Every player's reward (max^n)"."""
+"""Every player's reward (max^n): docs/guides/every-players-reward.md."""
 
 import math
 import random

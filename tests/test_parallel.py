@@ -1,4 +1,4 @@
-"""Root parallelism (``docs/search.md``, "Parallel search"): workers, merging, seeds, errors."""
+"""Root parallelism (``docs/guides/parallel.md``): workers, merging, seeds, errors."""
 
 from __future__ import annotations
 

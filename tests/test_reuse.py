@@ -1,4 +1,4 @@
-"""Tree reuse (docs/search.md, "Tree reuse"): the subtree at the new root is kept, node for node."""
+"""Tree reuse (docs/guides/anytime-and-solver.md): the new root's subtree is kept, node for node."""
 
 import math
 

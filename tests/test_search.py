@@ -683,7 +683,7 @@ def test_tic_tac_toe_trees_match_the_textbook_formula(exploration, gamma, seed):
     # gamma < 1, sibling values can differ in the last bit only (the same discounted
     # returns summed in another order), so any change to how UCB1 rounds, even one that
     # is exact in real numbers, changes which child is selected: MCTS must score
-    # children with docs/search.md's very operations, Q + c * sqrt(ln N / n).
+    # children with docs/concepts/iteration.md's very operations, Q + c * sqrt(ln N / n).
     tic_tac_toe = TicTacToeModel()  # without its fused rollout, so both draw moves alike
     model = SimpleNamespace(
         actions=tic_tac_toe.actions, step=tic_tac_toe.step, player=tic_tac_toe.player

@@ -1,4 +1,4 @@
-"""MCTS-Solver (docs/search.md, "Solver"): hand-worked proofs, the final-move rule, and oracles."""
+"""MCTS-Solver (docs/guides/anytime-and-solver.md): hand-worked proofs, the final move, oracles."""
 
 import math
 

@@ -3,7 +3,7 @@
 :class:`GymnasiumModel` wraps a cloneable Gymnasium env
 (``gymnasium.Env``, Gymnasium >= 1.0 API: ``step`` returns ``(observation,
 reward, terminated, truncated, info)``) as a :class:`~mcts_agent.model.Model`
-with a single player, 0, so the backup of ``docs/search.md`` is plain discounted
+with a single player, 0, so the backup of ``docs/concepts/iteration.md`` is plain discounted
 Monte Carlo (Sutton & Barto, 2018, §8.11)::
 
     env = gymnasium.make("FrozenLake-v1", is_slippery=False)
@@ -97,7 +97,7 @@ clone):
   Python's and numpy's global generators are put back as they were however
   the checks end.
 
-Chance (``docs/search.md``, "Chance"; :attr:`GymnasiumModel.chance`): a
+Chance (``docs/guides/chance.md``; :attr:`GymnasiumModel.chance`): a
 stochastic env makes the model a :class:`~mcts_agent.model.StochasticModel`
 (:mod:`~mcts_agent.adapters.gymnasium.stochastic`): FrozenLake and
 CliffWalking with ``is_slippery=True`` and Taxi with ``is_rainy=True`` get
@@ -466,7 +466,7 @@ class GymnasiumModel:
         return _rebuilt, (self.env, self._arguments)
 
     def _become_stochastic(self, chance: str) -> None:
-        """Makes this model a StochasticModel (``docs/search.md``, "Chance").
+        """Makes this model a StochasticModel (``docs/guides/chance.md``).
 
         Sets the instance's ``outcomes`` (``chance == "outcomes"``) or
         ``sample_step``, and ``key``; ``rollout`` becomes None (the search's

@@ -2,7 +2,7 @@
 
 How :class:`~mcts_agent.adapters.gymnasium.model.GymnasiumModel` makes a
 stochastic env a :class:`~mcts_agent.model.StochasticModel`
-(``docs/search.md``, "Chance"); :attr:`GymnasiumModel.chance` says which:
+(``docs/guides/chance.md``); :attr:`GymnasiumModel.chance` says which:
 
 ``"outcomes"``     FrozenLake and CliffWalking with ``is_slippery=True``, Taxi
                    with ``is_rainy=True`` (exact classes): every outcome of

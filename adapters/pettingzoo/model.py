@@ -1,7 +1,7 @@
 """PettingZoo AEC envs as models: exact, independent copies of the game to plan in.
 
 :class:`PettingZooModel` turns a turn-based PettingZoo env (the AEC API,
-``pettingzoo.AECEnv``) into a model of ``docs/search.md``::
+``pettingzoo.AECEnv``) into a model of ``docs/concepts/model.md``::
 
     env = pettingzoo.make("aec", "classic/tictactoe-v3")   # or tictactoe_v3.env()
     env.reset(seed=1)
@@ -110,7 +110,7 @@ Copies made by the built-in methods do not render (``render_mode`` None), and
 share the env's spaces and pygame objects.
 
 Deterministic games of perfect information only. The search plans on a full
-copy of the game (``docs/search.md``): in a game with hidden information it would see
+copy of the game (``docs/concepts/model.md``): in a game with hidden information it would see
 what its player cannot (the opponent's cards, a simultaneous move already
 made), and in a game of chance it would keep the first dice roll or deal of
 each edge for ever. So the model refuses, with a ValueError naming the game:
@@ -272,7 +272,7 @@ def _unpickled_state(
 
 
 class PettingZooModel:
-    """A PettingZoo AEC env as a model of ``docs/search.md`` (see the module docstring).
+    """A PettingZoo AEC env as a model of ``docs/concepts/model.md`` (see the module docstring).
 
     Args:
         env: the PettingZoo AEC env (wrapped or not) to plan for; it must have
