@@ -39,6 +39,12 @@ def test_the_readme_is_short():
     assert len((ROOT / "README.md").read_text().splitlines()) <= 250
 
 
+def test_the_readme_links_to_pages_that_exist():
+    links = re.findall(r"\]\((docs/[^)#]+)", (ROOT / "README.md").read_text())
+    assert len(links) > 10
+    assert [link for link in links if not (ROOT / link).is_file()] == []
+
+
 def test_every_page_is_in_the_site_navigation():
     config = (ROOT / "mkdocs.yml").read_text()
     assert PAGES, "no pages found"
