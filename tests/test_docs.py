@@ -73,7 +73,7 @@ def test_page_code_runs(page, tmp_path, monkeypatch):
 
 
 COMMANDS = [
-    (page, line)
+    line
     for page in PAGES
     for language, code in blocks(page)
     if language == "bash"
@@ -82,8 +82,8 @@ COMMANDS = [
 ]
 
 
-@pytest.mark.parametrize("page, command", COMMANDS, ids=[c[:60] for _, c in COMMANDS])
-def test_cli_commands_parse(page, command):
+@pytest.mark.parametrize("command", COMMANDS, ids=[command[:60] for command in COMMANDS])
+def test_cli_commands_parse(command):
     words = shlex.split(command)[1:]
     build_parser().parse_args(words)  # exits (SystemExit) on an unknown command or option
 
