@@ -183,9 +183,7 @@ def check_bounded(
             )
 
 
-def prove_up(
-    tree: GuidedTree, path: list[int], value_bounds: tuple[float, float] | None
-) -> None:
+def prove_up(tree: GuidedTree, path: list[int], value_bounds: tuple[float, float] | None) -> None:
     """Proves the ancestors of ``path[-1]`` (just proven) that its proof proves.
 
     Walks up from the parent of ``path[-1]`` (``path`` lists the iteration's

@@ -139,9 +139,7 @@ _KNOWN_GAMES: dict[tuple[str, str], KnownGame] = {
     ),
     # classic/go-v5: _go (a go_base.Position, replaced by every move, never changed in
     # place), board_history (16 planes of the last 8 boards), next_legal_moves (the mask's)
-    ("pettingzoo.classic.go.go", "raw_env"): KnownGame(
-        _go_board, _set_go_board, _go_legal_actions
-    ),
+    ("pettingzoo.classic.go.go", "raw_env"): KnownGame(_go_board, _set_go_board, _go_legal_actions),
 }
 
 
