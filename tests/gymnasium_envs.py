@@ -134,6 +134,26 @@ class Pouch:
     rng: np.random.Generator
 
 
+class StubbornRandom(random.Random):
+    """A ``random.Random`` whose ``seed`` does nothing after the first call (its constructor's)."""
+
+    def seed(self, a=None, version=2):
+        if not getattr(self, "seeded", False):
+            self.seeded = True
+            super().seed(a, version)
+
+
+class FreshMemoBox:
+    """Holds a generator; its ``__deepcopy__`` starts a fresh memo (the caller's memo never
+    sees the generator's copy)."""
+
+    def __init__(self, rng):
+        self.rng = rng
+
+    def __deepcopy__(self, memo):
+        return FreshMemoBox(copy.deepcopy(self.rng))
+
+
 class CoinGuess(gym.Env):
     """One step: guess a coin (action 0 or 1), drawn when stepping; reward 1 if right.
 
@@ -142,9 +162,13 @@ class CoinGuess(gym.Env):
     (a ``collections.deque``), ``"method"`` (``self.draw = rng.integers``,
     a bound method of a numpy ``Generator``), ``"builtin"`` (``self.draw
     = rng.random`` of a ``random.Random``: a C method, which ``copy.deepcopy``
-    copies as itself), ``"set"`` (a set: no path leads to it) or ``"far"``
+    copies as itself), ``"set"`` (a set: no path leads to it), ``"far"``
     (an attribute the walk for generators reaches only after a table of
-    ``table`` lists: past ``MAX_OBJECTS_SEARCHED``, 5,000, by default).
+    ``table`` lists: past ``MAX_OBJECTS_SEARCHED``, 5,000, by default),
+    ``"random_in_set"`` / ``"random_as_key"`` (a ``random.Random`` in a set
+    or under a dict's key, the coin ``randrange(2)``), ``"box_in_set"`` (a
+    :class:`FreshMemoBox` in a set), ``"stubborn"`` (a :class:`StubbornRandom`)
+    or ``"bit_generator"`` (a ``PCG64`` drawn from directly: ``random_raw() & 1``).
     """
 
     action_space = gym.spaces.Discrete(2)
@@ -170,6 +194,16 @@ class CoinGuess(gym.Env):
         elif self.holder == "far":
             self.far = rng
             self.table = [[i] for i in range(self.table_size)]
+        elif self.holder == "random_in_set":
+            self.pouches = {random.Random(seed)}
+        elif self.holder == "random_as_key":
+            self.pouches = {random.Random(seed): "coin"}
+        elif self.holder == "box_in_set":
+            self.pouches = {FreshMemoBox(rng)}
+        elif self.holder == "stubborn":
+            self.stubborn = StubbornRandom(seed)
+        elif self.holder == "bit_generator":
+            self.bits = np.random.PCG64(seed)
         return 0, {}
 
     def coin(self) -> int:
@@ -185,6 +219,14 @@ class CoinGuess(gym.Env):
             return int(next(iter(self.pouches)).integers(0, 2))
         if self.holder == "far":
             return int(self.far.integers(0, 2))
+        if self.holder in ("random_in_set", "random_as_key"):
+            return next(iter(self.pouches)).randrange(2)
+        if self.holder == "box_in_set":
+            return int(next(iter(self.pouches)).rng.integers(0, 2))
+        if self.holder == "stubborn":
+            return self.stubborn.randrange(2)
+        if self.holder == "bit_generator":
+            return int(self.bits.random_raw() & 1)
         return int(self.draw() * 2)
 
     def step(self, action):

@@ -12,6 +12,7 @@ import numpy as np
 import pettingzoo
 from gymnasium import spaces
 from gymnasium.utils import seeding
+from gymnasium_envs import StubbornRandom
 
 
 def make_tictactoe(**kwargs):
@@ -249,13 +250,17 @@ class Pouch:
 class CoinDuel(Race):
     """Action 1 scores a coin, 1 or 3 points, drawn from a generator seeded at reset that
     lies where ``holder`` says: ``"slots"`` (a ``@dataclass(slots=True)``), ``"deque"``
-    (a ``collections.deque``), ``"method"`` (``self.draw = rng.integers``) or ``"far"`` (an
-    attribute the walk for generators reaches only after a table of 6,000 lists)."""
+    (a ``collections.deque``), ``"method"`` (``self.draw = rng.integers``), ``"far"`` (an
+    attribute the walk for generators reaches only after a table of 6,000 lists),
+    ``"random_in_set"`` (a ``random.Random`` in a set, the coin ``randrange(2)``),
+    ``"stubborn"`` (a ``random.Random`` whose ``seed`` does nothing after the first call) or
+    ``"bit_generator"`` (a ``PCG64`` drawn from directly). ``target`` is the points to win
+    (8; 1: one move, one coin)."""
 
     metadata = {"name": "coin_duel_v0", "render_modes": []}
 
-    def __init__(self, holder):
-        super().__init__(target=8)
+    def __init__(self, holder, target=8):
+        super().__init__(target=target)
         self.holder = holder
 
     def reset(self, seed=None, options=None):
@@ -268,6 +273,12 @@ class CoinDuel(Race):
         elif self.holder == "far":
             self.far = rng
             self.table = [[i] for i in range(6000)]
+        elif self.holder == "random_in_set":
+            self.pouches = {random.Random(seed)}
+        elif self.holder == "stubborn":
+            self.stubborn = StubbornRandom(seed)
+        elif self.holder == "bit_generator":
+            self.bits = np.random.PCG64(seed)
         else:
             self.draw = rng.integers
 
@@ -280,6 +291,12 @@ class CoinDuel(Race):
             coin = self.pouches[0].integers(0, 2)
         elif self.holder == "far":
             coin = self.far.integers(0, 2)
+        elif self.holder == "random_in_set":
+            coin = next(iter(self.pouches)).randrange(2)
+        elif self.holder == "stubborn":
+            coin = self.stubborn.randrange(2)
+        elif self.holder == "bit_generator":
+            coin = self.bits.random_raw() & 1
         else:
             coin = self.draw(0, 2)
         return 1 + 2 * int(coin)

@@ -9,13 +9,16 @@ import sys
 
 import numpy as np
 import pytest
-from gymnasium_envs import Pouch, make
+from gymnasium_envs import FreshMemoBox, Pouch, StubbornRandom, make
 
 from mcts_agent.adapters.env_probe import (
     deepest_nesting,
     generators_at,
+    generators_copied,
     random_generator_paths,
     random_generators,
+    require_reseedable,
+    reseed,
     shared_mutable_objects,
 )
 
@@ -198,3 +201,43 @@ def test_a_c_method_bound_to_an_object_of_the_env_is_shared_by_a_deep_copy():
     assert clone.roll is env.roll
     assert shared_mutable_objects(env, clone) == ["env.roll"]
     assert random_generators(env) == [env.roll.__self__]
+
+
+def test_every_generator_a_deep_copy_makes_is_noted_wherever_it_lies():
+    env = Env()
+    env.world = None
+    env.boxes = {FreshMemoBox(np.random.default_rng(1))}  # a fresh memo, in a set
+    env.keys = {random.Random(2): 0}
+    env.bits = np.random.PCG64(3)  # drawn from directly
+    env.rng = np.random.default_rng(4)  # its own bit generator is not noted apart
+    with generators_copied() as made:
+        clone = copy.deepcopy(env)
+    in_clone = [next(iter(clone.boxes)).rng, next(iter(clone.keys)), clone.bits, clone.rng]
+    assert sorted(map(id, made)) == sorted(map(id, in_clone))
+    assert copy.deepcopy(env.rng) is not env.rng  # copy's table is as it was after the block
+    originals = [next(iter(env.boxes)).rng, next(iter(env.keys)), env.bits, env.rng]
+    assert sorted(map(id, random_generators(env))) == sorted(map(id, originals))
+    found = generators_at(clone, random_generator_paths(env))  # no path into a set or a key
+    assert sorted(map(id, found)) == sorted(map(id, [clone.bits, clone.rng]))
+
+
+def test_a_generator_that_ignores_its_seed_is_not_reseedable():
+    for generator in (
+        random.Random(1),
+        np.random.RandomState(1),
+        np.random.default_rng(1),
+        np.random.PCG64(1),
+    ):
+        require_reseedable(generator, "env.rng")  # no error
+    bits = np.random.PCG64(5)
+    reseed(bits, 9)
+    assert bits.random_raw() == np.random.PCG64(9).random_raw()
+    stubborn = StubbornRandom(7)
+    state = stubborn.getstate()
+    with pytest.raises(ValueError, match=r"env\.x \(gymnasium_envs\.StubbornRandom\) cannot be"):
+        require_reseedable(stubborn, "env.x")
+    assert stubborn.getstate() == state  # tried on a copy
+    with pytest.raises(
+        ValueError, match=r"SystemRandom\) cannot be reseeded \(NotImplementedError"
+    ):
+        require_reseedable(random.SystemRandom(), "env.x")

@@ -439,16 +439,43 @@ def test_a_c_method_bound_to_the_env_s_generator_is_refused_as_shared():
     assert env.draw.__self__.getstate() == draw
 
 
-@pytest.mark.parametrize("holder", ["set", "far"])
-def test_a_generator_the_planner_cannot_reach_to_reseed_is_refused(holder, monkeypatch):
+@pytest.mark.parametrize(
+    "holder, kind",
+    [
+        ("set", "Generator"),
+        ("far", "Generator"),
+        # Random(1) and Random(2) draw the same first coin: two perturbed copies saw no
+        # difference (40 right guesses out of 40)
+        ("random_in_set", "Random"),
+        ("random_as_key", "Random"),
+        # its __deepcopy__ starts a fresh memo: a memo noting generators never saw it
+        ("box_in_set", "Generator"),
+    ],
+)
+def test_a_generator_the_planner_cannot_reach_to_reseed_is_refused(holder, kind, monkeypatch):
     # sampled steps would reseed the generators on the paths found, not this one: every
     # clone would draw the live env's next coin
     monkeypatch.setattr(env_probe, "MAX_OBJECTS_SEARCHED", 100)  # "far": a table of 150 lists
-    env = CoinGuess(holder, table=150)
+    for seed in range(3):
+        env = CoinGuess(holder, table=150)
+        env.reset(seed=seed)
+        message = rf"CoinGuess draws from a random generator the planner cannot reseed \({kind}\)"
+        with pytest.raises(ValueError, match=message):
+            GymnasiumModel(env)
+
+
+def test_a_generator_that_ignores_its_seed_is_refused():
+    # seed() does nothing after the constructor's: every clone would draw the live env's coin
+    env = CoinGuess("stubborn")
     env.reset(seed=0)
-    message = r"CoinGuess draws from a random generator the planner cannot reseed \(Generator\)"
+    live = env.stubborn.getstate()
+    message = (
+        r"random generator env\.stubborn \(gymnasium_envs\.StubbornRandom\) cannot be "
+        r"reseeded \(seeds 1 and 2 left it in the same state\)"
+    )
     with pytest.raises(ValueError, match=message):
         GymnasiumModel(env)
+    assert env.stubborn.getstate() == live
 
 
 def test_a_reward_wrapper_is_refused():

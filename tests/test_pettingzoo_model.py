@@ -493,14 +493,41 @@ def test_a_game_of_chance_fails_the_determinism_check():
     assert env.np_random.bit_generator.state == live_generator  # the live env's is not reseeded
 
 
-@pytest.mark.parametrize("holder", ["slots", "deque", "method", "far"])
-def test_a_game_drawing_from_a_generator_in_a_slot_a_deque_or_a_method_is_refused(holder):
+@pytest.mark.parametrize(
+    "holder, target",
+    [
+        ("slots", 8),
+        ("deque", 8),
+        ("method", 8),
+        ("far", 8),
+        ("bit_generator", 8),  # a PCG64 drawn from directly was not seen as a generator
+        # one move, one coin: Random(2) and Random(4), the second copies' seeds, draw the
+        # same coin, which the live generator's state in the first copy matched 6 times of 6
+        ("random_in_set", 1),
+        ("bit_generator", 1),
+    ],
+)
+def test_a_game_drawing_from_a_generator_wherever_it_lies_is_refused(holder, target):
     # Copies carrying the live generator's state would draw the live game's next coins:
     # classed deterministic, the search would know every coin to come.
-    env = CoinDuel(holder)
+    for seed in range(3 if target == 1 else 1):  # one coin: any seed
+        env = CoinDuel(holder, target)
+        env.reset(seed=seed)
+        with pytest.raises(ValueError, match=r"coin_duel_v0 is not deterministic: the moves \["):
+            PettingZooModel(env)
+
+
+def test_a_game_whose_generator_ignores_its_seed_is_refused():
+    env = CoinDuel("stubborn")
     env.reset(seed=0)
-    with pytest.raises(ValueError, match=r"coin_duel_v0 is not deterministic: the moves \["):
+    live = env.stubborn.getstate()
+    message = (
+        r"random generator env\.stubborn \(gymnasium_envs\.StubbornRandom\) cannot be "
+        r"reseeded \(seeds 1 and 2 left it in the same state\)"
+    )
+    with pytest.raises(ValueError, match=message):
         PettingZooModel(env)
+    assert env.stubborn.getstate() == live
 
 
 def test_a_random_draw_that_changes_nothing_passes_the_determinism_check():

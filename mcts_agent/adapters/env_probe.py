@@ -19,11 +19,14 @@ from __future__ import annotations
 
 import collections
 import contextlib
+import copy
+import copyreg
 import ctypes
 import enum
 import math
 import random
 import re
+import threading
 import types
 import weakref
 from collections.abc import Iterator
@@ -36,14 +39,17 @@ from gymnasium.envs.registration import EnvSpec
 __all__ = [
     "MAX_OBJECTS_COMPARED",
     "MAX_OBJECTS_SEARCHED",
-    "GeneratorLog",
     "freeze",
+    "generator_state",
     "generators_at",
+    "generators_copied",
     "global_generators_kept",
     "instance",
     "is_render_object",
+    "path_text",
     "random_generator_paths",
     "random_generators",
+    "require_reseedable",
     "reseed",
     "rng_state",
     "deepest_nesting",
@@ -51,7 +57,12 @@ __all__ = [
     "shared_mutable_objects",
 ]
 
-_RANDOM_GENERATORS = (random.Random, np.random.Generator, np.random.RandomState)
+_RANDOM_GENERATORS = (
+    random.Random,
+    np.random.Generator,
+    np.random.RandomState,
+    np.random.BitGenerator,
+)
 
 _NOT_SEARCHED = (spaces.Space, type, types.ModuleType, types.FunctionType)
 """What :func:`random_generators` does not look into (a space's generator only samples it)."""
@@ -78,8 +89,9 @@ def random_generators(root: Any, skip: frozenset[int] = frozenset()) -> list[Any
         skip: ``id`` of the generators to leave out (e.g. the live env's own).
 
     Returns:
-        The ``random.Random``, ``numpy.random.Generator`` and
-        ``numpy.random.RandomState`` objects found, each once.
+        The ``random.Random``, ``numpy.random.Generator``,
+        ``numpy.random.RandomState`` and ``numpy.random.BitGenerator`` (a
+        ``PCG64`` drawn from directly) objects found, each once.
     """
     return [
         generator
@@ -104,6 +116,11 @@ def random_generator_paths(root: Any) -> list[GeneratorPath]:
     left out.
     """
     return [path for _, path in _generators_and_paths(root) if path is not None]
+
+
+def path_text(path: GeneratorPath, name: str = "env") -> str:
+    """A :data:`GeneratorPath` as text: ``env.table[3].rng``."""
+    return name + "".join(_step(kind, key) for kind, key in path)
 
 
 def generators_at(root: Any, paths: list[GeneratorPath]) -> list[Any]:
@@ -164,44 +181,131 @@ def _generators_and_paths(
     return found
 
 
-class GeneratorLog(dict):
-    """A ``copy.deepcopy`` memo that notes every random generator the copy makes.
+@contextlib.contextmanager
+def generators_copied() -> Iterator[list[Any]]:
+    """Notes every random generator ``copy.deepcopy`` makes in this thread, within the block.
 
-    Wherever a deep copy carries them (in a set, under a dict's key, past
-    :data:`MAX_OBJECTS_SEARCHED` objects: where :func:`random_generator_paths`
-    does not reach), so that a copy's every generator can be perturbed.
+    Wherever a deep copy carries them: in a set, under a dict's key, past
+    :data:`MAX_OBJECTS_SEARCHED` objects (where :func:`random_generator_paths`
+    does not reach), or under an object whose ``__deepcopy__`` starts a fresh
+    memo (``return Box(copy.deepcopy(self.g))``), so that a copy's every
+    generator can be perturbed. ``copy``'s table of copiers gets an entry for
+    each generator class (``random.Random``, numpy's ``Generator``,
+    ``RandomState`` and bit generators, their subclasses included) for the
+    block; a generator is copied as ``copy.deepcopy`` copies it otherwise.
 
-    Args:
-        memo: the memo to start from (objects to share or leave out).
-
-    Attributes:
-        generators: list of the ``random.Random``, ``numpy.random.Generator``
-            and ``numpy.random.RandomState`` objects the copy made, in order.
+    Yields:
+        The list, filled as the block copies, of the generators made (each a
+        copy; in the order made). Copies made by other threads are not listed.
     """
+    made: list[Any] = []
+    thread = threading.get_ident()
+    inside = [0]  # generators being copied: a Generator's own bit generator is not listed
 
-    def __init__(self, memo: dict[int, Any] | None = None) -> None:
-        super().__init__(memo or {})
-        self.generators: list[Any] = []
+    def copier(generator: Any, memo: dict[int, Any]) -> Any:
+        mine = threading.get_ident() == thread
+        inside[0] += mine
+        try:
+            own = getattr(generator, "__deepcopy__", None)
+            if own is not None:
+                made_copy = own(memo)
+            else:  # what copy.deepcopy does for a class without a copier
+                reductor = copyreg.dispatch_table.get(type(generator))
+                reduced = reductor(generator) if reductor else generator.__reduce_ex__(4)
+                if isinstance(reduced, str):
+                    return generator
+                made_copy = copy._reconstruct(generator, memo, *reduced)
+        finally:
+            inside[0] -= mine
+        if mine and inside[0] == 0:
+            made.append(made_copy)
+        return made_copy
 
-    def __setitem__(self, key: int, value: Any) -> None:
-        if isinstance(value, _RANDOM_GENERATORS):
-            self.generators.append(value)
-        super().__setitem__(key, value)
+    classes = list(_RANDOM_GENERATORS)
+    for cls in classes:
+        classes.extend(sub for sub in cls.__subclasses__() if sub not in classes)
+    table = copy._deepcopy_dispatch
+    replaced = {cls: table[cls] for cls in classes if cls in table}
+    table.update(dict.fromkeys(classes, copier))
+    try:
+        yield made
+    finally:
+        for cls in classes:
+            if table.get(cls) is copier:
+                del table[cls]
+        table.update(replaced)
 
 
 def reseed(generator: Any, seed: int) -> None:
     """Reseeds ``generator`` in place (objects sharing it see the new stream).
 
     Args:
-        generator: a ``random.Random``, ``numpy.random.Generator`` or
-            ``numpy.random.RandomState``.
+        generator: a ``random.Random``, ``numpy.random.Generator``,
+            ``numpy.random.RandomState`` or ``numpy.random.BitGenerator``.
         seed: int, the new seed.
     """
     if isinstance(generator, np.random.Generator):
-        bit_generator = generator.bit_generator
-        bit_generator.state = type(bit_generator)(seed).state
+        generator = generator.bit_generator
+    if isinstance(generator, np.random.BitGenerator):
+        generator.state = type(generator)(seed).state
     else:  # random.Random, np.random.RandomState
         generator.seed(seed)
+
+
+def generator_state(generator: Any) -> Any:
+    """The state of a random generator, to compare (``getstate``, ``get_state``, ``.state``).
+
+    Args:
+        generator: a ``random.Random``, ``numpy.random.Generator``,
+            ``numpy.random.RandomState`` or ``numpy.random.BitGenerator``.
+
+    Returns:
+        Its state (a tuple or dict, :func:`same` compares them); a copy.
+    """
+    if isinstance(generator, random.Random):
+        return generator.getstate()
+    if isinstance(generator, np.random.RandomState):
+        return generator.get_state()
+    if isinstance(generator, np.random.Generator):
+        generator = generator.bit_generator
+    return generator.state
+
+
+def require_reseedable(generator: Any, where: str) -> None:
+    """Raises ValueError unless reseeding ``generator`` takes (tried on a deep copy of it).
+
+    The planner plans an env's chance by reseeding its generators; one that
+    ignores :func:`reseed` (a subclass whose ``seed`` does nothing, a
+    ``random.SystemRandom``) would draw in every clone what the live env will
+    draw. A copy reseeded 1, 2 and 1 again must be in two different states,
+    the first and last alike.
+
+    Args:
+        generator: the generator (not changed).
+        where: where it lies, for the message (``"env.rng"``).
+
+    Raises:
+        ValueError: if it cannot be reseeded, naming its type and ``where``.
+    """
+    try:
+        trial = copy.deepcopy(generator)
+        states = []
+        for seed in (1, 2, 1):
+            reseed(trial, seed)
+            states.append(generator_state(trial))
+        taken = same(states[0], states[2]) and not same(states[0], states[1])
+        cause = "seeds 1 and 2 left it in the same state" if not taken else ""
+    except Exception as error:  # getstate or seed refused
+        taken, cause = False, f"{type(error).__name__}: {error}"
+    if not taken:
+        raise ValueError(
+            f"the env's random generator {where} ({type(generator).__module__}."
+            f"{type(generator).__qualname__}) cannot be reseeded ({cause}): every clone would "
+            "draw what the live env will draw, and the plan would know its dice. The planner "
+            "plans chance by reseeding the env's generators: use a generator whose seed() (or "
+            "numpy bit generator's state) takes, e.g. self.np_random, random.Random or "
+            "np.random.default_rng"
+        )
 
 
 _MT19937_STATE_BYTES = 624 * 4 + 4

@@ -19,12 +19,14 @@ import numpy as np
 
 from mcts_agent.adapters.env_probe import (
     MAX_OBJECTS_SEARCHED,
-    GeneratorLog,
     GeneratorPath,
     generators_at,
+    generators_copied,
     global_generators_kept,
     instance,
+    path_text,
     random_generators,
+    require_reseedable,
     reseed,
     rng_state,
     same,
@@ -47,6 +49,8 @@ _PROBE_STEPS = 30  # most steps of one start-up probe
 _PROBE_TRIALS = 8  # random action sequences tried by the determinism check
 
 _PROBE_SEED = 7_919  # seed of the generators at the first step of a probe
+
+_PERTURBATIONS = 16  # perturbed deep copies compared when some generator lies out of reach
 
 CHECK_EVERY = 32
 """While planning, one ``step`` in this many is stepped again (:func:`check_steps_again`)."""
@@ -126,8 +130,8 @@ def _check_clone_and_determinism(model: GymnasiumModel, env: gym.Env) -> tuple[A
                     'GymnasiumModel), or plan on deep copies of the env: clone="deepcopy" '
                     "(GymnasiumModel or MCTSAgent)"
                 )
+        _check_generators(model, actions)
         stochastic = _check_determinism(model, root)
-        _refuse_unreachable_generators(model, actions)
     except ValueError:
         raise
     except Exception as error:
@@ -214,42 +218,73 @@ def _probe_actions(model: GymnasiumModel, root: GymnasiumState, rng: random.Rand
     return sequence
 
 
-def _refuse_unreachable_generators(model: GymnasiumModel, actions: Sequence) -> None:
-    """Raises ValueError if the env's step draws from a generator the planner cannot reseed.
+def _check_generators(model: GymnasiumModel, actions: Sequence) -> None:
+    """Raises ValueError if a generator of the env cannot be reseeded or lies out of reach.
 
-    The planner reseeds the generators at ``model._generator_paths``; a deep
-    copy may carry others (in a set, under a dict's key, past the first
-    :data:`~mcts_agent.adapters.env_probe.MAX_OBJECTS_SEARCHED` objects). If
-    it does, two deep copies whose every generator is perturbed (reseeded 1
-    and 2) step ``actions`` with the reachable generators seeded alike: a
+    Every generator a deep copy of the env carries (wherever it lies:
+    :func:`~mcts_agent.adapters.env_probe.generators_copied`) must take a
+    reseed (:func:`~mcts_agent.adapters.env_probe.require_reseedable`). The
+    planner reseeds those at ``model._generator_paths``; if a deep copy carries
+    others (in a set, under a dict's key, past the first
+    :data:`~mcts_agent.adapters.env_probe.MAX_OBJECTS_SEARCHED` objects, under
+    an object whose ``__deepcopy__`` starts a fresh memo), deep copies with
+    those left as they are and perturbed (reseeded 1 to ``_PERTURBATIONS``)
+    step ``actions`` with the reachable generators seeded alike: any
     difference means the clones would draw from those others what the live
-    env will draw (a plan knowing the dice).
+    env will draw (a plan knowing the dice). A coin drawn once differs in one
+    of 17 copies but with probability 2**-16.
     """
     outcomes = []
-    for seed in (1, 2):
-        live = model._unwrapped  # its spaces are shared: a step never samples them
-        log = GeneratorLog({id(v): v for v in vars(live).values() if isinstance(v, gym.Space)})
-        clone = detached_copy(live, log)
-        reachable = {id(g) for g in generators_at(clone, model._generator_paths)}
-        hidden = [g for g in log.generators if id(g) not in reachable]
+    hidden_kinds: set[str] = set()
+    for perturbation in range(_PERTURBATIONS + 1):
+        clone, hidden = _copy_with_generators(model, check=perturbation == 0)
         if not hidden:
             return
-        for generator in log.generators:
-            reseed(generator, seed)
+        hidden_kinds.update(type(g).__name__ for g in hidden)
+        for generator in hidden if perturbation else ():
+            reseed(generator, perturbation)
         outcomes.append(_play(clone, model._inner_actions, actions, model._generator_paths))
-    for i, (first, second) in enumerate(zip(*outcomes, strict=True)):
-        if not _same_outcome(first, second):
-            kinds = sorted({type(g).__name__ for g in hidden})
-            raise ValueError(
-                f"{type(model._unwrapped).__name__} draws from a random generator the planner "
-                f"cannot reseed ({', '.join(kinds)}): the same actions {list(actions[: i + 1])!r} "
-                f"gave {_describe(first)} and {_describe(second)} in two deep copies whose "
-                "generators were perturbed, though those the planner reseeds were seeded "
-                "alike. It lies where the planner does not look (in a set, under a dict's key, "
-                f"or past the first {MAX_OBJECTS_SEARCHED} objects of the env), so every clone "
-                "would draw what the live env will draw. Keep it in an attribute, a slot, a "
-                "list, a tuple, a deque or a dict's value, near the env's top"
+        for i, (first, other) in enumerate(zip(outcomes[0], outcomes[-1], strict=True)):
+            if not _same_outcome(first, other):
+                raise ValueError(
+                    f"{type(model._unwrapped).__name__} draws from a random generator the "
+                    f"planner cannot reseed ({', '.join(sorted(hidden_kinds))}): the same actions "
+                    f"{list(actions[: i + 1])!r} gave {_describe(first)} and {_describe(other)} "
+                    "in two deep copies, one with those generators perturbed, though those the "
+                    "planner reseeds were seeded alike. It lies where the planner does not look "
+                    "(in a set, under a dict's key, under an object whose __deepcopy__ starts a "
+                    f"fresh memo, or past the first {MAX_OBJECTS_SEARCHED} objects of the env), "
+                    "so every clone would draw what the live env will draw. Keep it in an "
+                    "attribute, a slot, a list, a tuple, a deque or a dict's value, near the "
+                    "env's top, copied with the env's memo"
+                )
+
+
+def _copy_with_generators(model: GymnasiumModel, check: bool) -> tuple[Any, list[Any]]:
+    """A deep copy of the live env and the generators it carries out of the planner's reach.
+
+    With ``check``, every generator the copy carries must take a reseed
+    (ValueError otherwise, naming where it lies).
+    """
+    live = model._unwrapped  # its spaces are shared: a step never samples them
+    memo = {id(v): v for v in vars(live).values() if isinstance(v, gym.Space)}
+    with generators_copied() as made:
+        clone = detached_copy(live, memo)
+    places = {}
+    for path in model._generator_paths:
+        for generator in generators_at(clone, [path]):
+            places[id(generator)] = path_text(path)
+    if check:
+        for generator in made:
+            require_reseedable(
+                generator,
+                places.get(
+                    id(generator),
+                    "held out of the planner's reach (in a set, under a "
+                    "dict's key, deep in the env or under a __deepcopy__ of its own)",
+                ),
             )
+    return clone, [g for g in made if id(g) not in places]
 
 
 def _check_deep_copies_agree(model: GymnasiumModel, actions: Sequence) -> None:

@@ -114,9 +114,8 @@ def detached_copy(env: Any, memo: dict[int, Any] | None = None) -> Any:
 
     Args:
         env: the env to copy.
-        memo: the ``copy.deepcopy`` memo to fill (a
-            :class:`~mcts_agent.adapters.env_probe.GeneratorLog`, to note the
-            copy's generators); a new dict if None.
+        memo: the ``copy.deepcopy`` memo to fill (objects to share, e.g. the
+            env's spaces); a new dict if None.
 
     Raises:
         CloneCheckError: if the deep copy fails, naming the cause: an

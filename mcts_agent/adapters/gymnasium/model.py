@@ -79,8 +79,8 @@ clone):
   ``__getattr__`` forwards every look-up, and hits the recursion limit on an
   attribute nested thousands of levels deep: the error names which);
 * determinism: two clones of the same position whose random generators
-  (``np_random`` and the env's own ``random.Random`` and numpy generators,
-  found in its attributes, slots, containers and bound methods:
+  (``np_random`` and the env's own ``random.Random``, numpy generators and
+  bit generators, found in its attributes, slots, containers and bound methods:
   :func:`~mcts_agent.adapters.env_probe.random_generators`)
   are reseeded differently give the same outcome for the same actions; if
   not, the env is *stochastic* and planned with chance nodes (below). Every
@@ -90,10 +90,13 @@ clone):
   disagree too, the env draws from outside itself (Python's ``random``,
   numpy's global ``np.random``...) and is refused as not deterministic, not
   as badly cloned. A generator a deep copy carries where the planner cannot
-  reseed it (in a set, under a dict's key, past the first
+  reseed it (in a set, under a dict's key, under an object whose
+  ``__deepcopy__`` starts a fresh memo, past the first
   :data:`~mcts_agent.adapters.env_probe.MAX_OBJECTS_SEARCHED` objects) is
-  refused if the env draws from it (deep copies whose every generator is
-  perturbed differ): every clone would draw what the live env will draw.
+  refused if the env draws from it (a deep copy and 16 deep copies with
+  those generators perturbed differently do not all agree), and so is any
+  generator a deep copy carries that ignores reseeding (a ``seed()`` that
+  does nothing): every clone would draw what the live env will draw.
   Python's and numpy's global generators are put back as they were however
   the checks end.
 

@@ -158,7 +158,7 @@ def sampled_step(
     Every generator of the clone (where
     :func:`~mcts_agent.adapters.env_probe.random_generator_paths` found them
     in the live env when the model was built: its ``np_random`` and any
-    ``random.Random`` or numpy ``Generator`` / ``RandomState`` it holds) gets
+    ``random.Random`` or numpy ``Generator`` / ``RandomState`` / bit generator it holds) gets
     a new state drawn from ``rng``
     (:func:`reseed_from`), so the outcome depends on the position, the
     action and the planner's generator only: never on the generator state

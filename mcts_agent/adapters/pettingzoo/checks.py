@@ -24,9 +24,14 @@ from pettingzoo.utils.wrappers import (
 )
 
 from mcts_agent.adapters.env_probe import (
-    GeneratorLog,
+    generator_state,
+    generators_at,
+    generators_copied,
     global_generators_kept,
+    path_text,
+    random_generator_paths,
     random_generators,
+    require_reseedable,
     reseed,
     same,
     shared_mutable_objects,
@@ -89,6 +94,10 @@ PLANNING_SEED = 2**31 - 1
 
 DETERMINISM_TRIALS = 2
 """Random games the start-up check plays (to their end, or :data:`DETERMINISM_STEPS` moves)."""
+
+_PERTURBED_COPIES = 8
+"""Copies, each with every generator seeded differently, that replay each random game of the
+start-up check (a coin drawn once agrees in all of them with probability 2**-8 a game)."""
 
 DETERMINISM_STEPS = 60
 """Most moves of one random game of the start-up check (tic-tac-toe, connect four and
@@ -220,16 +229,7 @@ class LiveEnvGuard:
 
 def _generator_states(env: AECEnv) -> list[Any]:
     """The states of the random generators reachable from ``env``'s attributes."""
-    return [
-        generator.getstate()
-        if isinstance(generator, random.Random)
-        else (
-            generator.bit_generator.state
-            if isinstance(generator, np.random.Generator)
-            else generator.get_state()
-        )
-        for generator in random_generators(env)
-    ]
+    return [generator_state(generator) for generator in random_generators(env)]
 
 
 @contextlib.contextmanager
@@ -365,7 +365,10 @@ def _check_playouts(model: PettingZooModel, env: AECEnv, position: Any) -> None:
 
     Every step's rewards are checked (:func:`require_planned_rewards`) and, but
     for the known games, the same moves are played in a second copy whose random
-    generators (its own and the global ones) are seeded differently.
+    generators (its own wherever they lie, :func:`_perturb_every_generator`, and
+    the global ones) are seeded differently: in :data:`_PERTURBED_COPIES` such
+    copies if the first game advanced any generator (a coin drawn once agrees
+    in one copy with probability 1/2), in one otherwise (chess: no generator).
     """
     method = model._method
     known = method.name == "snapshot"  # tic-tac-toe and connect four draw no random numbers
@@ -377,6 +380,10 @@ def _check_playouts(model: PettingZooModel, env: AECEnv, position: Any) -> None:
             first = method.load(position)
             for generator in random_generators(first):
                 reseed(generator, 2 * trial + 1)
+            generators = (
+                None if known else _perturb_every_generator(first, 2 * trial + 1, trial == 0)
+            )
+            states_before = _all_generator_states(generators)
             record = fingerprint(first)
             while record["legal actions"] and len(moves) < DETERMINISM_STEPS:
                 actions = record["legal actions"]
@@ -387,44 +394,80 @@ def _check_playouts(model: PettingZooModel, env: AECEnv, position: Any) -> None:
                     require_planned_rewards(first, mover, moves[-1], model.num_players)
                 record = fingerprint(first)
                 seen.append(record)
+            drew = generators is None or not same(states_before, _all_generator_states(generators))
         if known:
             continue
-        with global_generators_seeded(2 * trial + 2):
-            second = method.load(position)
-            for generator in random_generators(second):
-                reseed(generator, 2 * trial + 2)
-            _perturb_every_generator(second, 2 * trial + 2)
-            for number, (move, expected) in enumerate(zip(moves, seen, strict=True)):
-                second.step(move)
-                difference = first_difference(expected, fingerprint(second))
-                if difference:
-                    raise not_deterministic(
-                        env,
-                        f"the moves {moves[: number + 1]} from its position, played in two "
-                        "copies whose random generators were reseeded differently",
-                        difference,
-                    )
+        for copy_number in range(_PERTURBED_COPIES if drew else 1):
+            seed = 2 * trial + 2 + 2 * DETERMINISM_TRIALS * copy_number
+            with global_generators_seeded(seed):
+                second = method.load(position)
+                for generator in random_generators(second):
+                    reseed(generator, seed)
+                _perturb_every_generator(second, seed)
+                for number, (move, expected) in enumerate(zip(moves, seen, strict=True)):
+                    second.step(move)
+                    difference = first_difference(expected, fingerprint(second))
+                    if difference:
+                        raise not_deterministic(
+                            env,
+                            f"the moves {moves[: number + 1]} from its position, played in two "
+                            "copies whose random generators were reseeded differently",
+                            difference,
+                        )
 
 
-def _perturb_every_generator(env: AECEnv, seed: int) -> None:
+def _all_generator_states(generators: list[Any] | None) -> list[Any]:
+    """The states of ``generators`` and of Python's and numpy's global generators."""
+    return [
+        random.getstate(),
+        np.random.get_state(),
+        *(generator_state(g) for g in generators or ()),
+    ]
+
+
+def _perturb_every_generator(env: AECEnv, seed: int, check: bool = False) -> list[Any] | None:
     """Reseeds every generator a deep copy of ``env``'s attributes carries, wherever it lies.
 
     :func:`random_generators` stops after
-    :data:`~mcts_agent.adapters.env_probe.MAX_OBJECTS_SEARCHED` objects; the
-    attributes of ``env`` (a copy of the position, ours to step) are replaced
-    by deep copies whose every generator is reseeded ``seed``. Left as it is
-    if they cannot be deep-copied.
+    :data:`~mcts_agent.adapters.env_probe.MAX_OBJECTS_SEARCHED` objects and
+    misses sets and dict keys; the attributes of ``env`` (a copy of the
+    position, ours to step) are replaced by deep copies whose every generator
+    (:func:`~mcts_agent.adapters.env_probe.generators_copied`) is reseeded
+    ``seed``. Left as it is if they cannot be deep-copied.
+
+    Returns:
+        The generators ``env`` now holds (those the copy made), or None if its
+        attributes could not be deep-copied.
+
+    Raises:
+        ValueError: with ``check``, if one of those generators cannot be
+            reseeded (:func:`~mcts_agent.adapters.env_probe.require_reseedable`).
     """
     inner = env.unwrapped
     attributes = vars(inner)
-    log = GeneratorLog(shared_memo(attributes))
     try:
-        copied = copy.deepcopy(attributes, log)
+        with generators_copied() as made:
+            copied = copy.deepcopy(attributes, shared_memo(attributes))
     except Exception:  # RecursionError included: the walk's generators were reseeded
-        return
+        return None
     attributes.update(copied)
-    for generator in log.generators:
+    places = {}
+    if check:
+        for path in random_generator_paths(inner):
+            for generator in generators_at(inner, [path]):
+                places[id(generator)] = path_text(path)
+    for generator in made:
+        if check:
+            require_reseedable(
+                generator,
+                places.get(
+                    id(generator),
+                    "held out of reach (in a set, under a dict's key, deep in the env or "
+                    "under a __deepcopy__ of its own)",
+                ),
+            )
         reseed(generator, seed)
+    return made
 
 
 def check_step(model: PettingZooModel, state: Any, action: Any, stepped: AECEnv) -> None:

@@ -125,11 +125,13 @@ each edge for ever. So the model refuses, with a ValueError naming the game:
 * any other env that draws random numbers while it is stepped: at start-up
   (not for the ``"snapshot"`` games, whose ``step`` draws nothing) the random
   games of the clone check are played again in copies whose random generators
-  (``random.Random``, ``numpy.random.Generator`` and ``RandomState`` objects
-  wherever a deep copy of the env's attributes carries them, not the spaces',
-  and Python's and numpy's global generators, whose states are put back
-  afterwards, refusals included) are reseeded differently; any difference in
-  what the clone check compares is refused. While planning, the first
+  (``random.Random``, ``numpy.random.Generator``, ``RandomState`` and bit
+  generator objects wherever a deep copy of the env's attributes carries
+  them, not the spaces', and Python's and numpy's global generators, whose
+  states are put back afterwards, refusals included) are reseeded
+  differently (in eight copies if the first game moved a generator); any
+  difference in what the clone check compares is refused, and so is a
+  generator that ignores reseeding. While planning, the first
   :data:`PLANNING_CHECKS_PER_DEPTH` new edges at each depth below the
   searched position and one in :data:`PLANNING_CHECK_EVERY` of the others are
   stepped again in a copy whose own generators are reseeded (the global ones
