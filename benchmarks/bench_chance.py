@@ -49,6 +49,7 @@ from concurrent.futures import ProcessPoolExecutor
 
 import gymnasium as gym
 from bench_guided import wilson
+from exact_values import start_value
 from machine import describe_machine
 
 from mcts_agent import MCTS, MCTSAgent, StepResult
@@ -76,20 +77,7 @@ def frozen_lake(seed: int, map_name: str = "4x4") -> gym.Env:
 
 def exact_success(policy: str, map_name: str = "4x4") -> float:
     """Success probability from the start within the step limit: optimal or uniform random."""
-    env = frozen_lake(0, map_name).unwrapped
-    table = env.P
-    states = range(env.observation_space.n)
-    value = [0.0] * len(states)  # success probability with t steps left
-    for _ in range(MAPS[map_name]):
-        new = []
-        for s in states:
-            qs = [
-                sum(p * (r + (0.0 if done else value[n])) for p, n, r, done in table[s][a])
-                for a in range(4)
-            ]
-            new.append(max(qs) if policy == "optimal" else sum(qs) / 4)
-        value = new
-    return value[0]
+    return start_value(frozen_lake(0, map_name), MAPS[map_name], policy)
 
 
 class OneDraw:
