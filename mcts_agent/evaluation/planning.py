@@ -58,6 +58,7 @@ GOALS: dict[str, Callable[[float, bool], bool]] = {
     "CliffWalkingEnv": lambda reward, terminated: terminated,  # only the goal terminates
     "TaxiEnv": lambda reward, terminated: terminated,  # only a delivery terminates
     "GridMazeEnv": lambda reward, terminated: terminated and reward > 0,  # not a trap
+    "MountainCarEnv": lambda reward, terminated: terminated,  # only the flag terminates
 }
 """Whether an episode reached the goal, by ``type(env.unwrapped).__name__``:
 ``goal(last reward, terminated)``. Other envs report no success rate."""
