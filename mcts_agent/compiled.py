@@ -225,7 +225,7 @@ def plain_loop(planner: Any) -> Any:
     """
     from mcts_agent.search import MCTS  # search imports this module
 
-    if _core is None or type(planner)._run is not MCTS._run:
+    if _core is None or type(planner)._run is not MCTS._run or planner.value_normalization:
         return planner._run
     return lambda tree, iterations: _run(planner, tree, iterations)
 

@@ -26,6 +26,12 @@ One iteration, readable form (the code does exactly this)::
     G = 0 if terminal(node) else                                      # 3. simulation
         leaf_value(node) if the evaluator gave one else rollout(node)
     back up G along path, leaf first (the plain loop's rule)          # 4. backup
+    value_normalization: lo, hi = min, max of lo, hi and each Q(node) on path
+
+With ``value_normalization`` (while hi > lo) selection reads ``Qn = (Q - lo) / (hi - lo)``
+in place of each tried child's Q (UCT, PUCT, the solver's proven values; PUCT's
+``unvisited_value`` is taken as already normalised), with lo and hi as the previous
+iterations' backups left them (kept on the planner between chunks).
 
 Sources: Silver et al. (2017, 2018) for PUCT, root noise and the evaluator's
 (value, priors); OpenSpiel's ``mcts.py`` for the evaluator interface.
@@ -53,6 +59,7 @@ from mcts_agent._validation import (
     checked_terminated,
 )
 from mcts_agent.evaluator import checked_evaluation, uniform_priors
+from mcts_agent.normalization import widen
 from mcts_agent.selection import SCORE_ALL, expansion_order, puct_score_all
 from mcts_agent.tree import ROOT, TERMINAL, UNVISITED, GuidedTree
 
@@ -176,9 +183,17 @@ def run(planner: MCTS, tree: GuidedTree, iterations: int) -> int:
     puct = planner.selection == "puct"
     solving = planner.solve
     value_bounds = planner.value_bounds
+    # value_normalization: [lo, hi] of the values met in this search's backups, or None.
+    value_range = planner._value_range
+    normalising = value_range is not None
+    lo = hi = span = 0.0
+    if normalising:
+        lo, hi = value_range
+        span = hi - lo
+    scaled = span > 0.0
     if solving:
         solver_select = solver.selection_rule(
-            tree, planner.selection, planner.exploration, planner.unvisited_value
+            tree, planner.selection, planner.exploration, planner.unvisited_value, value_range
         )
     c = planner.exploration
     q_untried = planner.unvisited_value
@@ -230,17 +245,26 @@ def run(planner: MCTS, tree: GuidedTree, iterations: int) -> int:
                 root_n = sqrt(n if n > 1 else 1)
                 best_score = -inf
                 child = UNVISITED
-                for kid in kids:
-                    score = values[kid] + scaled_priors[kid] * root_n / (1 + visits[kid])
-                    if score > best_score:
-                        best_score = score
-                        child = kid
+                if scaled:  # value_normalization: Qn = (Q - lo) / (hi - lo)
+                    for kid in kids:
+                        score = (values[kid] - lo) / span + scaled_priors[kid] * root_n / (
+                            1 + visits[kid]
+                        )
+                        if score > best_score:
+                            best_score = score
+                            child = kid
+                else:
+                    for kid in kids:
+                        score = values[kid] + scaled_priors[kid] * root_n / (1 + visits[kid])
+                        if score > best_score:
+                            best_score = score
+                            child = kid
                 if left:
                     order = expansion_orders[node]
                     if order is None:
                         order = expansion_orders[node] = expansion_order(priors[node], c)
                     if order is SCORE_ALL:
-                        i = puct_score_all(tree, node, c, q_untried)
+                        i = puct_score_all(tree, node, c, q_untried, None, value_range)
                         child = tree.children_by_action(node)[i]
                     else:
                         i = order[len(kids)]
@@ -258,11 +282,18 @@ def run(planner: MCTS, tree: GuidedTree, iterations: int) -> int:
                 log_n = log(visits[node])
                 best_score = -inf
                 child = kids[0]
-                for kid in kids:
-                    score = values[kid] + c * sqrt(log_n / visits[kid])
-                    if score > best_score:
-                        best_score = score
-                        child = kid
+                if scaled:  # value_normalization: Qn = (Q - lo) / (hi - lo)
+                    for kid in kids:
+                        score = (values[kid] - lo) / span + c * sqrt(log_n / visits[kid])
+                        if score > best_score:
+                            best_score = score
+                            child = kid
+                else:
+                    for kid in kids:
+                        score = values[kid] + c * sqrt(log_n / visits[kid])
+                        if score > best_score:
+                            best_score = score
+                            child = kid
             if cross is not None:  # on to the action's chance node and one outcome drawn there
                 node, child, i, result = cross(node, child, i if child == UNVISITED else -1)
                 path_append(node)
@@ -362,17 +393,20 @@ def run(planner: MCTS, tree: GuidedTree, iterations: int) -> int:
         # (every player's G, no change of sign, in max^n: mcts_agent.maxn).
         if vector is not None:
             vector.backup(path, g)
-            if solving and proven_values[ROOT] is not None:
-                return done + 1
-            continue
-        for node in reversed(path):
-            g = rewards[node] + discounts[node] * g
-            n = visits[node] + 1
-            visits[node] = n
-            w = value_sums[node] + g
-            value_sums[node] = w
-            values[node] = w / n
-        visits[ROOT] += 1
+        else:
+            for node in reversed(path):
+                g = rewards[node] + discounts[node] * g
+                n = visits[node] + 1
+                visits[node] = n
+                w = value_sums[node] + g
+                value_sums[node] = w
+                values[node] = w / n
+            visits[ROOT] += 1
+        if normalising:  # the values the backup left (chance nodes' too), leaf first
+            widen(value_range, values, path)
+            lo, hi = value_range
+            span = hi - lo
+            scaled = span > 0.0
         if solving and proven_values[ROOT] is not None:
             return done + 1
     return iterations

@@ -72,6 +72,7 @@ from mcts_agent._validation import (
     require_int,
 )
 from mcts_agent.evaluator import checked_evaluation, uniform_priors
+from mcts_agent.normalization import widen
 from mcts_agent.selection import SCORE_ALL, puct_select
 from mcts_agent.tree import ROOT, TERMINAL, UNVISITED, GuidedTree
 
@@ -204,14 +205,16 @@ def run(planner: MCTS, tree: GuidedTree, iterations: int) -> int:
     rng = planner.rng
     fused_rollout, generic_rollout = planner._rollouts()
     horizon = sys.maxsize if planner.max_depth is None else planner.max_depth
+    # value_normalization: [lo, hi] of the values met in this search's backups, or None.
+    value_range = planner._value_range
     if planner.selection == "puct":
         q_untried = planner.unvisited_value
 
         def select(node: int) -> tuple[int, int]:
-            return puct_select(tree, node, c, q_untried)
+            return puct_select(tree, node, c, q_untried, value_range)
 
-    else:
-        select = solver.selection_rule(tree, "uct", c, 0.0)  # with no proofs: plain UCT
+    else:  # with no proofs: plain UCT
+        select = solver.selection_rule(tree, "uct", c, 0.0, value_range)
     batch_size = planner.leaf_batch
     loss = planner.virtual_loss
     isfinite = math.isfinite
@@ -312,7 +315,11 @@ def run(planner: MCTS, tree: GuidedTree, iterations: int) -> int:
         value_sums: list,
         values: list,
     ) -> None:
-        """Step 3: the saved (N, W, Q) put back, then each path backs up its return, in order."""
+        """Step 3: the saved (N, W, Q) put back, then each path backs up its return, in order.
+
+        With ``value_normalization``, each path's backup then widens ``[lo, hi]``
+        by the values it left, leaf first (as the general loop).
+        """
         for node, (n, w, q) in saved.items():
             visits[node] = n
             value_sums[node] = w
@@ -326,15 +333,20 @@ def run(planner: MCTS, tree: GuidedTree, iterations: int) -> int:
                 value_sums[node] = w
                 values[node] = w / n
             visits[ROOT] += 1
+            if value_range is not None:
+                widen(value_range, values, path)
 
     # Steps 1 and 3 in C (mcts_agent._core) when the core is built (step 1 for PUCT only).
-    backup = compiled.leaf_backup() or backup_round
+    # (With value_normalization the backup widens [lo, hi]: in Python.)
+    backup = (compiled.leaf_backup() if value_range is None else None) or backup_round
     find_pending, store, find_returns = compiled.leaf_bookkeeping() or (
         pending_leaves,
         store_evaluations,
         leaf_returns,
     )
-    select_leaves = compiled.leaf_selector() if planner.selection == "puct" else None
+    select_leaves = (
+        compiled.leaf_selector() if planner.selection == "puct" and value_range is None else None
+    )
     if select_leaves is not None:
         capsule = compiled.native_expansion(model, tree)
         native = None  # with the model's native step, the expansions in C too

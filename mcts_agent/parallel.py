@@ -89,6 +89,7 @@ __all__ = [
     "digest",
     "dumps",
     "merge",
+    "value_range",
     "worker_seeds",
 ]
 
@@ -276,6 +277,24 @@ def _graft(merged: GuidedTree, parent: int, source: GuidedTree, node: int) -> in
         if not line:
             return new
         parent, node = at, line[0]
+
+
+def value_range(summaries: Sequence[Any]) -> tuple[float, float] | None:
+    """The merged search's ``SearchSummary.value_range``: the union of the workers' ranges.
+
+    With ``value_normalization=True`` each worker's search normalises by its
+    own statistics (``(lo, hi)`` of the node values met in its backups); the
+    merged summary reports the smallest ``lo`` and the largest ``hi`` among
+    them, the range of every node value any worker's backups met. None if no
+    worker reports a range (the option off).
+
+    Args:
+        summaries: the workers' :class:`~mcts_agent.search.SearchSummary`, worker 0 first.
+    """
+    ranges = [summary.value_range for summary in summaries if summary.value_range is not None]
+    if not ranges:
+        return None
+    return min(lo for lo, _ in ranges), max(hi for _, hi in ranges)
 
 
 def merge(trees: Sequence[GuidedTree]) -> GuidedTree:

@@ -45,6 +45,7 @@ from mcts_agent._validation import (
 )
 from mcts_agent.evaluator import Evaluator, uniform_priors
 from mcts_agent.model import Model, StateT
+from mcts_agent.normalization import widen
 from mcts_agent.summary import format_summary
 from mcts_agent.tree import ROOT, TERMINAL, UNVISITED, GuidedTree, Node, Tree
 
@@ -116,6 +117,11 @@ class SearchSummary(NamedTuple):
         principal_variation: tuple: the line the search expects, from the
             root (:meth:`MCTS.principal_variation`; ``()`` by default). Left
             out of ``repr``, which shows the fields above as it always has.
+        value_range: ``(lo, hi)`` floats, or None: the smallest and largest
+            node values met in the search's backups, by which selection
+            normalised Q (``value_normalization=True``); None with
+            value_normalization off. Left out of ``repr``, as
+            ``principal_variation``.
 
     ``str(summary)`` is the table ``mcts-agent search`` prints
     (:func:`mcts_agent.summary.format_summary`): each action's visits, share,
@@ -138,10 +144,11 @@ class SearchSummary(NamedTuple):
     proven_value: float | None
     proven: tuple
     principal_variation: tuple = ()
+    value_range: tuple[float, float] | None = None
 
     def __repr__(self) -> str:
-        """``SearchSummary(actions=..., ..., proven=...)``: all fields but principal_variation."""
-        shown = zip(self._fields[:-1], self[:-1], strict=True)
+        """``SearchSummary(actions=..., ..., proven=...)``: all fields but the last two."""
+        shown = zip(self._fields[:-2], self[:-2], strict=True)
         fields = ", ".join(f"{name}={value!r}" for name, value in shown)
         return f"{type(self).__name__}({fields})"
 
@@ -157,6 +164,7 @@ class _SearchRecord(NamedTuple):
     elapsed: float
     stop_reason: str
     reused_visits: int
+    value_range: tuple[float, float] | None = None
 
 
 class MCTS(Generic[StateT]):
@@ -239,6 +247,22 @@ class MCTS(Generic[StateT]):
             [0, 1], or None: Dirichlet(alpha) noise mixed into the root's
             priors once per search, drawn from the planner's generator
             (AlphaZero: ``(0.3, 0.25)`` for chess); PUCT only.
+        value_normalization: if True, selection uses ``Qn = (Q - lo) / (hi -
+            lo)`` in place of each child's Q, with ``lo`` and ``hi`` the
+            smallest and largest node values (``W / N`` just after a node's
+            update, from its own point of view; chance nodes included, the
+            root not) met in the backups of the current search, reset by every
+            :meth:`search`; while ``hi <= lo``, ``Qn = Q``. UCT scores
+            ``Qn + c * sqrt(ln N / n)``, PUCT ``Qn(a) + c * P(a) * sqrt(max(N,
+            1)) / (1 + N(a))`` (an untried action's ``unvisited_value`` is
+            taken as already normalised), the solver compares a proven child's
+            value normalised the same way. The exploration term is unchanged,
+            so ``c`` is scale-free: returns of any range behave as returns in
+            [0, 1]. The values stored in the tree, the summary and the move
+            played are not normalised; ``SearchSummary.value_range`` reports
+            ``(lo, hi)``. MuZero's min-max statistics (Schrittwieser et al.,
+            2020, Appendix B; mctx's ``qtransform_by_min_max``);
+            ``docs/guides/guided-search.md``, "Value normalisation".
         time_limit: float > 0, seconds a search may take on ``clock``, or None.
             The search stops at the first iteration boundary after it (the
             overshoot is about 1 ms, :data:`mcts_agent.budgets.CHUNK_SECONDS`);
@@ -343,6 +367,7 @@ class MCTS(Generic[StateT]):
         unvisited_value: float = 0.0,
         max_depth: int | None = None,
         root_noise: tuple[float, float] | None = None,
+        value_normalization: bool = False,
         leaf_batch: int = 1,
         virtual_loss: float = 1.0,
         workers: int = 1,
@@ -422,6 +447,11 @@ class MCTS(Generic[StateT]):
             )
         self.max_depth = None if max_depth is None else require_int("max_depth", max_depth, 1)
         self.root_noise = _checked_root_noise(root_noise, selection)
+        if not isinstance(value_normalization, bool):
+            raise TypeError(f"value_normalization must be a bool, got {value_normalization!r}")
+        self.value_normalization = value_normalization
+        # [lo, hi] of the node values met in the current search's backups (value_normalization).
+        self._value_range: list[float] | None = None
         # Every player's reward (mcts_agent.maxn): the model's reward_players, or None.
         self.reward_players = maxn.checked_reward_players(model)
         self.leaf_batch, self.virtual_loss = leaf_batching.checked_options(
@@ -586,11 +616,20 @@ class MCTS(Generic[StateT]):
                 state, budget.iterations, budget.time_limit
             )
             self._tree = tree
-            self._record = _SearchRecord(done, clock() - start, stop_reason, reused_visits)
+            value_range = (
+                parallel.value_range(self._parallel.last_summaries)
+                if self.value_normalization
+                else None
+            )
+            self._record = _SearchRecord(
+                done, clock() - start, stop_reason, reused_visits, value_range
+            )
             if _logger.isEnabledFor(logging.DEBUG):
                 _log_search(self)
             return tree[ROOT]
         previous = self._tree, self._record
+        if self.value_normalization:  # the statistics of this search's backups only
+            self._value_range = [math.inf, -math.inf]
         try:
             tree = None
             if self.reuse_tree and self._tree is not None:
@@ -631,7 +670,7 @@ class MCTS(Generic[StateT]):
 
                 def step(done: int) -> Any:
                     self._record = _SearchRecord(
-                        done, clock() - start, budgets.RUNNING, reused_visits
+                        done, clock() - start, budgets.RUNNING, reused_visits, self._range_met()
                     )
                     return callback(self, done)
 
@@ -658,7 +697,9 @@ class MCTS(Generic[StateT]):
                 )
             raise
         self._tree = tree
-        self._record = _SearchRecord(done, clock() - start, stop_reason, reused_visits)
+        self._record = _SearchRecord(
+            done, clock() - start, stop_reason, reused_visits, self._range_met()
+        )
         if _logger.isEnabledFor(logging.DEBUG):
             _log_search(self)
         return tree[ROOT]
@@ -767,7 +808,15 @@ class MCTS(Generic[StateT]):
             proven_value=proven_value,
             proven=proven,
             principal_variation=tuple(self.principal_variation()),
+            value_range=record.value_range,
         )
+
+    def _range_met(self) -> tuple[float, float] | None:
+        """``(lo, hi)`` of the node values met in this search's backups, or None (option off)."""
+        if self._value_range is None:
+            return None
+        lo, hi = self._value_range
+        return lo, hi
 
     def sample_action(self, temperature: float) -> Any:
         """Returns a root action drawn with probability ``N(a) ** (1 / temperature)`` (normalised).
@@ -864,6 +913,15 @@ class MCTS(Generic[StateT]):
         isfinite = math.isfinite
         nan = math.nan
         rollout_g: Any = 0.0
+        # value_normalization: lo and hi of the values met so far in this search's backups;
+        # while span = hi - lo > 0, selection scores (Q - lo) / span in place of Q.
+        value_range = self._value_range
+        normalising = value_range is not None
+        lo = hi = span = 0.0
+        if normalising:
+            lo, hi = value_range
+            span = hi - lo
+        scaled = span > 0.0
 
         states = tree.states
         players = tree.players
@@ -894,11 +952,18 @@ class MCTS(Generic[StateT]):
                     # tree, even when every value is -inf or NaN (a W that overflowed).
                     best_score = nan
                     best_child = UNVISITED
-                    for child in children[node]:
-                        score = values[child] + c * sqrt(log_n / visits[child])
-                        if not score <= best_score:
-                            best_score = score
-                            best_child = child
+                    if scaled:  # value_normalization: Qn = (Q - lo) / (hi - lo)
+                        for child in children[node]:
+                            score = (values[child] - lo) / span + c * sqrt(log_n / visits[child])
+                            if not score <= best_score:
+                                best_score = score
+                                best_child = child
+                    else:
+                        for child in children[node]:
+                            score = values[child] + c * sqrt(log_n / visits[child])
+                            if not score <= best_score:
+                                best_score = score
+                                best_child = child
                     node = best_child
                     path_append(node)
 
@@ -983,6 +1048,11 @@ class MCTS(Generic[StateT]):
                     _link_children(children, growing)  # the error names edges: children read
                     raise _backup_error(tree, path, rollout_g if rolled_out else None)
                 visits[ROOT] += 1
+                if normalising:  # the values the backup left, leaf first
+                    widen(value_range, values, path)
+                    lo, hi = value_range
+                    span = hi - lo
+                    scaled = span > 0.0
         finally:
             _link_children(children, growing)
 

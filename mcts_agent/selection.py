@@ -20,6 +20,11 @@ order. Where the fast path could differ (c = 0, or two different priors so
 close that their scores could round to the same float), the node scores every
 action (:func:`puct_score_all`).
 
+With ``value_normalization`` (MuZero's min-max statistics, Schrittwieser et
+al., 2020, Appendix B) a tried child's Q is read as ``(Q - lo) / (hi - lo)``
+while ``hi > lo``, ``[lo, hi]`` the planner's range of the values met in the
+search's backups; ``unvisited_value`` is taken as already normalised.
+
 Scores are computed with exactly the operations written above (``c * P(a)``
 first, kept per node as ``GuidedTree.scaled_priors``), so a reference written
 from ``docs/concepts/iteration.md`` rounds the same way and picks the same children.
@@ -30,6 +35,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
+from mcts_agent.normalization import normalizer
 from mcts_agent.tree import TERMINAL, UNVISITED, GuidedTree
 
 __all__ = ["SCORE_ALL", "expansion_order", "puct_score_all", "puct_select"]
@@ -69,6 +75,7 @@ def puct_score_all(
     c: float,
     unvisited_value: float,
     proven_values: Sequence[float | None] | None = None,
+    value_range: Sequence[float] | None = None,
 ) -> int:
     """Returns the index of the action PUCT selects at ``node``, every action scored.
 
@@ -83,9 +90,13 @@ def puct_score_all(
         unvisited_value: Q of an untried action.
         proven_values: the solver's per-node proven values (:mod:`mcts_agent.solver`):
             a tried child proven at V scores exactly V; None for the plain rule.
+        value_range: ``[lo, hi]``, the values met in the search's backups
+            (``value_normalization``), or None: while ``hi > lo`` a tried
+            child's Q (and a proven V) scores as ``(Q - lo) / (hi - lo)``.
     """
     visits = tree.visits
     values = tree.values
+    lo, span = normalizer(value_range)
     n = visits[node]
     root_n = math.sqrt(n if n > 1 else 1)
     best_score = -math.inf
@@ -96,15 +107,24 @@ def puct_score_all(
             score = unvisited_value + c * p * root_n  # / (1 + 0)
         elif proven_values is not None and proven_values[child] is not None:
             score = proven_values[child]
+            if span is not None:
+                score = (score - lo) / span
         else:
-            score = values[child] + c * p * root_n / (1 + visits[child])
+            q = values[child] if span is None else (values[child] - lo) / span
+            score = q + c * p * root_n / (1 + visits[child])
         if score > best_score:
             best_score = score
             best = i
     return best
 
 
-def puct_select(tree: GuidedTree, node: int, c: float, unvisited_value: float) -> tuple[int, int]:
+def puct_select(
+    tree: GuidedTree,
+    node: int,
+    c: float,
+    unvisited_value: float,
+    value_range: Sequence[float] | None = None,
+) -> tuple[int, int]:
     """Returns ``(i, child)``: the action PUCT selects at ``node`` by the fast path, and its child.
 
     The general loop's PUCT step (:func:`mcts_agent.general_loop.run` has it
@@ -121,18 +141,22 @@ def puct_select(tree: GuidedTree, node: int, c: float, unvisited_value: float) -
         node: a non-terminal node of ``tree``.
         c: the exploration, >= 0.
         unvisited_value: Q of an untried action.
+        value_range: ``[lo, hi]`` of ``value_normalization``, or None
+            (:func:`puct_score_all`).
     """
     assert tree.untried[node] != TERMINAL
     visits = tree.visits
     values = tree.values
     scaled_priors = tree.scaled_priors
+    lo, span = normalizer(value_range)
     n = visits[node]
     root_n = math.sqrt(n if n > 1 else 1)
     best_score = -math.inf
     child = UNVISITED
     kids = tree.children[node]
     for kid in kids:
-        score = values[kid] + scaled_priors[kid] * root_n / (1 + visits[kid])
+        q = values[kid] if span is None else (values[kid] - lo) / span
+        score = q + scaled_priors[kid] * root_n / (1 + visits[kid])
         if score > best_score:
             best_score = score
             child = kid
@@ -141,7 +165,7 @@ def puct_select(tree: GuidedTree, node: int, c: float, unvisited_value: float) -
         if order is None:
             order = tree.expansion_orders[node] = expansion_order(tree.priors[node], c)
         if order is SCORE_ALL:
-            i = puct_score_all(tree, node, c, unvisited_value)
+            i = puct_score_all(tree, node, c, unvisited_value, None, value_range)
             return i, tree.children_by_action(node)[i]
         i = order[len(kids)]
         score = unvisited_value + c * tree.priors[node][i] * root_n  # / (1 + 0)

@@ -27,6 +27,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from mcts_agent._validation import describe, require_float
+from mcts_agent.normalization import normalizer
 from mcts_agent.selection import puct_score_all
 from mcts_agent.tree import ROOT, TERMINAL, UNVISITED, GuidedTree
 
@@ -65,7 +66,11 @@ def checked_value_bounds(value_bounds: Any, solve: bool) -> tuple[float, float] 
 
 
 def selection_rule(
-    tree: GuidedTree, selection: str, exploration: float, unvisited_value: float
+    tree: GuidedTree,
+    selection: str,
+    exploration: float,
+    unvisited_value: float,
+    value_range: Sequence[float] | None = None,
 ) -> Callable[[int], tuple[int, int]]:
     """Returns the solver's form of the UCT or PUCT rule on ``tree``: a proven child scores V.
 
@@ -81,6 +86,11 @@ def selection_rule(
         selection: ``"uct"`` or ``"puct"``.
         exploration: c >= 0.
         unvisited_value: PUCT's Q of an untried action.
+        value_range: ``[lo, hi]``, the values met in the search's backups
+            (``value_normalization``; read at every call, as the loop updates
+            it), or None: while ``hi > lo`` a child's Q and a proven child's V
+            both score as ``(x - lo) / (hi - lo)``
+            (:func:`mcts_agent.normalization.normalizer`).
 
     Returns:
         ``select(node) -> (i, child)``: the index of the action to follow and
@@ -101,19 +111,23 @@ def selection_rule(
         if untried[node]:
             return len(kids), UNVISITED  # UCT tries the actions in order
         log_n = log(visits[node])
+        lo, span = normalizer(value_range)
         best_score = -math.inf
         best = kids[0]
         for kid in kids:
             score = proven_values[kid]
             if score is None:
-                score = values[kid] + c * sqrt(log_n / visits[kid])
+                q = values[kid] if span is None else (values[kid] - lo) / span
+                score = q + c * sqrt(log_n / visits[kid])
+            elif span is not None:
+                score = (score - lo) / span
             if score > best_score:
                 best_score = score
                 best = kid
         return action_indices[best], best
 
     def select_puct(node: int) -> tuple[int, int]:
-        i = puct_score_all(tree, node, c, unvisited_value, proven_values)
+        i = puct_score_all(tree, node, c, unvisited_value, proven_values, value_range)
         return i, tree.children_by_action(node)[i]
 
     return select_puct if selection == "puct" else select_uct

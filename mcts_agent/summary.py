@@ -15,7 +15,9 @@
     1000 iterations in 0.000212 s (4,710,000 iterations/s), 32 nodes, stopped on iterations
 
 (tic-tac-toe after X 0, O 3, X 1, O 4: X, player 1, wins at 2). A prior column is added
-where the priors differ (an evaluator gave them), a proven column with the solver.
+where the priors differ (an evaluator gave them), a proven column with the solver, and a
+last line ``values normalised by the range [lo, hi] met in the backups`` with
+``value_normalization=True``.
 
 Times are written with three significant digits (:func:`format_seconds`), so a short search
 never reads ``0.000 s``.
@@ -154,7 +156,8 @@ def format_summary(
 
     What ``str(summary)`` and ``mcts-agent search`` print: a line naming the
     player the values are for, :func:`format_root_table` (or ``table``), the
-    principal variation and :func:`search_line`.
+    principal variation and :func:`search_line`; with ``summary.value_range``
+    (``value_normalization=True``), a last line giving it.
 
     Args:
         summary: ``planner.summary()`` after the search.
@@ -173,11 +176,13 @@ def format_summary(
         player = f"player {summary.player!r}"
     if line is None:
         line = [label(action) for action in summary.principal_variation]
-    return "\n".join(
-        [
-            f"visits and value for {player} of each move:",
-            format_root_table(summary, label) if table is None else table,
-            f"principal variation: {' '.join(line)}",
-            search_line(summary),
-        ]
-    )
+    lines = [
+        f"visits and value for {player} of each move:",
+        format_root_table(summary, label) if table is None else table,
+        f"principal variation: {' '.join(line)}",
+        search_line(summary),
+    ]
+    if summary.value_range is not None:
+        lo, hi = summary.value_range
+        lines.append(f"values normalised by the range [{lo:+.6g}, {hi:+.6g}] met in the backups")
+    return "\n".join(lines)

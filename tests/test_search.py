@@ -365,9 +365,10 @@ def test_the_repr_of_a_summary_is_the_named_tuple_of_its_fourteen_fields():
     planner = MCTS(model, 30, seed=0)
     planner(state)
     summary = planner.summary()
-    before = collections.namedtuple("SearchSummary", summary._fields[:-1])(*summary[:-1])
-    assert repr(summary) == repr(before)  # as before principal_variation was added
+    before = collections.namedtuple("SearchSummary", summary._fields[:-2])(*summary[:-2])
+    assert repr(summary) == repr(before)  # as before principal_variation, value_range were added
     assert "principal_variation" not in repr(summary) and summary.principal_variation[0] == 2
+    assert "value_range" not in repr(summary) and summary.value_range is None
     assert summary._replace(iterations=1).principal_variation == summary.principal_variation
 
 
