@@ -1054,18 +1054,20 @@ typedef struct {
 
 static const char *run_doc =
     "run(store, tree, model, fused, generic, native, rng, exploration, gamma, limit, "
-    "iterations, checks)\n\n"
+    "iterations, checks, value_range)\n\n"
     "Runs ``iterations`` of MCTS._run's loop on ``store`` (the views of ``tree``). ``fused``: "
     "the model's rollout(state, rng, limit, gamma) or None; ``generic``: rollout(state, "
     "actions, player) or None; ``native``: a native rollout capsule or None (then ``rng`` "
     "is a random.Random whose state it continues). ``checks``: the tuple (checked_reward, "
     "checked_terminated, checked_actions, checked_player, checked_return, check_step, "
-    "backup_error) of mcts_agent.search's slow paths.";
+    "backup_error) of mcts_agent.search's slow paths. ``value_range``: None, or the list "
+    "[lo, hi] of value_normalization (MuZero's min-max statistics), read at the start and "
+    "written back at the end.";
 
 static PyObject *
 core_run(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
 {
-    if (wrong_nargs("run", nargs, 12))
+    if (wrong_nargs("run", nargs, 13))
         return NULL;
     if (!PyObject_TypeCheck(args[0], &StoreType)) {
         PyErr_SetString(PyExc_TypeError, "run's first argument must be a Store");
@@ -1101,6 +1103,25 @@ core_run(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
         fused = NULL;
     if (generic == Py_None)
         generic = NULL;
+    /* value_normalization: lo and hi of the values met so far in this search's backups; while
+       span = hi - lo > 0, selection scores (Q - lo) / span in place of Q (MCTS._run's rule). */
+    PyObject *value_range = args[12];
+    int normalising = value_range != Py_None;
+    double lo = 0.0, hi = 0.0, span = 0.0;
+    if (normalising) {
+        if (!PyList_CheckExact(value_range) || PyList_GET_SIZE(value_range) != 2 ||
+            !PyFloat_CheckExact(PyList_GET_ITEM(value_range, 0)) ||
+            !PyFloat_CheckExact(PyList_GET_ITEM(value_range, 1))) {
+            PyErr_Format(PyExc_TypeError, "run's value_range must be None or a list of two "
+                                          "floats [lo, hi], got %R",
+                         value_range);
+            return NULL;
+        }
+        lo = PyFloat_AS_DOUBLE(PyList_GET_ITEM(value_range, 0));
+        hi = PyFloat_AS_DOUBLE(PyList_GET_ITEM(value_range, 1));
+        span = hi - lo;
+    }
+    int scaled = span > 0.0;
     PyObject *step = PyObject_GetAttrString(model, "step");
     PyObject *model_actions = PyObject_GetAttrString(model, "actions");
     PyObject *model_player = PyObject_GetAttrString(model, "player");
@@ -1138,11 +1159,26 @@ core_run(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
             double log_n = log((double)nodes[node].visits);
             double best_score = NAN;
             int32_t best_child = NO_NODE;
-            for (int32_t child = nodes[node].first; child != NO_NODE; child = nodes[child].next) {
-                double score = nodes[child].value + c * sqrt(log_n / (double)nodes[child].visits);
-                if (!(score <= best_score)) {
-                    best_score = score;
-                    best_child = child;
+            if (scaled) { /* value_normalization: Qn = (Q - lo) / (hi - lo) */
+                for (int32_t child = nodes[node].first; child != NO_NODE;
+                     child = nodes[child].next) {
+                    double score = (nodes[child].value - lo) / span +
+                                   c * sqrt(log_n / (double)nodes[child].visits);
+                    if (!(score <= best_score)) {
+                        best_score = score;
+                        best_child = child;
+                    }
+                }
+            }
+            else {
+                for (int32_t child = nodes[node].first; child != NO_NODE;
+                     child = nodes[child].next) {
+                    double score =
+                        nodes[child].value + c * sqrt(log_n / (double)nodes[child].visits);
+                    if (!(score <= best_score)) {
+                        best_score = score;
+                        best_child = child;
+                    }
                 }
             }
             if (best_child == NO_NODE) {
@@ -1395,10 +1431,43 @@ core_run(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
             goto done;
         }
         nodes[0].visits += 1;
+        if (normalising) { /* the values the backup left, leaf first (mcts_agent.normalization) */
+            for (Py_ssize_t k = depth - 1; k >= 0; k--) {
+                double q = nodes[path[k]].value;
+                if (q < lo)
+                    lo = q;
+                if (q > hi)
+                    hi = q;
+            }
+            span = hi - lo;
+            scaled = span > 0.0;
+        }
     }
     result = Py_NewRef(Py_None);
 
 done:
+    if (normalising) { /* the statistics continue in the next chunk */
+        PyObject *type, *value, *tb;
+        PyErr_Fetch(&type, &value, &tb);
+        PyObject *lo_obj = PyFloat_FromDouble(lo), *hi_obj = PyFloat_FromDouble(hi);
+        int failed = lo_obj == NULL || hi_obj == NULL;
+        if (failed) {
+            Py_XDECREF(lo_obj);
+            Py_XDECREF(hi_obj);
+        }
+        else { /* (PyList_SetItem steals its reference, even when it fails) */
+            failed = PyList_SetItem(value_range, 0, lo_obj) < 0;
+            failed = PyList_SetItem(value_range, 1, hi_obj) < 0 || failed;
+        }
+        if (failed) {
+            Py_XDECREF(type);
+            Py_XDECREF(value);
+            Py_XDECREF(tb);
+            Py_CLEAR(result);
+        }
+        else
+            PyErr_Restore(type, value, tb);
+    }
     if (rng_state != NULL) { /* the planner's generator continues where the rollouts left it */
         PyObject *type, *value, *tb;
         PyErr_Fetch(&type, &value, &tb);

@@ -225,7 +225,7 @@ def plain_loop(planner: Any) -> Any:
     """
     from mcts_agent.search import MCTS  # search imports this module
 
-    if _core is None or type(planner)._run is not MCTS._run or planner.value_normalization:
+    if _core is None or type(planner)._run is not MCTS._run:
         return planner._run
     return lambda tree, iterations: _run(planner, tree, iterations)
 
@@ -306,4 +306,5 @@ def _run(planner: Any, tree: Tree, iterations: int) -> None:
             search._check_step,
             search._backup_error,
         ),
+        planner._value_range,
     )
