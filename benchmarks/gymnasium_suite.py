@@ -275,9 +275,14 @@ def rl_zoo(case: Case) -> str:
     lowest = min(a.mean_reward for a in agents)
     steps = ", ".join(a.n_timesteps for a in agents)
     version = "" if best.env_id == case.name else f" ({best.env_id})"
+    spread = (
+        f"all {len(agents)} agents"
+        if lowest == best.mean_reward
+        else f"{len(agents)} agents {lowest:g} to {best.mean_reward:g}"
+    )
     return (
         f"{best.algo} {best.mean_reward:g} ± {best.std_reward:g}{version}, "
-        f"{len(agents)} agents {lowest:g} to {best.mean_reward:g}, trained {steps} steps"
+        f"{spread}, trained {steps} steps"
     )
 
 
@@ -324,16 +329,16 @@ def run_case(case: Case, args: argparse.Namespace) -> Row:
 
 
 def interval_text(result: PlanResult) -> str:
-    """``mean [low, high]`` of the returns, to 3 significant figures."""
+    """``mean [low, high]`` of the returns, to 4 significant figures."""
     mean, low, high = result.mean_return()
-    return f"{mean:.3g} [{low:.3g}, {high:.3g}]"
+    return f"{mean:.4g} [{low:.4g}, {high:.4g}]"
 
 
 def cells(row: Row) -> list[str]:
     """The row's columns: env, episodes, defaults, success, s/step, random, optimum, RL Zoo,
     target, pass."""
     case = row.case
-    random = "-" if row.random is None else f"{mean_return(row.random):.3g}"
+    random = "-" if row.random is None else f"{mean_return(row.random):.4g}"
     if row.agent is None:
         defaults = success = seconds = "-"
         verdict = "skipped" if row.note.startswith("skipped") else "FAIL (error)"
@@ -413,8 +418,8 @@ def main(argv: list[str] | None = None) -> int:
     rows = []
     for name in args.envs:
         row = run_case(CASES[name], args)
-        if row.note:
-            print(f"{name}: {row.note}", file=sys.stderr)
+        done = row.note or "defaults {}, success {}, {} s/step, random {}".format(*cells(row)[2:6])
+        tqdm.write(f"{name}: {done}", file=sys.stderr)
         rows.append(row)
     print(table(rows, args.markdown))
     print(
