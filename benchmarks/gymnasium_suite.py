@@ -177,6 +177,28 @@ def _returns(result: PlanResult) -> list[float]:
     return [r.total_return for r in result.records]
 
 
+def goal_in_most(result: PlanResult) -> bool:
+    """FrozenLake's target: the goal reached in at least 60% of the episodes."""
+    return sum(goal_reached(r) for r in result.records) >= 0.6 * len(result.records)
+
+
+FROZEN_LAKES = (("4x4", 100, 500), ("8x8", 200, 200))
+"""Slippery FrozenLake's maps: (map, step limit, the target's episodes)."""
+
+
+def frozen_lake(map_name: str, steps: int, episodes: int) -> Case:
+    """The case of slippery FrozenLake on ``map_name`` with a ``steps``-step limit."""
+    return Case(
+        f"FrozenLake-v1-{map_name}",
+        f"FrozenLake-v1:is_slippery=True,map_name='{map_name}',max_episode_steps={steps}",
+        episodes,
+        f"success >= 0.60 over {episodes}",
+        goal_in_most,
+        success=goal_reached,
+        horizon=steps,
+    )
+
+
 SUITE: tuple[Case, ...] = (
     Case(
         "CliffWalking-v1",
@@ -221,24 +243,7 @@ SUITE: tuple[Case, ...] = (
         ),
         success=goal_reached,
     ),
-    Case(
-        "FrozenLake-v1-4x4",
-        "FrozenLake-v1:is_slippery=True,map_name='4x4',max_episode_steps=100",
-        500,
-        "success >= 0.60 over 500",
-        lambda result: sum(goal_reached(r) for r in result.records) >= 0.6 * len(result.records),
-        success=goal_reached,
-        horizon=100,
-    ),
-    Case(
-        "FrozenLake-v1-8x8",
-        "FrozenLake-v1:is_slippery=True,map_name='8x8',max_episode_steps=200",
-        200,
-        "success >= 0.60 over 200",
-        lambda result: sum(goal_reached(r) for r in result.records) >= 0.6 * len(result.records),
-        success=goal_reached,
-        horizon=200,
-    ),
+    *(frozen_lake(map_name, steps, episodes) for map_name, steps, episodes in FROZEN_LAKES),
     Case(
         "LunarLander-v3",
         "LunarLander-v3",
