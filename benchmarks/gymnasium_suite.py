@@ -177,6 +177,10 @@ def _returns(result: PlanResult) -> list[float]:
     return [r.total_return for r in result.records]
 
 
+TAXI = "Taxi-v4" if "Taxi-v4" in gym.registry else "Taxi-v3"
+"""Taxi's id: v4 where Gymnasium registers it, else v3 (older Gymnasium)."""
+
+
 def goal_in_most(result: PlanResult) -> bool:
     """FrozenLake's target: the goal reached in at least 60% of the episodes."""
     return sum(goal_reached(r) for r in result.records) >= 0.6 * len(result.records)
@@ -210,8 +214,8 @@ SUITE: tuple[Case, ...] = (
         horizon=200,
     ),
     Case(
-        "Taxi-v4",
-        "Taxi-v4",
+        TAXI,
+        TAXI,
         50,
         "mean >= 7.0 over 50",
         lambda result: mean_return(result) >= 7.0,
