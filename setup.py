@@ -26,6 +26,13 @@ class StrictFloatBuildExt(build_ext):
 
 
 setup(
-    ext_modules=[Extension("mcts_agent._core", ["mcts_agent/_core.c"], optional=True)],
+    ext_modules=[
+        Extension(
+            "mcts_agent._core",
+            ["mcts_agent/_core.c", "mcts_agent/_chance_loop.c"],
+            depends=["mcts_agent/_core.h"],
+            optional=True,
+        )
+    ],
     cmdclass={"build_ext": StrictFloatBuildExt},
 )

@@ -29,12 +29,14 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "_core.h"
+
 #if defined(__clang__)
 #pragma STDC FP_CONTRACT OFF
 #endif
 
 /* 1 with a TypeError if a METH_FASTCALL function got ``nargs`` arguments, not ``expected``. */
-static int
+int
 wrong_nargs(const char *name, Py_ssize_t nargs, Py_ssize_t expected)
 {
     if (nargs == expected)
@@ -44,14 +46,6 @@ wrong_nargs(const char *name, Py_ssize_t nargs, Py_ssize_t expected)
 }
 
 /* ------------------------------------------------------------------ MT19937 */
-
-#define MT_N 624
-#define MT_M 397
-
-typedef struct {
-    uint32_t state[MT_N];
-    int index;
-} MTState;
 
 /* CPython's genrand_uint32 (Modules/_randommodule.c), the reference MT19937 of Matsumoto & Nishimura. */
 static uint32_t
@@ -83,7 +77,7 @@ mt_uint32(MTState *mt)
 }
 
 /* random.Random.random(): 53 random bits in [0, 1), as CPython's random_random. */
-static double
+double
 mt_random(void *rng)
 {
     MTState *mt = (MTState *)rng;
@@ -92,7 +86,7 @@ mt_random(void *rng)
 }
 
 /* Reads rng.getstate() into mt; returns the state tuple (new reference) or NULL. */
-static PyObject *
+PyObject *
 mt_read(PyObject *rng, MTState *mt)
 {
     PyObject *state = PyObject_CallMethod(rng, "getstate", NULL);
@@ -123,7 +117,7 @@ mt_read(PyObject *rng, MTState *mt)
 }
 
 /* rng.setstate((version, mt's words and index, gauss_next of old)); 0 or -1. */
-static int
+int
 mt_write(PyObject *rng, const MTState *mt, PyObject *old)
 {
     PyObject *words = PyTuple_New(MT_N + 1);
@@ -914,7 +908,7 @@ static PyTypeObject ColumnType = {
 /* ------------------------------------------------------------------ the loop */
 
 /* next_state, reward, terminated = result (any iterable of exactly three; new references). */
-static int
+int
 unpack3(PyObject *result, PyObject **a, PyObject **b, PyObject **c)
 {
     if (PyTuple_Check(result) && PyTuple_GET_SIZE(result) == 3) {
@@ -956,14 +950,14 @@ fail:
     return -1;
 }
 
-static PyObject *
+PyObject *
 call2(PyObject *f, PyObject *x, PyObject *y)
 {
     PyObject *args[2] = {x, y};
     return PyObject_Vectorcall(f, args, 2, NULL);
 }
 
-static PyObject *
+PyObject *
 call3(PyObject *f, PyObject *x, PyObject *y, PyObject *z)
 {
     PyObject *args[3] = {x, y, z};
@@ -1508,7 +1502,7 @@ set_new(PyObject *list, Py_ssize_t index, PyObject *value)
  * arithmetic converts it (PyLong_AsDouble, correctly rounded). Anything else (the search puts
  * only these in the lists) is a TypeError: no Python code, such as a __float__, may run while
  * the round reads the lists unchecked. */
-static inline double
+double
 as_double(PyObject *x)
 {
     if (PyFloat_CheckExact(x))
@@ -1867,7 +1861,7 @@ typedef struct Expansion {
  * kept here for counts up to 64 after the first call. NULL with an exception set. */
 static PyObject *uniform_cache[65];
 
-static PyObject *
+PyObject *
 uniform(PyObject *uniform_priors, Py_ssize_t count)
 {
     if (count < 0 || count > 64)
@@ -2730,6 +2724,7 @@ static PyMethodDef core_methods[] = {
      "returns, or None where the core leaves the priors to it."},
     {"random", (PyCFunction)core_random, METH_VARARGS,
      "random(rng, count) -> list of floats: rng.random() drawn by the C generator."},
+    CHANCE_LOOP_METHODS /* _chance_loop.c */
     {NULL},
 };
 

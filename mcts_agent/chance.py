@@ -59,6 +59,7 @@ __all__ = [
     "checked_outcomes",
     "crossing",
     "is_stochastic",
+    "new_record",
     "outcome_key",
     "sampler",
 ]
@@ -328,7 +329,9 @@ def crossing(planner: MCTS, tree: GuidedTree) -> Crossing:
     model = planner.model
     key = getattr(model, "key", None)
     outcomes = getattr(model, "outcomes", None)
-    sample_step = None if callable(outcomes) else model.sample_step
+    if not callable(outcomes):
+        outcomes = None
+    sample_step = None if outcomes is not None else model.sample_step
     rng = planner.rng
     random_ = rng.random
     c = planner.exploration
@@ -343,18 +346,7 @@ def crossing(planner: MCTS, tree: GuidedTree) -> Crossing:
     def cross(node: int, child: int, i: int) -> tuple[int, int, int, StepResult | None]:
         state = states[node]
         if child == UNVISITED:
-            action = actions[node][i]
-            record = ChanceRecord(action)
-            if sample_step is None:
-                pairs = checked_outcomes(outcomes(state, action), state, action, players)
-                running = 0.0
-                record.cumulative = []
-                for probability, _ in pairs:
-                    running += probability
-                    record.cumulative.append(running)
-                record.cumulative[-1] = math.inf  # every u < 1 falls in some outcome
-                record.results = [result for _, result in pairs]
-                record.keys = [outcome_key(key, result) for result in record.results]
+            record = new_record(outcomes, key, players, state, actions[node][i])
             child = _add_chance_node(tree, node, i, c * priors[node][i], record)
         record = records[child]
         if sample_step is None:
@@ -377,6 +369,40 @@ def crossing(planner: MCTS, tree: GuidedTree) -> Crossing:
         return child, UNVISITED, j, result
 
     return cross
+
+
+def new_record(
+    outcomes: Callable[[Any, Any], Any] | None,
+    key: Callable[[Any], Hashable] | None,
+    players: tuple | None,
+    state: Any,
+    action: Any,
+) -> ChanceRecord:
+    """The :class:`ChanceRecord` of a new chance node: ``action`` taken in ``state``.
+
+    With ``outcomes`` (the model's method; None for a ``sample_step`` model)
+    it is asked once, here, and its answer checked in full
+    (:func:`checked_outcomes`): the record keeps the outcomes' results, their
+    keys (:func:`outcome_key`) and the running sums of their probabilities,
+    the last set to infinity (every ``u < 1`` falls in some outcome).
+    ``players``: as :func:`checked_result`'s. Also called by the compiled
+    chance loop (``mcts_agent/_chance_loop.c``) when it makes a chance node.
+
+    Raises:
+        TypeError, ValueError: as :func:`checked_outcomes` and :func:`outcome_key`.
+    """
+    record = ChanceRecord(action)
+    if outcomes is not None:
+        pairs = checked_outcomes(outcomes(state, action), state, action, players)
+        running = 0.0
+        record.cumulative = []
+        for probability, _ in pairs:
+            running += probability
+            record.cumulative.append(running)
+        record.cumulative[-1] = math.inf  # every u < 1 falls in some outcome
+        record.results = [result for _, result in pairs]
+        record.keys = [outcome_key(key, result) for result in record.results]
+    return record
 
 
 def _add_chance_node(

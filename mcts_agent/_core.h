@@ -1,0 +1,59 @@
+/* What the two files of the extension mcts_agent._core share (docs/guides/compiled-core.md).
+ *
+ * _core.c: the plain loop, leaf batching's rounds, the Mersenne Twister that continues a
+ * random.Random's state; _chance_loop.c: the general loop for a stochastic model (chance
+ * nodes), with native chance rollouts. The functions below are _core.c's, used by both.
+ */
+#ifndef MCTS_AGENT_CORE_H
+#define MCTS_AGENT_CORE_H
+
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <stdint.h>
+
+#define MT_N 624
+#define MT_M 397
+
+typedef struct {
+    uint32_t state[MT_N];
+    int index;
+} MTState;
+
+/* 1 with a TypeError if a METH_FASTCALL function got ``nargs`` arguments, not ``expected``. */
+int wrong_nargs(const char *name, Py_ssize_t nargs, Py_ssize_t expected);
+
+/* random.Random.random() drawn from an MTState (``rng`` points to it). */
+double mt_random(void *rng);
+/* Reads rng.getstate() into mt; returns the state tuple (new reference) or NULL. */
+PyObject *mt_read(PyObject *rng, MTState *mt);
+/* rng.setstate((version, mt's words and index, gauss_next of old)); 0 or -1. */
+int mt_write(PyObject *rng, const MTState *mt, PyObject *old);
+
+/* next_state, reward, terminated = result (any iterable of exactly three; new references). */
+int unpack3(PyObject *result, PyObject **a, PyObject **b, PyObject **c);
+PyObject *call2(PyObject *f, PyObject *x, PyObject *y);
+PyObject *call3(PyObject *f, PyObject *x, PyObject *y, PyObject *z);
+
+/* A float or an int of the tree's lists as a double (no Python code run); TypeError else. */
+double as_double(PyObject *x);
+/* uniform_priors(count) (mcts_agent.evaluator's), kept for counts up to 64: a new reference. */
+PyObject *uniform(PyObject *uniform_priors, Py_ssize_t count);
+
+/* _chance_loop.c's functions, in the module's method table (_core.c). */
+PyObject *core_chance_run(PyObject *module, PyObject *const *args, Py_ssize_t nargs);
+PyObject *core_table_rollout(PyObject *module, PyObject *const *args, Py_ssize_t nargs);
+PyObject *core_pig_rollout(PyObject *module, PyObject *goal);
+PyObject *core_call_chance_rollout(PyObject *module, PyObject *const *args, Py_ssize_t nargs);
+extern const char chance_run_doc[], table_rollout_doc[], pig_rollout_doc[],
+    call_chance_rollout_doc[];
+
+#define CHANCE_LOOP_METHODS                                                                    \
+    {"chance_run", (PyCFunction)(void (*)(void))core_chance_run, METH_FASTCALL,               \
+     chance_run_doc},                                                                          \
+        {"table_rollout", (PyCFunction)(void (*)(void))core_table_rollout, METH_FASTCALL,      \
+         table_rollout_doc},                                                                   \
+        {"pig_rollout", (PyCFunction)core_pig_rollout, METH_O, pig_rollout_doc},              \
+        {"call_chance_rollout", (PyCFunction)(void (*)(void))core_call_chance_rollout,         \
+         METH_FASTCALL, call_chance_rollout_doc},
+
+#endif
