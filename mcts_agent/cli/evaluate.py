@@ -22,6 +22,7 @@ from mcts_agent.cli.options import (
     _option_settings,
     _players,
     _progress,
+    _zero_sum,
     int_at_least,
     parse_exploration,
 )
@@ -57,8 +58,9 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
         default=None,
         help="opponents: agent specs (random, perfect, minimax, minimax:depth=2, "
         "mcts:iterations=50...); perfect only for tic-tac-toe; minimax alone searches "
-        "--minimax-depth plies (default: random perfect for tic-tac-toe, random minimax "
-        "otherwise)",
+        "--minimax-depth plies, on two-player zero-sum games (default: random perfect for "
+        "tic-tac-toe, random minimax otherwise, random alone for a game not known to be "
+        "zero-sum, such as your own)",
     )
     evaluate.add_argument(
         "--iterations",
@@ -104,15 +106,20 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
     _add_run_options(evaluate, "draw win and loss rates against iterations (PNG...)")
 
 
-def default_opponents(solvable: bool) -> list[str]:
+def default_opponents(solvable: bool, zero_sum: bool = True) -> list[str]:
     """Returns ``evaluate``'s default opponents: perfect play where the game is solvable.
 
     Args:
         solvable: whether the game is small enough for perfect play (``game.solvable``).
+        zero_sum: whether its players plan it as two-player zero-sum, as minimax
+            needs (False: a user's PettingZoo game, planned with every agent's reward).
 
     Returns:
-        ``["random", "perfect"]`` (tic-tac-toe) or ``["random", "minimax"]`` (connect four).
+        ``["random", "perfect"]`` (tic-tac-toe), ``["random", "minimax"]`` (connect
+        four) or ``["random"]`` (a game not planned as zero-sum).
     """
+    if not zero_sum:
+        return ["random"]
     return ["random", "perfect" if solvable else "minimax"]
 
 
@@ -121,7 +128,7 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser, out: TextIO) 
     game = _game(parser, args.game)
     opponent_specs = [
         f"minimax:depth={args.minimax_depth}" if spec == "minimax" else spec
-        for spec in args.opponent or default_opponents(game.solvable)
+        for spec in args.opponent or default_opponents(game.solvable, _zero_sum(game))
     ]
     # Each value once, in the order given: a repeated value would repeat its matches' rows.
     opponents = list(_players(parser, "--opponent", opponent_specs, game).values())

@@ -22,11 +22,13 @@ import tempfile
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from mcts_agent.cli.user_envs import factory_game
 from mcts_agent.evaluation import (
     AGENT_KINDS,
     BACKENDS,
     GAME_NAMES,
     Game,
+    MinimaxPlayer,
     PettingZooGame,
     Player,
     check_ray_address,
@@ -42,6 +44,8 @@ OPPONENTS = AGENT_KINDS
 
 MAX_GAMES = 100_000
 """The most games per seat and match ``evaluate --games`` accepts (every game is held in memory)."""
+
+_KEYWORD = re.compile(r"^\s*[A-Za-z_]\w*\s*=")
 
 _SQRT = re.compile(
     r"^\s*(?:(?P<k>\d+(?:\.\d*)?|\.\d+)\s*\*?\s*)?sqrt\s*\(?\s*(?P<x>\d+(?:\.\d*)?|\.\d+)\s*\)?\s*$"
@@ -186,6 +190,37 @@ def _settings(text: str) -> dict[str, list[Any]]:
         raise argparse.ArgumentTypeError(str(error)) from None
 
 
+def keyword_arguments(text: str) -> dict[str, Any]:
+    """``--env-kwargs``' type: ``name=value,...``, one value each, read as ``--options``' values.
+
+    Values are Python literals or words (:func:`~mcts_agent.evaluation.parse_settings`):
+    ``size=4,is_slippery=False,render_mode=ansi,map_name='8x8',shape=(3, 4)`` gives
+    ``{"size": 4, "is_slippery": False, "render_mode": "ansi", "map_name": "8x8",
+    "shape": (3, 4)}`` (a word is a Python name; other text is quoted).
+
+    Raises:
+        argparse.ArgumentTypeError: saying that ``name=value`` was expected, if an item
+            is not ``name=value`` (a Python name), a value is malformed, a name comes
+            twice or has several values.
+    """
+    example = "such as size=4,is_slippery=False"
+    if not _KEYWORD.match(text):
+        raise argparse.ArgumentTypeError(f"expected name=value,... {example}; got {text!r}")
+    try:
+        settings = parse_settings(text)
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(
+            f"expected name=value,... {example}; got {text!r} ({error})"
+        ) from None
+    for name, values in settings.items():
+        if len(values) > 1:
+            raise argparse.ArgumentTypeError(
+                f"expected name=value,... {example}, one value each (a tuple in brackets); "
+                f"got {name}={','.join(map(repr, values))} in {text!r}"
+            )
+    return {name: values[0] for name, values in settings.items()}
+
+
 def _add_settings_option(parser: argparse.ArgumentParser, help: str) -> None:
     """``--options NAME=VALUE,...`` (repeatable) and its deprecated spelling ``--option``."""
     parser.add_argument(
@@ -294,6 +329,10 @@ def _add_game_option(parser: argparse.ArgumentParser, names: str | None = None) 
         if names is not None
         else f"{', '.join(GAME_NAMES)}, or any PettingZoo AEC env id with its options, "
         "e.g. classic/chess-v6 or classic/go-v5:board_size=9"
+    )
+    help += (
+        "; or MODULE:FACTORY[:NAME=VALUE,...], a function of your module that returns a "
+        "PettingZoo AEC env, called with the options (e.g. my_games:env:size=4)"
     )
     parser.add_argument(
         "--game", default="tictactoe", metavar="GAME", help=f"{help} (default: tictactoe)"
@@ -475,9 +514,13 @@ def _check_backend(parser: argparse.ArgumentParser, args: argparse.Namespace) ->
 
 
 def _game(parser: argparse.ArgumentParser, name: str) -> Game:
-    """The game ``--game`` names, checked (and its env made) before any worker starts."""
+    """The game ``--game`` names, checked (and its env made) before any worker starts.
+
+    A ``module:attr`` spec is a user's factory of PettingZoo AEC envs
+    (:func:`mcts_agent.cli.user_envs.factory_game`); any other, :func:`make_game`'s.
+    """
     try:
-        game = make_game(name)
+        game = factory_game(name) or make_game(name)
         if isinstance(game, PettingZooGame):
             game.make_env().close()
     except (ImportError, TypeError, ValueError) as error:
@@ -485,16 +528,46 @@ def _game(parser: argparse.ArgumentParser, name: str) -> Game:
     return game
 
 
+def _zero_sum(game: Game) -> bool:
+    """Whether ``game``'s players plan the mover's reward, as minimax does.
+
+    Our models' games and the PettingZoo games the adapter knows to be two-player
+    zero-sum do; any other PettingZoo game (a user's) is planned with every agent's
+    reward (:class:`~mcts_agent.adapters.PettingZooModel`'s ``zero_sum``), which
+    minimax cannot search.
+    """
+    if not isinstance(game, PettingZooGame) or game.model is not None:
+        return True
+    from mcts_agent.adapters.pettingzoo import PettingZooModel
+
+    env = game.make_env()
+    try:
+        env.reset(seed=0)
+        return PettingZooModel(env).zero_sum
+    finally:
+        env.close()
+
+
 def _players(
     parser: argparse.ArgumentParser, option: str, specs: Sequence[str], game: Game
 ) -> dict[str, Player]:
-    """``{spec: player}`` for each spec once, in order, each checked against ``game``."""
+    """``{spec: player}`` for each spec once, in order, each checked against ``game``.
+
+    Minimax is refused on a game not planned as two-player zero-sum (:func:`_zero_sum`).
+    """
     players = {}
     for spec in dict.fromkeys(specs):
         try:
             players[spec] = make_player(spec, game)
         except (TypeError, ValueError) as error:
             parser.error(f"argument {option}: {error}")
+    minimax = [spec for spec, player in players.items() if isinstance(player, MinimaxPlayer)]
+    if minimax and not _zero_sum(game):
+        parser.error(
+            f"argument {option}: {minimax[0]} searches two-player zero-sum games on the "
+            f"mover's reward; {game.name} is not known to be one, so it is planned with every "
+            "agent's reward: play random or mcts agents"
+        )
     return players
 
 

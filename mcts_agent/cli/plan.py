@@ -1,6 +1,9 @@
 """``mcts-agent plan``: MCTS against a random policy in a Gymnasium env.
 
-Episodes are played by :mod:`mcts_agent.evaluation.planning`.
+Episodes are played by :mod:`mcts_agent.evaluation.planning`. ``--env`` takes
+Gymnasium's ``module:EnvId`` (the module, which registers the env, imported
+first: :mod:`mcts_agent.cli.user_envs`), and ``--env-kwargs`` the keyword
+arguments of ``gymnasium.make``.
 """
 
 from __future__ import annotations
@@ -23,9 +26,12 @@ from mcts_agent.cli.options import (
     _option_settings,
     _progress,
     int_at_least,
+    keyword_arguments,
 )
 from mcts_agent.cli.runs import EXIT_INTERRUPTED
-from mcts_agent.evaluation import DEFAULT_EXPLORATION, GameLog, ray_session
+from mcts_agent.cli.user_envs import import_user_module
+from mcts_agent.evaluation import DEFAULT_EXPLORATION, GameLog, parse_spec, ray_session
+from mcts_agent.evaluation.specs import format_options, import_path
 from mcts_agent.summary import format_seconds
 
 
@@ -46,7 +52,17 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
         required=True,
         metavar="ID",
         help="a Gymnasium id with its options, e.g. FrozenLake-v1:is_slippery=False, "
-        "CliffWalking-v1, Taxi-v4, mcts_agent/GridMaze-v0",
+        "CliffWalking-v1, Taxi-v4, mcts_agent/GridMaze-v0; or Gymnasium's MODULE:ID, "
+        "e.g. my_envs:MyEnv-v0 (my_envs, imported first, registers MyEnv-v0)",
+    )
+    plan.add_argument(
+        "--env-kwargs",
+        action="append",
+        type=keyword_arguments,
+        default=None,
+        metavar="NAME=VALUE,...",
+        help="keyword arguments of gymnasium.make, e.g. size=4,is_slippery=False (repeatable; "
+        "values are Python literals or words; added to the options in --env)",
     )
     plan.add_argument(
         "--episodes",
@@ -87,12 +103,40 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
     )
 
 
+def _env(parser: argparse.ArgumentParser, args: argparse.Namespace) -> str:
+    """``--env`` with ``--env-kwargs`` added as its options: the env spec planning reads.
+
+    A ``module:EnvId`` env's module is imported here, so that one which cannot be
+    imported is an argument error naming it. Exits with an argument error.
+    """
+    try:
+        env_id, options = parse_spec(args.env, what="env")
+    except ValueError as error:
+        parser.error(f"argument --env: {error}")
+    for kwargs in args.env_kwargs or []:
+        for name, value in kwargs.items():
+            if name in options:
+                parser.error(
+                    f"argument --env-kwargs: {name!r} given twice (in --env {args.env!r} or "
+                    "--env-kwargs); give it once"
+                )
+            options[name] = value
+    path = import_path(env_id)
+    if path is not None:
+        try:
+            import_user_module(path[0], args.env)
+        except ImportError as error:
+            parser.error(f"argument --env: {error}")
+    return env_id + format_options(tuple(options.items()))
+
+
 def run(args: argparse.Namespace, parser: argparse.ArgumentParser, out: TextIO) -> int:
     """Runs ``mcts-agent plan`` with its parsed ``args``; returns the exit status."""
     from mcts_agent.evaluation import planning
 
+    env = _env(parser, args)
     try:
-        planning.make_env(args.env).close()
+        planning.make_env(env).close()
     except ValueError as error:
         parser.error(f"argument --env: {error}")
     settings = _option_settings(parser, args, ("iterations", "time_limit", "seed"))
@@ -103,7 +147,7 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser, out: TextIO) 
     iterations = args.iterations or ([None] if args.time_limit is not None else [200])
     settings = [{"iterations": n, **extra} for n in dict.fromkeys(iterations)]
     try:
-        planning.check_plannable(args.env, settings[0])
+        planning.check_plannable(env, settings[0])
     except (TypeError, ValueError) as error:
         parser.error(
             f"argument --options: {error}" if "option" in str(error) else f"argument --env: {error}"
@@ -121,8 +165,8 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser, out: TextIO) 
 
     def on_episode(options: dict | None, record: planning.EpisodeRecord) -> None:
         if log is not None:
-            label = planning.PlanResult(args.env, options, ()).label
-            log.write_line({"env": args.env, "policy": label, **record.to_dict()})
+            label = planning.PlanResult(env, options, ()).label
+            log.write_line({"env": env, "policy": label, **record.to_dict()})
         bar.update(1)
 
     start = time.perf_counter()
@@ -137,7 +181,7 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser, out: TextIO) 
             for options in [None, *settings]:
                 results.append(
                     planning.plan_episodes(
-                        args.env,
+                        env,
                         options,
                         args.episodes,
                         seed=args.seed,
@@ -153,7 +197,7 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser, out: TextIO) 
         return EXIT_INTERRUPTED
     except (TypeError, ValueError, OSError, ConnectionError) as error:  # e.g. chance met
         kept = "" if log is None else f"; {log.kept} of {total} episodes kept in {log.path}"
-        print(f"mcts-agent: error: {args.env}: {error}{kept}", file=sys.stderr)
+        print(f"mcts-agent: error: {env}: {error}{kept}", file=sys.stderr)
         return 1
     finally:
         if log is not None:

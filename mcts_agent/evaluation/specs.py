@@ -13,8 +13,21 @@ The command line and the Python arena read the same specs:
   :class:`~mcts_agent.agent.MCTSAgent`, by name; ``evaluator=heuristic``
   names one of the game's evaluators).
 
+A game or env spec may name a user's module instead, as Gymnasium's
+``gymnasium.make("my_module:MyEnv-v0")`` does (:func:`import_path`):
+``my_module:MyEnv-v0`` or ``my_package.games:env``, options after a second
+colon (``my_module:env:size=4``). The rule that tells it from
+``kind:options``: the part before the first colon is a dotted Python module
+path (``my_package.games``, no ``/`` or ``-``) and the part after it, up to
+the next colon, is not empty and holds no ``=``. Before this syntax such a
+spec was an error (``expected name=value options``), so no spec that was
+read before is read otherwise now; ``classic/go-v5:board_size=9`` and
+``tictactoe:size=3`` are ``kind:options`` still. Agent specs have no module
+path: ``mcts:iterations`` is a malformed option there.
+
 Values are Python literals (``ast.literal_eval``: ``400``, ``2.83``,
-``(0.3, 0.25)``, ``None``, ``'text'``); a bare word that is not one
+``(0.3, 0.25)``, ``None``, ``'text'``); ``true`` and ``false`` are the
+bools too (``value_normalization=true``); a bare word that is not one
 (``puct``) is the string itself. Commas inside brackets or quotes do not
 split options. Every agent spec is checked against its game when it is read
 (:func:`make_player` makes the planner the games will make), so a bad spec
@@ -42,6 +55,7 @@ __all__ = [
     "AGENT_KINDS",
     "EvaluatorValue",
     "format_options",
+    "import_path",
     "make_player",
     "parse_spec",
     "parse_settings",
@@ -52,7 +66,12 @@ AGENT_KINDS = ("random", "perfect", "minimax", "mcts")
 """The kinds of agent :func:`make_player` reads."""
 
 _NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+_MODULE_PATH = re.compile(r"^[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*$")
+_IMPORTING = ("game", "env")
+"""The kinds of spec (``parse_spec``'s ``what``) that may start with ``module:attr``."""
 _CLOSING = {"(": ")", "[": "]", "{": "}"}
+_BOOLS = {"true": True, "false": False}
+"""The lower-case words read as bools (the shell's and JSON's spelling of ``True``, ``False``)."""
 
 
 def _split_options(text: str, spec: str) -> list[str]:
@@ -81,21 +100,51 @@ def _value(text: str) -> Any:
     try:
         return ast.literal_eval(text)
     except (ValueError, SyntaxError):
+        if text in _BOOLS:
+            return _BOOLS[text]
         if _NAME.match(text):
             return text
         raise ValueError(f"expected a Python literal or a word, got {text!r}") from None
 
 
+def import_path(kind: str) -> tuple[str, str] | None:
+    """Returns ``(module, attribute)`` if ``kind`` is ``module:attr``, else None.
+
+    The rule of the module docstring: ``module`` a dotted Python module path,
+    ``attr`` not empty and without ``=`` or ``:``. What ``attr`` names is the
+    caller's: Gymnasium reads it as an env id (``gymnasium.make`` imports
+    ``module`` first, ``gymnasium.envs.registration._find_spec``), the command
+    line's games as a callable of the module.
+
+    Args:
+        kind: a spec's kind, e.g. ``"my_module:MyEnv-v0"`` (``parse_spec``'s first value).
+
+    Returns:
+        ``("my_module", "MyEnv-v0")``; None for ``"classic/go-v5"``, ``"tictactoe"``.
+    """
+    module, colon, attribute = kind.partition(":")
+    module, attribute = module.strip(), attribute.strip()
+    if not (colon and _MODULE_PATH.match(module) and attribute) or set("=:") & set(attribute):
+        return None
+    return module, attribute
+
+
 def parse_spec(spec: str, what: str = "agent") -> tuple[str, dict[str, Any]]:
     """Reads ``kind[:name=value[,name=value...]]``.
 
+    Game and env specs (``what`` ``"game"`` or ``"env"``) may start with a
+    user's ``module:attr`` (:func:`import_path`; the module docstring's rule),
+    which is then the kind, its options after a second colon.
+
     Args:
-        spec: e.g. ``"mcts:iterations=400,root_noise=(0.3, 0.25)"`` or
-            ``"classic/go-v5:board_size=9"``.
-        what: what the spec is, for messages (``"agent"``, ``"game"``).
+        spec: e.g. ``"mcts:iterations=400,root_noise=(0.3, 0.25)"``,
+            ``"classic/go-v5:board_size=9"`` or ``"my_module:env:size=4"``.
+        what: what the spec is, for messages (``"agent"``, ``"game"``,
+            ``"env"``); games and envs may name a module.
 
     Returns:
-        ``(kind, {name: value})``, the options in the order given.
+        ``(kind, {name: value})``, the options in the order given:
+        ``("my_module:env", {"size": 4})``.
 
     Raises:
         TypeError: if ``spec`` is not a str.
@@ -106,6 +155,11 @@ def parse_spec(spec: str, what: str = "agent") -> tuple[str, dict[str, Any]]:
     if not isinstance(spec, str):
         raise TypeError(f"a {what} spec must be a str such as 'mcts:iterations=100', got {spec!r}")
     kind, colon, rest = spec.strip().partition(":")
+    if what in _IMPORTING:
+        attribute, second, options_text = rest.partition(":")
+        path = import_path(f"{kind}:{attribute}")
+        if path is not None:
+            kind, colon, rest = ":".join(path), second, options_text
     kind = kind.strip()
     if not kind:
         raise ValueError(f"{what} spec {spec!r} has no {what} before the colon")

@@ -1,0 +1,250 @@
+"""A user's own envs from the command line: ``module:attr`` specs and ``--env-kwargs``.
+
+The user's module is tests/user_envs.py (on sys.path under pytest, as a user's module is
+through PYTHONPATH): it registers the Gymnasium env ``Corridor-v0`` and has ``nim``, a
+factory of PettingZoo AEC envs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import pickle
+import sys
+
+import pytest
+import user_envs
+
+from mcts_agent.cli import main
+from mcts_agent.cli.options import keyword_arguments
+from mcts_agent.cli.user_envs import FactoryGame, factory_game
+from mcts_agent.evaluation import parse_spec
+from mcts_agent.evaluation.specs import import_path
+
+PLAN = ["plan", "--episodes", "2", "--iterations", "100", "--options", "gamma=0.9"]
+PLAN += ["--workers", "1", "--no-progress"]
+
+
+def error_of(argv, capsys) -> str:
+    """The last line of stderr of ``main(argv)``, which must exit with status 2."""
+    with pytest.raises(SystemExit) as done:
+        main(argv)
+    assert done.value.code == 2
+    return capsys.readouterr().err.splitlines()[-1]
+
+
+@pytest.mark.parametrize(
+    "spec, what, read",
+    [
+        ("my_module:MyEnv-v0", "env", ("my_module:MyEnv-v0", {})),
+        (
+            "pkg.envs:ns/MyEnv-v0:size=4,fast=True",
+            "env",
+            ("pkg.envs:ns/MyEnv-v0", {"size": 4, "fast": True}),
+        ),
+        ("my_module:env:size=4,name=x", "game", ("my_module:env", {"size": 4, "name": "x"})),
+        # kind:options as before: a path that is not a module's, or an = after the colon
+        ("classic/go-v5:board_size=9", "game", ("classic/go-v5", {"board_size": 9})),
+        ("FrozenLake-v1:is_slippery=False", "env", ("FrozenLake-v1", {"is_slippery": False})),
+        ("tictactoe:size=3", "game", ("tictactoe", {"size": 3})),
+        ("connect_four", "game", ("connect_four", {})),
+        ("mcts:iterations=5", "agent", ("mcts", {"iterations": 5})),
+    ],
+)
+def test_module_paths_are_told_from_options(spec, what, read):
+    assert parse_spec(spec, what=what) == read
+
+
+@pytest.mark.parametrize(
+    "spec, what",
+    [
+        ("mcts:iterations", "agent"),  # agents name no module: a malformed option still
+        ("my_module:", "game"),
+        ("my_module:env:", "game"),
+        ("classic/go-v5:board_size", "game"),
+    ],
+)
+def test_what_was_malformed_stays_malformed(spec, what):
+    with pytest.raises(ValueError, match="expected name=value options"):
+        parse_spec(spec, what=what)
+
+
+def test_import_path():
+    assert import_path("a.b_2:env") == ("a.b_2", "env")
+    assert import_path("my_module:Factory.make") == ("my_module", "Factory.make")
+    for kind in ("classic/go-v5", "tictactoe", "a-b:env", "a:", ":env", "a:b=1", "a..b:env"):
+        assert import_path(kind) is None, kind
+
+
+def test_plan_makes_the_users_env_with_its_kwargs(tmp_path, capsys):
+    path = tmp_path / "plan.json"
+    argv = [*PLAN, "--env", "user_envs:Corridor-v0", "--env-kwargs", "size=4", "--json", str(path)]
+    assert main(argv) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[0] == "user_envs:Corridor-v0:size=4: 2 episodes each"
+    assert [line.split()[0] for line in out[2:4]] == [
+        "random",
+        "mcts:iterations=100,gamma=0.9,exploration=2.8284271247461903",
+    ]
+    random_policy, mcts = json.loads(path.read_text())
+    assert mcts["env"] == "user_envs:Corridor-v0:size=4"
+    # size=4 reached the env: the goal is 3 steps away (5 cells, the default, would be 4)
+    assert [e["steps"] for e in mcts["episodes_played"]] == [3, 3]
+    assert [e["return"] for e in mcts["episodes_played"]] == [1.0, 1.0]
+    assert all(e["steps"] >= 3 for e in random_policy["episodes_played"])
+    # the options in --env and in --env-kwargs together
+    argv = [*PLAN, "--env", "user_envs:Corridor-v0:size=7", "--env-kwargs", "goal_reward=2.5"]
+    assert main([*argv, "--env-kwargs", "render_mode=None", "--json", str(path)]) == 0
+    assert capsys.readouterr().out.startswith(
+        "user_envs:Corridor-v0:size=7,goal_reward=2.5,render_mode=None: 2 episodes each\n"
+    )
+    episodes = json.loads(path.read_text())[1]["episodes_played"]
+    assert [(e["steps"], e["return"]) for e in episodes] == [(6, 2.5), (6, 2.5)]
+
+
+def test_env_kwargs_values_are_read_as_options_values():
+    text = "size=4,ratio=0.5,slippery=False,mode=ansi,name='8x8',shape=(3, 4),seed=None"
+    assert keyword_arguments(text) == {
+        "size": 4,
+        "ratio": 0.5,
+        "slippery": False,
+        "mode": "ansi",
+        "name": "8x8",
+        "shape": (3, 4),
+        "seed": None,
+    }
+    assert [type(v) for v in keyword_arguments("a=1,b=1.0,c=True").values()] == [int, float, bool]
+    for bad in ("size", "=4", "size=", "size=1+", "a=1,a=2", "a=1,b"):
+        with pytest.raises(argparse.ArgumentTypeError, match=r"^expected name=value,\.\.\. "):
+            keyword_arguments(bad)
+
+
+def test_plan_errors_name_the_module_the_env_and_the_bad_item(tmp_path, monkeypatch, capsys):
+    message = error_of([*PLAN, "--env", "no_such_module:Corridor-v0"], capsys)
+    assert message.startswith(
+        "mcts-agent plan: error: argument --env: cannot import module 'no_such_module' of "
+        "'no_such_module:Corridor-v0': ModuleNotFoundError: No module named 'no_such_module'; "
+        "it is imported from sys.path: add its directory to PYTHONPATH"
+    )
+    # a module found whose own import fails: its ImportError, and no word of PYTHONPATH
+    (tmp_path / "needs_more.py").write_text("import not_installed_anywhere\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.delitem(sys.modules, "needs_more", raising=False)
+    message = error_of([*PLAN, "--env", "needs_more:Corridor-v0"], capsys)
+    assert message == (
+        "mcts-agent plan: error: argument --env: cannot import module 'needs_more' of "
+        "'needs_more:Corridor-v0': ModuleNotFoundError: No module named 'not_installed_anywhere'"
+    )
+    message = error_of([*PLAN, "--env", "user_envs:Missing-v0"], capsys)
+    assert message.startswith("mcts-agent plan: error: argument --env: env 'user_envs:Missing-v0':")
+    assert "Missing" in message.split(":", 4)[-1]  # Gymnasium's words on the id
+    message = error_of([*PLAN, "--env", "user_envs:Corridor-v0", "--env-kwargs", "size"], capsys)
+    assert message == (
+        "mcts-agent plan: error: argument --env-kwargs: expected name=value,... such as "
+        "size=4,is_slippery=False; got 'size'"
+    )
+    message = error_of(
+        [*PLAN, "--env", "user_envs:Corridor-v0", "--env-kwargs", "size=4,5"], capsys
+    )
+    assert "one value each" in message and "got size=4,5" in message
+    argv = [*PLAN, "--env", "user_envs:Corridor-v0:size=4", "--env-kwargs", "size=5"]
+    assert "argument --env-kwargs: 'size' given twice" in error_of(argv, capsys)
+    argv = [*PLAN, "--env", "user_envs:Corridor-v0", "--env-kwargs", "width=4"]
+    message = error_of(argv, capsys)
+    assert "argument --env: env 'user_envs:Corridor-v0:width=4'" in message
+    assert "unexpected keyword argument 'width'" in message
+
+
+def evaluate(tmp_path, *argv) -> dict:
+    path = tmp_path / "evaluate.json"
+    argv = ["evaluate", "--iterations", "100", "--games", "3", "--no-progress", *argv]
+    assert main([*argv, "--json", str(path)]) == 0
+    return json.loads(path.read_text())
+
+
+def test_evaluate_plays_two_agents_in_the_users_aec_env(tmp_path, capsys):
+    result = evaluate(tmp_path, "--game", "user_envs:nim:sticks=5", "--workers", "1")
+    (match,) = result["matches"]  # the default opponent of a game not known to be zero-sum
+    assert match["game"] == "user_envs:nim:sticks=5"
+    assert match["opponent"] == {"kind": "random"}
+    # 5 sticks: the first player wins by taking 2 (3 left) and then what makes 3 with the reply
+    assert match["tally"]["first"] == {"wins": 3, "draws": 0, "losses": 0}
+    for game in match["games"]:
+        assert sorted(game["returns"]) == [-1.0, 1.0]
+        assert sum(move + 1 for move in game["moves"]) == 5  # every stick taken, none more
+        if game["agent_seat"] == 0:
+            assert game["moves"][0] == 1
+    # the game is pickled to worker processes, which import the module again: the same games
+    again = evaluate(tmp_path, "--game", "user_envs:nim:sticks=5", "--workers", "2")
+    assert [g["moves"] for g in again["matches"][0]["games"]] == [
+        g["moves"] for g in match["games"]
+    ]
+    capsys.readouterr()
+
+
+def test_tournament_search_and_play_take_the_users_game(tmp_path, capsys):
+    argv = ["tournament", "--game", "user_envs:nim:sticks=7", "--agents", "mcts:iterations=200"]
+    argv += ["random", "--games", "4", "--workers", "1", "--no-progress"]
+    assert main(argv) == 0
+    out = capsys.readouterr().out
+    assert out.splitlines()[0].startswith("user_envs:nim:sticks=7: round robin")
+    assert "mcts:iterations=200  random                 4    0    0  1.000" in out
+    argv = ["search", "--game", "user_envs:nim:sticks=7", "--iterations", "2000"]
+    assert main(argv) == 0
+    assert capsys.readouterr().out.splitlines()[-1] == "move played: 0"  # take 1: 6 left
+    argv = ["search", "--game", "user_envs:nim:sticks=7", "--position", "0", "--iterations", "500"]
+    assert main(argv) == 0  # 6 left: every move loses against perfect play
+    assert "player_1 to move" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(
+    "game, message",
+    [
+        (
+            "no_such_module:env",
+            "cannot import module 'no_such_module' of 'no_such_module:env': "
+            "ModuleNotFoundError: No module named 'no_such_module'",
+        ),
+        (
+            "user_envs:nmi",
+            f"user_envs:nmi: module 'user_envs' ({user_envs.__file__}) has no attribute 'nmi'",
+        ),
+        (
+            "user_envs:CORRIDOR_ID",
+            "user_envs:CORRIDOR_ID: user_envs.CORRIDOR_ID is a str, not a callable that "
+            "returns a PettingZoo AEC env",
+        ),
+        (
+            "user_envs:Corridor",
+            "user_envs:Corridor: user_envs.Corridor() returned a user_envs.Corridor, expected "
+            "a PettingZoo AEC env (pettingzoo.AECEnv)",
+        ),
+        (
+            "user_envs:nim:size=3",
+            "user_envs:nim:size=3: nim() got an unexpected keyword argument 'size'",
+        ),
+    ],
+)
+def test_a_bad_game_factory_is_an_argument_error_naming_it(game, message, capsys):
+    err = error_of(["evaluate", "--game", game], capsys)
+    assert err.startswith(f"mcts-agent evaluate: error: argument --game: {message}")
+
+
+def test_minimax_is_refused_on_a_game_not_known_to_be_zero_sum(capsys):
+    argv = ["evaluate", "--game", "user_envs:nim", "--opponent", "random", "minimax:depth=2"]
+    assert error_of(argv, capsys) == (
+        "mcts-agent evaluate: error: argument --opponent: minimax:depth=2 searches two-player "
+        "zero-sum games on the mover's reward; user_envs:nim is not known to be one, so it is "
+        "planned with every agent's reward: play random or mcts agents"
+    )
+
+
+def test_a_factory_game_pickles_and_is_checked():
+    game = factory_game("user_envs:nim:sticks=4")
+    assert game == FactoryGame("user_envs:nim", env_options=(("sticks", 4),))
+    assert pickle.loads(pickle.dumps(game)) == game
+    env = game.make_env()
+    assert isinstance(env, user_envs.Nim) and env.sticks == 4
+    assert factory_game("classic/tictactoe-v3") is None  # make_game's
+    with pytest.raises(ValueError, match="a FactoryGame's env_id is module:attr"):
+        FactoryGame("classic/go-v5")
