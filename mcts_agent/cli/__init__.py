@@ -8,7 +8,7 @@
     mcts-agent tournament --game connect_four --agents mcts:iterations=30
         mcts:iterations=600 random --games 20 [--sprt 0,100] [--json F] [--plot F.png]
     mcts-agent plan --env FrozenLake-v1:is_slippery=False --iterations 20 200
-        [--time-limit S] [--options gamma=0.95,exploration=0.7]
+        [--env-kwargs map_name="'8x8'"] [--time-limit S] [--options gamma=0.95,exploration=0.7]
     mcts-agent search --game tictactoe --position "XX.OO...." --iterations 5000
         [--time-limit S] [--options evaluator=heuristic] [--dot F] [--json F]
         [--plot F.png] [--trace F.png]
@@ -34,7 +34,9 @@ cooperative one, seats rotated, and prints every player's mean return and wins
 adapter plans, such as ``classic/chess-v6``), shown through
 :mod:`mcts_agent.boards`. ``search`` prints :func:`mcts_agent.summary.format_summary`'s
 text, what ``str(summary)`` prints in Python; ``plan`` plays MCTS and a random policy in a
-Gymnasium env (:mod:`mcts_agent.evaluation.planning`).
+Gymnasium env (:mod:`mcts_agent.evaluation.planning`). A user's own env or game is named
+``module:attr`` (``plan --env my_envs:MyEnv-v0``, ``--game my_envs:env``):
+:mod:`mcts_agent.cli.user_envs`.
 
 Every command that plans takes ``--options NAME=VALUE,...`` (repeatable) for the MCTS
 options it has no flag for (in ``tournament`` and ``multiplayer``, added to every ``mcts``
