@@ -1544,7 +1544,33 @@ typedef struct {
      * and the most nodes the round may number. */
     struct Expansion *expansion;
     Py_ssize_t bound;
+    /* value_normalization: while ``scaled``, a tried child's Q reads (Q - lo) / span. */
+    double lo, span;
+    int scaled;
 } PuctLists;
+
+/* Reads value_normalization's ``value_range`` (None, or the list [lo, hi] of two floats) into
+ * *lo and *hi: returns 1 for a list, 0 for None (*lo = *hi = 0), -1 with TypeError for anything
+ * else. */
+static int
+read_value_range(PyObject *value_range, const char *caller, double *lo, double *hi)
+{
+    *lo = 0.0;
+    *hi = 0.0;
+    if (value_range == Py_None)
+        return 0;
+    if (!PyList_CheckExact(value_range) || PyList_GET_SIZE(value_range) != 2 ||
+        !PyFloat_CheckExact(PyList_GET_ITEM(value_range, 0)) ||
+        !PyFloat_CheckExact(PyList_GET_ITEM(value_range, 1))) {
+        PyErr_Format(PyExc_TypeError,
+                     "%s: value_range must be None or a list of two floats [lo, hi], got %R",
+                     caller, value_range);
+        return -1;
+    }
+    *lo = PyFloat_AS_DOUBLE(PyList_GET_ITEM(value_range, 0));
+    *hi = PyFloat_AS_DOUBLE(PyList_GET_ITEM(value_range, 1));
+    return 1;
+}
 
 struct Expansion;
 static int puct_intact(PuctLists *t, struct Expansion *e, Py_ssize_t bound, const char *during);
@@ -1722,6 +1748,8 @@ puct_choose(PuctLists *t, Py_ssize_t node, Py_ssize_t *i_out, Py_ssize_t *child_
         double p = as_double(PyList_GET_ITEM(t->scaled_priors, kid));
         if (PyErr_Occurred())
             return -1;
+        if (t->scaled) /* value_normalization: Qn = (Q - lo) / (hi - lo) */
+            q = (q - t->lo) / t->span;
         double score = q + p * root_n / (1.0 + v);
         if (score > best_score) {
             best_score = score;
@@ -2042,7 +2070,7 @@ native_expand(PuctLists *t, Expansion *e, Py_ssize_t node, Py_ssize_t i, Py_ssiz
 static const char *select_leaves_doc =
     "select_leaves(size, first_new, horizon, loss, expand, fallback, c, unvisited_value, "
     "score_all, untried, children, visits, value_sums, values, scaled_priors, priors, "
-    "action_indices, expansion_orders, native) -> (paths, saved)\n\n"
+    "action_indices, expansion_orders, native, value_range) -> (paths, saved)\n\n"
     "Step 1 of a round of mcts_agent.leaf_batching.run with PUCT, in C: ``size`` selections "
     "from the root (PUCT's fast path; ``fallback(node) -> (i, child)``, "
     "mcts_agent.selection.puct_select, off it), each stopping at a terminal node, the horizon or "
@@ -2055,12 +2083,14 @@ static const char *select_leaves_doc =
     "back. The tree's lists are GuidedTree's, changed in place. ``native``: None, or (capsule, uniform_priors, gamma, "
     "states, players, rewards, discounts, actions, leaf_values, proven_values, chance_records) "
     "to expand in C with the model's native step capsule (``expand`` for the states it does "
-    "not take), appending to the tree's lists as GuidedTree.append_node does.";
+    "not take), appending to the tree's lists as GuidedTree.append_node does. ``value_range``: "
+    "None, or value_normalization's [lo, hi]: while hi > lo a tried child's Q scores as "
+    "(Q - lo) / (hi - lo) (mcts_agent.selection.puct_select's rule).";
 
 static PyObject *
 core_select_leaves(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
 {
-    if (wrong_nargs("select_leaves", nargs, 19))
+    if (wrong_nargs("select_leaves", nargs, 20))
         return NULL;
     Py_ssize_t size = PyLong_AsSsize_t(args[0]);
     Py_ssize_t first_new = PyLong_AsSsize_t(args[1]);
@@ -2073,6 +2103,11 @@ core_select_leaves(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
     t.unvisited_value = PyFloat_AsDouble(args[7]);
     if (PyErr_Occurred())
         return NULL;
+    double hi;
+    if (read_value_range(args[19], "select_leaves", &t.lo, &hi) < 0)
+        return NULL;
+    t.span = hi - t.lo;
+    t.scaled = t.span > 0.0;
     for (int k = 9; k < 18; k++)
         if (!PyList_CheckExact(args[k])) {
             PyErr_SetString(PyExc_TypeError, "select_leaves: the tree's fields must be lists");
@@ -2207,16 +2242,24 @@ error:
 }
 
 static const char *backup_leaves_doc =
-    "backup_leaves(paths, returns, saved, rewards, discounts, visits, value_sums, values)\n\n"
+    "backup_leaves(paths, returns, saved, rewards, discounts, visits, value_sums, values, "
+    "value_range)\n\n"
     "Step 3 of a round of mcts_agent.leaf_batching.run, in C: every node of ``saved`` gets "
     "its (N, W, Q) back, then each path (root excluded, leaf last), in order, backs up its "
     "return ``returns[j]`` as the plain loop does (leaf first: G = r + d * G, N += 1, "
-    "W += G, Q = W / N; then the root's N += 1).";
+    "W += G, Q = W / N; then the root's N += 1). ``value_range``: None, or "
+    "value_normalization's [lo, hi], widened by the Q of each path's nodes after its backup "
+    "(mcts_agent.normalization.widen) and written back.";
 
 static PyObject *
 core_backup_leaves(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
 {
-    if (wrong_nargs("backup_leaves", nargs, 8))
+    if (wrong_nargs("backup_leaves", nargs, 9))
+        return NULL;
+    PyObject *value_range = args[8];
+    double lo, hi;
+    int normalising = read_value_range(value_range, "backup_leaves", &lo, &hi);
+    if (normalising < 0)
         return NULL;
     PyObject *paths = args[0], *returns = args[1], *saved = args[2], *rewards = args[3];
     PyObject *discounts = args[4], *visits = args[5], *value_sums = args[6], *values = args[7];
@@ -2294,14 +2337,22 @@ core_backup_leaves(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
                 n_new = PyFloat_FromDouble(n);
             }
             w = w + g;
+            double q = w / n;
             if (set_new(visits, node, n_new) < 0 || set_new(value_sums, node, PyFloat_FromDouble(w)) < 0 ||
-                set_new(values, node, PyFloat_FromDouble(w / n)) < 0)
+                set_new(values, node, PyFloat_FromDouble(q)) < 0)
                 return NULL;
+            if (q < lo) /* value_normalization's range, leaf first (the nodes are distinct) */
+                lo = q;
+            if (q > hi)
+                hi = q;
         }
         PyObject *root_n = PyNumber_Add(PyList_GET_ITEM(visits, 0), one_int);
         if (set_new(visits, 0, root_n) < 0)
             return NULL;
     }
+    if (normalising && (set_new(value_range, 0, PyFloat_FromDouble(lo)) < 0 ||
+                        set_new(value_range, 1, PyFloat_FromDouble(hi)) < 0))
+        return NULL;
     Py_RETURN_NONE;
 }
 

@@ -314,6 +314,7 @@ def run(planner: MCTS, tree: GuidedTree, iterations: int) -> int:
         visits: list,
         value_sums: list,
         values: list,
+        value_range: list[float] | None,
     ) -> None:
         """Step 3: the saved (N, W, Q) put back, then each path backs up its return, in order.
 
@@ -337,16 +338,13 @@ def run(planner: MCTS, tree: GuidedTree, iterations: int) -> int:
                 widen(value_range, values, path)
 
     # Steps 1 and 3 in C (mcts_agent._core) when the core is built (step 1 for PUCT only).
-    # (With value_normalization the backup widens [lo, hi]: in Python.)
-    backup = (compiled.leaf_backup() if value_range is None else None) or backup_round
+    backup = compiled.leaf_backup() or backup_round
     find_pending, store, find_returns = compiled.leaf_bookkeeping() or (
         pending_leaves,
         store_evaluations,
         leaf_returns,
     )
-    select_leaves = (
-        compiled.leaf_selector() if planner.selection == "puct" and value_range is None else None
-    )
+    select_leaves = compiled.leaf_selector() if planner.selection == "puct" else None
     if select_leaves is not None:
         capsule = compiled.native_expansion(model, tree)
         native = None  # with the model's native step, the expansions in C too
@@ -354,7 +352,7 @@ def run(planner: MCTS, tree: GuidedTree, iterations: int) -> int:
             native = (capsule, uniform_priors, gamma, states, players, rewards, discounts)
             native += (node_actions, leaf_values, tree.proven_values, tree.chance_records)
         puct_lists = (
-            lambda node: puct_select(tree, node, c, q_untried),  # off PUCT's fast path
+            lambda node: puct_select(tree, node, c, q_untried, value_range),  # off the fast path
             c,
             q_untried,
             SCORE_ALL,
@@ -368,6 +366,7 @@ def run(planner: MCTS, tree: GuidedTree, iterations: int) -> int:
             action_indices,
             tree.expansion_orders,
             native,
+            value_range,
         )
 
     done = 0
@@ -402,6 +401,6 @@ def run(planner: MCTS, tree: GuidedTree, iterations: int) -> int:
                     g = 0.0
                 # A float, checked (a numpy number, an int: converted), on both backends.
                 returns[j] = g if g.__class__ is float else checked_return(g, states[leaf])
-        backup(paths, returns, saved, rewards, discounts, visits, value_sums, values)
+        backup(paths, returns, saved, rewards, discounts, visits, value_sums, values, value_range)
         done += size
     return iterations

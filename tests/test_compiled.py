@@ -510,11 +510,13 @@ def test_a_batch_answer_is_read_once_by_iteration_on_both_backends():
 def test_the_compiled_backup_refuses_nodes_outside_the_tree():
     lists = [[0.0, 0.0] for _ in range(5)]
     with pytest.raises(IndexError, match="node 7 is not in the tree"):
-        CORE.backup_leaves([[1, 7]], [0.0], {}, *lists)
+        CORE.backup_leaves([[1, 7]], [0.0], {}, *lists, None)
     with pytest.raises(ValueError, match="saved maps nodes"):
-        CORE.backup_leaves([], [], {9: (0, 0.0, 0.0)}, *lists)
+        CORE.backup_leaves([], [], {9: (0, 0.0, 0.0)}, *lists, None)
     with pytest.raises(TypeError, match="each path is a list"):
-        CORE.backup_leaves([(1,)], [0.0], {}, *lists)
+        CORE.backup_leaves([(1,)], [0.0], {}, *lists, None)
+    with pytest.raises(TypeError, match=r"value_range must be None or a list of two floats"):
+        CORE.backup_leaves([], [], {}, *lists, (0.0, 1.0))
 
 
 PRIORS = st.lists(
@@ -937,7 +939,18 @@ def test_a_round_whose_expansion_changes_the_tree_raises(field):
 
     with pytest.raises(RuntimeError, match=rf"tree\.{field} has 0 entries"):
         CORE.select_leaves(
-            4, len(tree), 100, 1.0, expand, lambda node: (0, -1), C, 0.0, SCORE_ALL, *lists, None
+            4,
+            len(tree),
+            100,
+            1.0,
+            expand,
+            lambda node: (0, -1),
+            C,
+            0.0,
+            SCORE_ALL,
+            *lists,
+            None,
+            None,
         )
 
 
@@ -962,4 +975,4 @@ def test_the_core_reads_the_trees_numbers_without_running_python_code():
             CORE.Store(*changed)
     lists = [[0.0, 1.0], [0.5, -1.0], [0, 0], [0.0, 0.0], [0.0, 0.0]]
     with pytest.raises(TypeError, match="numeric fields hold floats and ints"):
-        CORE.backup_leaves([[1]], [Clearing(lists)], {}, *lists)
+        CORE.backup_leaves([[1]], [Clearing(lists)], {}, *lists, None)

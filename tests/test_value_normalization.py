@@ -14,11 +14,13 @@ from chance_games import ChanceGame, check_invariants
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from scripted_games import ScriptedGame, games, nested, plain_configs
-from test_compiled import assert_same_on_both
+from test_compiled import HashedPriors, assert_same_on_both, guided_snapshot
 from test_guided_search import forced_general
 
 from mcts_agent import MCTS, Evaluation, StepResult, compiled
 from mcts_agent.cli import main
+from mcts_agent.envs.connect_four import EMPTY_BOARD as C4_START
+from mcts_agent.envs.connect_four import ConnectFourModel
 from mcts_agent.envs.pig import PigModel
 from mcts_agent.envs.three_in_a_row import ThreeInARowModel
 from mcts_agent.envs.tic_tac_toe import EMPTY_BOARD, TicTacToeModel, parse_board
@@ -360,6 +362,40 @@ def test_the_compiled_plain_loop_builds_the_pure_trees_on_random_games(game, con
     if time_limited:  # chunks of one iteration: the statistics carried between them
         config = {**config, "on_iteration": lambda planner, i: None}
     assert_same_on_both(game, "", value_normalization=True, **config)
+
+
+@needs_core
+@pytest.mark.parametrize(
+    "config",
+    [
+        {"evaluator": HashedPriors()},
+        {"evaluator": HashedPriors(value=False), "virtual_loss": 0.5},
+        {"evaluator": HashedPriors(close=True)},  # off PUCT's fast path: the Python rule
+        {"evaluator": HashedPriors(), "reuse_tree": True, "gamma": 0.9},
+        {"selection": "uct"},  # selection in Python, the backup in C
+    ],
+    ids=["priors", "rollouts-vl0.5", "close", "reuse", "uct"],
+)
+def test_leaf_batching_builds_the_same_trees_on_both_backends(config):
+    config = {
+        "iterations": 1000,
+        "exploration": 2.0,
+        "selection": "puct",
+        "leaf_batch": 8,
+        "seed": 4,
+        "value_normalization": True,
+        **config,
+    }
+    model = ConnectFourModel()
+    with compiled.pure_python():
+        reference = MCTS(model, **config)
+    planner = MCTS(model, **config)
+    for state in (C4_START, model.step(C4_START, 3).next_state):
+        with compiled.pure_python():
+            reference.search(state)
+        planner.search(state)
+        assert guided_snapshot(planner) == guided_snapshot(reference)
+        assert planner.summary().value_range == reference.summary().value_range
 
 
 # ------------------------------------------------------------------ workers, the command line
