@@ -18,8 +18,8 @@
  * generator (sample_step, a Python rollout) and when the chunk ends, so the generator ends
  * where the pure loop leaves it.
  *
- * Native chance rollouts: a capsule named "mcts_agent.native_chance_rollout" holding a
- * NativeChanceRollout (below), offered by the model's native_chance_rollout() and used where
+ * Native chance rollouts: a capsule named "mcts_agent.native_chance" holding a
+ * NativeChance (below), offered by the model's native_chance() and used where
  * the pure loop would run the model's own rollout or the generic one (compiled_chance.py):
  * the rollouts of a toy-text transition table (table_rollout; GymnasiumModel's slippery
  * FrozenLake, CliffWalking, rainy Taxi) and of Pig (pig_rollout), drawing exactly the random
@@ -29,6 +29,7 @@
 
 #include <math.h>
 #include <string.h>
+#include <structmember.h>
 
 #if defined(__clang__)
 #pragma STDC FP_CONTRACT OFF
@@ -39,20 +40,29 @@
 
 /* ------------------------------------------------------------------ native chance rollouts */
 
-#define NATIVE_CHANCE_ROLLOUT_NAME "mcts_agent.native_chance_rollout"
-#define NATIVE_CHANCE_ROLLOUT_VERSION 1
+#define NATIVE_CHANCE_NAME "mcts_agent.native_chance"
+#define NATIVE_CHANCE_VERSION 1
 
-/* The protocol: rollout(self, state, random, rng, limit, gamma, &g), ``self`` the struct itself
- * (its own data after these fields), plays the rollout the model's Python rollout would play
- * from ``state`` (limit >= 1 moves), drawing every random number as random(rng) (a float in
- * [0, 1), random.Random.random's), and writes its return to *g. It returns 1; 0, having drawn
- * nothing, for a state it does not take (the Python rollout then runs); -1 with a Python
- * exception set. */
-typedef struct NativeChanceRollout {
+/* The protocol, ``self`` the struct itself (its own data after these fields):
+ *
+ * rollout(self, state, random, rng, limit, gamma, &g) plays the rollout the model's Python
+ * rollout would play from ``state`` (limit >= 1 moves), drawing every random number as
+ * random(rng) (a float in [0, 1), random.Random.random's), and writes its return to *g.
+ *
+ * record(self, state, action, &cumulative, &results, &keys), or NULL: what
+ * chance.new_record(outcomes, key, None, state, action) keeps in a new chance node's
+ * ChanceRecord, as new lists (the running sums of the probabilities, the last infinity; the
+ * checked StepResults; their keys), with the model's outcomes and key that it fuses.
+ *
+ * Each returns 1; 0, having drawn and made nothing, for an input it does not take (the Python
+ * code then runs); -1 with a Python exception set. */
+typedef struct NativeChance {
     int version;
-    int (*rollout)(struct NativeChanceRollout *self, PyObject *state, double (*random)(void *),
+    int (*rollout)(struct NativeChance *self, PyObject *state, double (*random)(void *),
                    void *rng, long long limit, double gamma, double *g);
-} NativeChanceRollout;
+    int (*record)(struct NativeChance *self, PyObject *state, PyObject *action,
+                  PyObject **cumulative, PyObject **results, PyObject **keys);
+} NativeChance;
 
 /* An exact int of [0, bound) as a Py_ssize_t, else -1 (no exception). */
 static Py_ssize_t
@@ -74,12 +84,15 @@ typedef struct {
 } TableEntry;
 
 typedef struct {
-    NativeChanceRollout base;
-    Py_ssize_t cells, actions;
+    NativeChance base;
+    Py_ssize_t cells, actions, entry_count;
     Py_ssize_t *first;       /* entries of (s, a): first[s * actions + a] to the next one */
     TableEntry *entries;
     Py_ssize_t *legal_first; /* legal actions after reaching s: legal[legal_first[s]...] */
     int32_t *legal;
+    /* For records: the legal actions' tuples by cell, GymnasiumState, StepResult, the
+     * outcomes' rewards and cells as Python objects (by entry), the empty tuple. */
+    PyObject **legal_tuples, *state_type, *result_type, **rewards, **next_cells, *empty;
 } TableRollout;
 
 /* The generic rollout (MCTS._rollouts, no rollout_policy) of a GymnasiumModel whose outcomes
@@ -90,7 +103,7 @@ typedef struct {
  * coef * r, coef *= gamma after each move. State: GymnasiumState(snapshot, steps_left,
  * actions, observation), snapshot[0] the cell. */
 static int
-table_rollout(NativeChanceRollout *self, PyObject *state, double (*random)(void *), void *rng,
+table_rollout(NativeChance *self, PyObject *state, double (*random)(void *), void *rng,
               long long limit, double gamma, double *g)
 {
     TableRollout *t = (TableRollout *)self;
@@ -160,14 +173,22 @@ table_rollout(NativeChanceRollout *self, PyObject *state, double (*random)(void 
     return 1;
 }
 
+/* Frees a TableRollout and drops its references. */
 static void
-table_free(PyObject *capsule)
+table_clear(TableRollout *t)
 {
-    TableRollout *t = PyCapsule_GetPointer(capsule, NATIVE_CHANCE_ROLLOUT_NAME);
-    if (t == NULL) {
-        PyErr_Clear();
-        return;
+    for (Py_ssize_t k = 0; t->rewards != NULL && k < t->entry_count; k++) {
+        Py_XDECREF(t->rewards[k]);
+        Py_XDECREF(t->next_cells[k]);
     }
+    for (Py_ssize_t s = 0; t->legal_tuples != NULL && s < t->cells; s++)
+        Py_XDECREF(t->legal_tuples[s]);
+    Py_XDECREF(t->state_type);
+    Py_XDECREF(t->result_type);
+    Py_XDECREF(t->empty);
+    PyMem_Free(t->rewards);
+    PyMem_Free(t->next_cells);
+    PyMem_Free(t->legal_tuples);
     PyMem_Free(t->first);
     PyMem_Free(t->entries);
     PyMem_Free(t->legal_first);
@@ -175,8 +196,145 @@ table_free(PyObject *capsule)
     PyMem_Free(t);
 }
 
+/* A tuple of the subclass ``type`` (a NamedTuple) holding ``count`` new references (stolen,
+ * NULLs failing): what ``type(*items)`` makes. */
+static PyObject *
+named_tuple(PyObject *type, int count, PyObject **items)
+{
+    PyObject *values = PyTuple_New(count), *made = NULL;
+    for (int k = 0; k < count; k++) {
+        if (items[k] == NULL || values == NULL) {
+            for (int m = k; m < count; m++)
+                Py_XDECREF(items[m]);
+            Py_XDECREF(values);
+            return NULL;
+        }
+        PyTuple_SET_ITEM(values, k, items[k]);
+    }
+    PyObject *args = PyTuple_Pack(1, values);
+    Py_DECREF(values);
+    if (args != NULL)
+        made = PyTuple_Type.tp_new((PyTypeObject *)type, args, NULL); /* tuple.__new__(type, .) */
+    Py_XDECREF(args);
+    return made;
+}
+
+/* TableOutcomes.outcomes(state, action), checked (chance.checked_outcomes: the table's
+ * probabilities were checked when the capsule was made), with snapshot_key's keys: each
+ * outcome (probability, next cell, reward, terminated) gives
+ * StepResult(GymnasiumState((next, action, *snapshot[2:]), steps_left - 1, next_actions, next),
+ * reward, ended) and the key (((next, action, *snapshot[2:]), steps_left - 1), reward, ended),
+ * ended = terminated or no step left, next_actions () if ended else the cell's legal actions.
+ * Takes a GymnasiumState whose snapshot holds ints, ``action`` one of its actions. */
+static int
+table_record(NativeChance *self, PyObject *state, PyObject *action, PyObject **cumulative,
+             PyObject **results, PyObject **keys)
+{
+    TableRollout *t = (TableRollout *)self;
+    if (Py_TYPE(state) != (PyTypeObject *)t->state_type || PyTuple_GET_SIZE(state) != 4)
+        return 0;
+    PyObject *snapshot = PyTuple_GET_ITEM(state, 0), *steps_obj = PyTuple_GET_ITEM(state, 1);
+    PyObject *actions = PyTuple_GET_ITEM(state, 2);
+    if (!PyTuple_CheckExact(snapshot) || PyTuple_GET_SIZE(snapshot) < 2 ||
+        !PyTuple_CheckExact(actions))
+        return 0;
+    Py_ssize_t s = small_index(PyTuple_GET_ITEM(snapshot, 0), t->cells);
+    Py_ssize_t a = small_index(action, t->actions);
+    if (s < 0 || a < 0)
+        return 0;
+    int legal = 0;
+    for (Py_ssize_t k = 0; k < PyTuple_GET_SIZE(actions); k++)
+        if (PyTuple_GET_ITEM(actions, k) == action)
+            legal = 1;
+    if (!legal) /* outcomes raises (or compares by ==): the Python code decides */
+        return 0;
+    for (Py_ssize_t k = 2; k < PyTuple_GET_SIZE(snapshot); k++)
+        if (!PyLong_CheckExact(PyTuple_GET_ITEM(snapshot, k)))
+            return 0;
+    long long steps_left = 0;
+    int counted = steps_obj != Py_None;
+    if (counted) {
+        int overflow;
+        if (!PyLong_CheckExact(steps_obj))
+            return 0;
+        steps_left = PyLong_AsLongLongAndOverflow(steps_obj, &overflow);
+        if (overflow)
+            return 0;
+        steps_left -= 1;
+    }
+    Py_ssize_t at = s * t->actions + a, first = t->first[at];
+    Py_ssize_t count = t->first[at + 1] - first, size = PyTuple_GET_SIZE(snapshot);
+    PyObject *steps = counted ? PyLong_FromLongLong(steps_left) : Py_NewRef(Py_None);
+    *cumulative = PyList_New(count);
+    *results = PyList_New(count);
+    *keys = PyList_New(count);
+    if (steps == NULL || *cumulative == NULL || *results == NULL || *keys == NULL)
+        goto fail;
+    double running = 0.0;
+    for (Py_ssize_t k = 0; k < count; k++) {
+        const TableEntry *e = &t->entries[first + k];
+        running += e->probability;
+        if (PyList_SetItem(*cumulative, k,
+                           PyFloat_FromDouble(k == count - 1 ? INFINITY : running)) < 0)
+            goto fail;
+        PyObject *next_snapshot = PyTuple_New(size);
+        if (next_snapshot == NULL)
+            goto fail;
+        PyTuple_SET_ITEM(next_snapshot, 0, Py_NewRef(t->next_cells[first + k]));
+        PyTuple_SET_ITEM(next_snapshot, 1, Py_NewRef(action));
+        for (Py_ssize_t m = 2; m < size; m++)
+            PyTuple_SET_ITEM(next_snapshot, m, Py_NewRef(PyTuple_GET_ITEM(snapshot, m)));
+        int ended = e->terminated || (counted && steps_left == 0);
+        PyObject *ended_obj = ended ? Py_True : Py_False;
+        PyObject *state_items[4] = {Py_NewRef(next_snapshot), Py_NewRef(steps),
+                                    Py_NewRef(ended ? t->empty : t->legal_tuples[e->next]),
+                                    Py_NewRef(t->next_cells[first + k])};
+        PyObject *next_state = named_tuple(t->state_type, 4, state_items);
+        PyObject *result_items[3] = {next_state, Py_NewRef(t->rewards[first + k]),
+                                     Py_NewRef(ended_obj)};
+        PyObject *result = next_state == NULL ? NULL : named_tuple(t->result_type, 3, result_items);
+        if (next_state == NULL) {
+            Py_DECREF(result_items[1]);
+            Py_DECREF(result_items[2]);
+        }
+        PyObject *visible = PyTuple_Pack(2, next_snapshot, steps);
+        Py_DECREF(next_snapshot);
+        PyObject *key = visible == NULL ? NULL
+                                        : PyTuple_Pack(3, visible, t->rewards[first + k], ended_obj);
+        Py_XDECREF(visible);
+        if (result == NULL || key == NULL) {
+            Py_XDECREF(result);
+            Py_XDECREF(key);
+            goto fail;
+        }
+        PyList_SET_ITEM(*results, k, result);
+        PyList_SET_ITEM(*keys, k, key);
+    }
+    Py_DECREF(steps);
+    return 1;
+fail:
+    Py_XDECREF(steps);
+    Py_CLEAR(*cumulative);
+    Py_CLEAR(*results);
+    Py_CLEAR(*keys);
+    return -1;
+}
+
+static void
+table_free(PyObject *capsule)
+{
+    TableRollout *t = PyCapsule_GetPointer(capsule, NATIVE_CHANCE_NAME);
+    if (t == NULL) {
+        PyErr_Clear();
+        return;
+    }
+    table_clear(t);
+}
+
 const char table_rollout_doc[] =
-    "table_rollout(table, legal) -> capsule: the native chance rollout of a toy-text table.\n\n"
+    "table_rollout(table, legal, state_type, result_type) -> capsule: the native chance "
+    "rollout and records of a toy-text table (GymnasiumModel's states and StepResults: "
+    "``state_type`` and ``result_type``).\n\n"
     "``table[s][a]``: the tuple of (probability, next cell, reward, terminated) outcomes of "
     "action a in cell s (positive probabilities summing to 1 within the search's tolerance, "
     "in the order outcomes() gives them; cells and actions numbered from 0, every cell with "
@@ -186,9 +344,15 @@ const char table_rollout_doc[] =
 PyObject *
 core_table_rollout(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
 {
-    if (wrong_nargs("table_rollout", nargs, 2))
+    if (wrong_nargs("table_rollout", nargs, 4))
         return NULL;
     PyObject *table = args[0], *legal = args[1];
+    if (!PyType_Check(args[2]) || !PyType_IsSubtype((PyTypeObject *)args[2], &PyTuple_Type) ||
+        !PyType_Check(args[3]) || !PyType_IsSubtype((PyTypeObject *)args[3], &PyTuple_Type)) {
+        PyErr_SetString(PyExc_TypeError, "table_rollout: the state and result types are "
+                                         "NamedTuples");
+        return NULL;
+    }
     if (!PyList_CheckExact(table) || !PyList_CheckExact(legal) || PyList_GET_SIZE(table) == 0 ||
         PyList_GET_SIZE(legal) != PyList_GET_SIZE(table) ||
         !PyList_CheckExact(PyList_GET_ITEM(table, 0)) ||
@@ -201,8 +365,14 @@ core_table_rollout(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
     TableRollout *t = PyMem_Calloc(1, sizeof(TableRollout));
     if (t == NULL)
         return PyErr_NoMemory();
-    t->base.version = NATIVE_CHANCE_ROLLOUT_VERSION;
+    t->base.version = NATIVE_CHANCE_VERSION;
     t->base.rollout = table_rollout;
+    t->base.record = table_record;
+    t->state_type = Py_NewRef(args[2]);
+    t->result_type = Py_NewRef(args[3]);
+    t->empty = PyTuple_New(0);
+    if (t->empty == NULL)
+        goto fail;
     t->cells = PyList_GET_SIZE(table);
     t->actions = PyList_GET_SIZE(PyList_GET_ITEM(table, 0));
     Py_ssize_t entries = 0, legal_count = 0;
@@ -223,7 +393,12 @@ core_table_rollout(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
     t->entries = PyMem_Malloc((size_t)entries * sizeof(TableEntry));
     t->legal_first = PyMem_Malloc((size_t)(t->cells + 1) * sizeof(Py_ssize_t));
     t->legal = PyMem_Malloc((size_t)(legal_count ? legal_count : 1) * sizeof(int32_t));
-    if (t->first == NULL || t->entries == NULL || t->legal_first == NULL || t->legal == NULL) {
+    t->rewards = PyMem_Calloc((size_t)entries, sizeof(PyObject *));
+    t->next_cells = PyMem_Calloc((size_t)entries, sizeof(PyObject *));
+    t->legal_tuples = PyMem_Calloc((size_t)t->cells, sizeof(PyObject *));
+    t->entry_count = entries;
+    if (t->first == NULL || t->entries == NULL || t->legal_first == NULL || t->legal == NULL ||
+        t->rewards == NULL || t->next_cells == NULL || t->legal_tuples == NULL) {
         PyErr_NoMemory();
         goto fail;
     }
@@ -243,13 +418,20 @@ core_table_rollout(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
                 Py_ssize_t next = small_index(PyTuple_GET_ITEM(o, 1), t->cells);
                 if (next < 0)
                     goto malformed;
-                t->entries[e].probability = PyFloat_AS_DOUBLE(PyTuple_GET_ITEM(o, 0));
+                double p = PyFloat_AS_DOUBLE(PyTuple_GET_ITEM(o, 0));
+                double r = PyFloat_AS_DOUBLE(PyTuple_GET_ITEM(o, 2));
+                if (!(p > 0.0 && isfinite(p) && isfinite(r)))
+                    goto malformed;
+                t->entries[e].probability = p;
                 t->entries[e].next = (int32_t)next;
-                t->entries[e].reward = PyFloat_AS_DOUBLE(PyTuple_GET_ITEM(o, 2));
+                t->entries[e].reward = r;
                 t->entries[e].terminated = PyTuple_GET_ITEM(o, 3) == Py_True;
+                t->rewards[e] = Py_NewRef(PyTuple_GET_ITEM(o, 2));
+                t->next_cells[e] = Py_NewRef(PyTuple_GET_ITEM(o, 1));
             }
         }
         t->legal_first[s] = l;
+        t->legal_tuples[s] = Py_NewRef(allowed);
         for (Py_ssize_t k = 0; k < PyTuple_GET_SIZE(allowed); k++, l++) {
             Py_ssize_t a = small_index(PyTuple_GET_ITEM(allowed, k), t->actions);
             if (a < 0)
@@ -259,32 +441,28 @@ core_table_rollout(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
     }
     t->first[t->cells * t->actions] = e;
     t->legal_first[t->cells] = l;
-    PyObject *capsule = PyCapsule_New(t, NATIVE_CHANCE_ROLLOUT_NAME, table_free);
+    PyObject *capsule = PyCapsule_New(t, NATIVE_CHANCE_NAME, table_free);
     if (capsule == NULL)
         goto fail;
     return capsule;
 malformed:
     PyErr_SetString(PyExc_ValueError,
-                    "table_rollout: table[s][a] must be a non-empty tuple of (float, cell, float, "
-                    "bool) with cells in range, every cell with the same number of actions, and "
-                    "legal[s] a tuple of actions in range");
+                    "table_rollout: table[s][a] must be a non-empty tuple of (positive float, "
+                    "cell, finite float, bool) with cells in range, every cell with the same "
+                    "number of actions, and legal[s] a tuple of actions in range");
 fail:
-    PyMem_Free(t->first);
-    PyMem_Free(t->entries);
-    PyMem_Free(t->legal_first);
-    PyMem_Free(t->legal);
-    PyMem_Free(t);
+    table_clear(t);
     return NULL;
 }
 
 /* Pig to ``goal`` (mcts_agent/envs/pig.py): PigModel.rollout, step for step. */
 typedef struct {
-    NativeChanceRollout base;
+    NativeChance base;
     long long goal;
 } PigRollout;
 
 static int
-pig_rollout(NativeChanceRollout *self, PyObject *state, double (*random)(void *), void *rng,
+pig_rollout(NativeChance *self, PyObject *state, double (*random)(void *), void *rng,
             long long limit, double gamma, double *g)
 {
     long long goal = ((PigRollout *)self)->goal;
@@ -347,7 +525,7 @@ pig_rollout(NativeChanceRollout *self, PyObject *state, double (*random)(void *)
 static void
 pig_free(PyObject *capsule)
 {
-    PyMem_Free(PyCapsule_GetPointer(capsule, NATIVE_CHANCE_ROLLOUT_NAME));
+    PyMem_Free(PyCapsule_GetPointer(capsule, NATIVE_CHANCE_NAME));
 }
 
 const char pig_rollout_doc[] =
@@ -367,23 +545,24 @@ core_pig_rollout(PyObject *module, PyObject *goal_obj)
     PigRollout *p = PyMem_Malloc(sizeof(PigRollout));
     if (p == NULL)
         return PyErr_NoMemory();
-    p->base.version = NATIVE_CHANCE_ROLLOUT_VERSION;
+    p->base.version = NATIVE_CHANCE_VERSION;
     p->base.rollout = pig_rollout;
+    p->base.record = NULL;
     p->goal = goal;
-    PyObject *capsule = PyCapsule_New(p, NATIVE_CHANCE_ROLLOUT_NAME, pig_free);
+    PyObject *capsule = PyCapsule_New(p, NATIVE_CHANCE_NAME, pig_free);
     if (capsule == NULL)
         PyMem_Free(p);
     return capsule;
 }
 
-/* The capsule's NativeChanceRollout, checked; NULL with an exception. */
-static NativeChanceRollout *
-chance_rollout_of(PyObject *capsule)
+/* The capsule's NativeChance, checked; NULL with an exception. */
+static NativeChance *
+native_chance_of(PyObject *capsule)
 {
-    NativeChanceRollout *native = PyCapsule_GetPointer(capsule, NATIVE_CHANCE_ROLLOUT_NAME);
-    if (native != NULL && native->version != NATIVE_CHANCE_ROLLOUT_VERSION) {
+    NativeChance *native = PyCapsule_GetPointer(capsule, NATIVE_CHANCE_NAME);
+    if (native != NULL && native->version != NATIVE_CHANCE_VERSION) {
         PyErr_Format(PyExc_ValueError, "native chance rollout version %d, expected %d",
-                     native->version, NATIVE_CHANCE_ROLLOUT_VERSION);
+                     native->version, NATIVE_CHANCE_VERSION);
         return NULL;
     }
     return native;
@@ -399,7 +578,7 @@ core_call_chance_rollout(PyObject *module, PyObject *const *args, Py_ssize_t nar
 {
     if (wrong_nargs("call_chance_rollout", nargs, 5))
         return NULL;
-    NativeChanceRollout *native = chance_rollout_of(args[0]);
+    NativeChance *native = native_chance_of(args[0]);
     long long limit = PyLong_AsLongLong(args[3]);
     double gamma = PyFloat_AsDouble(args[4]);
     if (native == NULL || PyErr_Occurred())
@@ -445,12 +624,39 @@ typedef struct {
     PyObject *rng, *random, *saved;
     MTState mt;
     /* the model's methods and the Python functions of the slow paths */
+    NativeChance *records; /* the model's native records, or NULL */
     PyObject *model_actions, *model_player, *outcomes, *sample_step, *key, *new_record,
+        *record_class,
         *checked_result, *outcome_key, *uniform_priors, *checked_reward, *checked_terminated,
         *checked_actions, *checked_player, *checked_return;
-    PyObject *index_name, *cumulative_name, *results_name, *keys_name, *action_name;
+    /* ChanceRecord's slots: their names, and where an exact ChanceRecord holds them */
+    PyObject *slot_names[5];
+    Py_ssize_t slot_offsets[5];
     double c, gamma;
 } Loop;
+
+enum { SLOT_INDEX, SLOT_CUMULATIVE, SLOT_RESULTS, SLOT_KEYS, SLOT_ACTION };
+static const char *slot_names[5] = {"index", "cumulative", "results", "keys", "action"};
+
+/* A float of the tree's lists: a float read in place, else as_double's. */
+static inline double
+number(PyObject *x)
+{
+    return PyFloat_CheckExact(x) ? PyFloat_AS_DOUBLE(x) : as_double(x);
+}
+
+/* record.<slot> (a new reference, or NULL with an exception): read in place in an exact
+ * ChanceRecord (its __slots__' member descriptors say where), else by getattr. */
+static PyObject *
+record_slot(Loop *t, PyObject *record, int slot)
+{
+    if ((PyObject *)Py_TYPE(record) == t->record_class && t->slot_offsets[slot] >= 0) {
+        PyObject *value = *(PyObject **)((char *)record + t->slot_offsets[slot]);
+        if (value != NULL)
+            return Py_NewRef(value);
+    }
+    return PyObject_GetAttr(record, t->slot_names[slot]);
+}
 
 #define ITEM(t, field, i) PyList_GET_ITEM((t)->list[field], (i))
 
@@ -628,8 +834,25 @@ add_chance_node(Loop *t, Py_ssize_t node, Py_ssize_t i)
         return -1;
     }
     Py_INCREF(action);
-    PyObject *args[5] = {t->outcomes, t->key, Py_None, state, action};
-    PyObject *record = PyObject_Vectorcall(t->new_record, args, 5, NULL);
+    PyObject *record = NULL, *cumulative = NULL, *results = NULL, *keys = NULL;
+    int taken = 0;
+    if (t->records != NULL && t->records->record != NULL)
+        taken = t->records->record(t->records, state, action, &cumulative, &results, &keys);
+    if (taken > 0) { /* ChanceRecord(action) holding them */
+        record = PyObject_CallOneArg(t->record_class, action);
+        if (record != NULL &&
+            (PyObject_SetAttr(record, t->slot_names[SLOT_CUMULATIVE], cumulative) < 0 ||
+             PyObject_SetAttr(record, t->slot_names[SLOT_RESULTS], results) < 0 ||
+             PyObject_SetAttr(record, t->slot_names[SLOT_KEYS], keys) < 0))
+            Py_CLEAR(record);
+        Py_DECREF(cumulative);
+        Py_DECREF(results);
+        Py_DECREF(keys);
+    }
+    else if (taken == 0) {
+        PyObject *args[5] = {t->outcomes, t->key, Py_None, state, action};
+        record = PyObject_Vectorcall(t->new_record, args, 5, NULL);
+    }
     Py_DECREF(state);
     Py_DECREF(action);
     if (record == NULL || intact(t, "in the model's outcomes or key") < 0) {
@@ -637,7 +860,7 @@ add_chance_node(Loop *t, Py_ssize_t node, Py_ssize_t i)
         return -1;
     }
     PyObject *p_obj = tuple_item(ITEM(t, PRIORS, node), i, "priors", node);
-    double scaled_prior = p_obj == NULL ? 0.0 : t->c * as_double(p_obj); /* c * priors[node][i] */
+    double scaled_prior = p_obj == NULL ? 0.0 : t->c * number(p_obj); /* c * priors[node][i] */
     long long left = int_item(t->list[UNTRIED], node);
     if (PyErr_Occurred()) {
         Py_DECREF(record);
@@ -744,7 +967,7 @@ expand(Loop *t, Py_ssize_t node, Py_ssize_t i, PyObject *result)
     PyObject *p_obj = tuple_item(ITEM(t, PRIORS, node), i, "priors", node);
     if (p_obj == NULL)
         goto done;
-    double scaled_prior = t->c * as_double(p_obj);
+    double scaled_prior = t->c * number(p_obj);
     if (scaled_prior == -1.0 && PyErr_Occurred())
         goto done;
     Py_ssize_t count = PyTuple_GET_SIZE(child_actions);
@@ -792,9 +1015,9 @@ cross(Loop *t, Py_ssize_t node, Py_ssize_t chance, Py_ssize_t *j, Py_ssize_t *ch
     int status = -1;
     *result = NULL;
     if (t->sample_step == NULL) {
-        PyObject *cumulative = PyObject_GetAttr(record, t->cumulative_name);
-        PyObject *results = PyObject_GetAttr(record, t->results_name);
-        PyObject *keys = PyObject_GetAttr(record, t->keys_name);
+        PyObject *cumulative = record_slot(t, record, SLOT_CUMULATIVE);
+        PyObject *results = record_slot(t, record, SLOT_RESULTS);
+        PyObject *keys = record_slot(t, record, SLOT_KEYS);
         Py_ssize_t drawn = 0;
         int ok = cumulative != NULL && results != NULL && keys != NULL;
         if (ok && (!PyList_CheckExact(cumulative) || !PyList_CheckExact(results) ||
@@ -810,7 +1033,7 @@ cross(Loop *t, Py_ssize_t node, Py_ssize_t chance, Py_ssize_t *j, Py_ssize_t *ch
             Py_ssize_t lo = 0, hi = PyList_GET_SIZE(cumulative);
             while (ok && lo < hi) {
                 Py_ssize_t mid = (lo + hi) / 2;
-                double sum = as_double(PyList_GET_ITEM(cumulative, mid));
+                double sum = number(PyList_GET_ITEM(cumulative, mid));
                 if (sum == -1.0 && PyErr_Occurred())
                     ok = 0;
                 else if (u < sum)
@@ -836,7 +1059,7 @@ cross(Loop *t, Py_ssize_t node, Py_ssize_t chance, Py_ssize_t *j, Py_ssize_t *ch
     }
     else {
         PyObject *state = Py_NewRef(ITEM(t, STATES, node));
-        PyObject *action = PyObject_GetAttr(record, t->action_name);
+        PyObject *action = record_slot(t, record, SLOT_ACTION);
         PyObject *drawn = NULL;
         if (action != NULL && rng_to_python(t) == 0) {
             PyObject *sampled = call3(t->sample_step, state, action, t->rng);
@@ -855,7 +1078,7 @@ cross(Loop *t, Py_ssize_t node, Py_ssize_t chance, Py_ssize_t *j, Py_ssize_t *ch
             goto done;
     }
     /* j = record.index.get(outcome) */
-    index = PyObject_GetAttr(record, t->index_name);
+    index = record_slot(t, record, SLOT_INDEX);
     if (index == NULL)
         goto done;
     if (!PyDict_CheckExact(index)) {
@@ -983,16 +1206,17 @@ push(Py_ssize_t **path, Py_ssize_t *capacity, Py_ssize_t *depth, Py_ssize_t node
 }
 
 const char chance_run_doc[] =
-    "chance_run(tree, model, rollouts, rng, exploration, gamma, limit, iterations, "
+    "chance_run(tree, model, natives, rng, exploration, gamma, limit, iterations, "
     "value_range, helpers)\n\n"
     "Runs ``iterations`` of mcts_agent.general_loop.run's loop for a stochastic model (UCT, no "
     "evaluator, no max_depth, no solver, one reward) on ``tree``, a GuidedTree whose lists it "
     "changes in place: the same trees, model calls and random numbers as the Python loop. "
     "``model``: (actions, player, outcomes or None, sample_step or None, key or None); "
-    "``rollouts``: (fused or None, generic or None, native chance rollout capsule or None); "
+    "``natives``: (fused or None, generic or None, a native chance capsule for the rollouts or "
+    "None, one for the chance nodes' records or None); "
     "``rng``: the planner's random.Random; ``value_range``: the planner's [lo, hi] list "
     "(value_normalization), updated in place, or None; ``helpers``: (new_record, "
-    "checked_result, outcome_key, uniform_priors, checked_reward, checked_terminated, "
+    "ChanceRecord, checked_result, outcome_key, uniform_priors, checked_reward, checked_terminated, "
     "checked_actions, checked_player, checked_return).";
 
 PyObject *
@@ -1001,13 +1225,15 @@ core_chance_run(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
     if (wrong_nargs("chance_run", nargs, 10))
         return NULL;
     PyObject *tree = args[0], *rng = args[3], *value_range = args[8];
-    PyObject *fused, *generic, *native_capsule;
+    PyObject *fused, *generic, *native_capsule, *records_capsule;
     Loop t;
     memset(&t, 0, sizeof t);
     if (!PyArg_UnpackTuple(args[1], "model", 5, 5, &t.model_actions, &t.model_player,
                            &t.outcomes, &t.sample_step, &t.key) ||
-        !PyArg_UnpackTuple(args[2], "rollouts", 3, 3, &fused, &generic, &native_capsule) ||
-        !PyArg_UnpackTuple(args[9], "helpers", 9, 9, &t.new_record, &t.checked_result,
+        !PyArg_UnpackTuple(args[2], "natives", 4, 4, &fused, &generic, &native_capsule,
+                           &records_capsule) ||
+        !PyArg_UnpackTuple(args[9], "helpers", 10, 10, &t.new_record, &t.record_class,
+                           &t.checked_result,
                            &t.outcome_key, &t.uniform_priors, &t.checked_reward,
                            &t.checked_terminated, &t.checked_actions, &t.checked_player,
                            &t.checked_return))
@@ -1029,8 +1255,10 @@ core_chance_run(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
         fused = NULL;
     if (generic == Py_None)
         generic = NULL;
-    NativeChanceRollout *native = NULL;
-    if (native_capsule != Py_None && (native = chance_rollout_of(native_capsule)) == NULL)
+    NativeChance *native = NULL;
+    if (native_capsule != Py_None && (native = native_chance_of(native_capsule)) == NULL)
+        return NULL;
+    if (records_capsule != Py_None && (t.records = native_chance_of(records_capsule)) == NULL)
         return NULL;
     double lo = 0.0, hi = 0.0;
     int normalising = value_range != Py_None;
@@ -1039,8 +1267,8 @@ core_chance_run(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
             PyErr_SetString(PyExc_TypeError, "chance_run: value_range is None or [lo, hi]");
             return NULL;
         }
-        lo = as_double(PyList_GET_ITEM(value_range, 0));
-        hi = as_double(PyList_GET_ITEM(value_range, 1));
+        lo = number(PyList_GET_ITEM(value_range, 0));
+        hi = number(PyList_GET_ITEM(value_range, 1));
         if (PyErr_Occurred())
             return NULL;
     }
@@ -1062,14 +1290,22 @@ core_chance_run(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
     t.size = PyList_GET_SIZE(t.list[STATES]);
     t.rng = rng;
     t.random = PyObject_GetAttrString(rng, "random");
-    t.index_name = PyUnicode_InternFromString("index");
-    t.cumulative_name = PyUnicode_InternFromString("cumulative");
-    t.results_name = PyUnicode_InternFromString("results");
-    t.keys_name = PyUnicode_InternFromString("keys");
-    t.action_name = PyUnicode_InternFromString("action");
-    if (t.random == NULL || t.index_name == NULL || t.cumulative_name == NULL ||
-        t.results_name == NULL || t.keys_name == NULL || t.action_name == NULL ||
-        intact(&t, "before the search's chunk") < 0)
+    if (t.random == NULL)
+        goto done;
+    for (int k = 0; k < 5; k++) {
+        t.slot_names[k] = PyUnicode_InternFromString(slot_names[k]);
+        if (t.slot_names[k] == NULL)
+            goto done;
+        PyObject *member = PyObject_GetAttr(t.record_class, t.slot_names[k]);
+        if (member == NULL)
+            goto done;
+        t.slot_offsets[k] = -1;
+        if (Py_IS_TYPE(member, &PyMemberDescr_Type) &&
+            ((PyMemberDescrObject *)member)->d_member->type == T_OBJECT_EX)
+            t.slot_offsets[k] = ((PyMemberDescrObject *)member)->d_member->offset;
+        Py_DECREF(member);
+    }
+    if (intact(&t, "before the search's chunk") < 0)
         goto done;
     if (t.size == 0) {
         PyErr_SetString(PyExc_ValueError, "chance_run: the tree has no root");
@@ -1099,7 +1335,7 @@ core_chance_run(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
                 i = PyTuple_GET_SIZE(kids);
             else { /* UCT: UCB1, the first of the highest */
                 PyObject *n_obj = ITEM(&t, VISITS, node);
-                double n = as_double(n_obj);
+                double n = number(n_obj);
                 if (n == -1.0 && PyErr_Occurred())
                     goto done;
                 if (!(n > 0.0)) {
@@ -1121,8 +1357,8 @@ core_chance_run(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
                     }
                     if (k == 0)
                         child = kid;
-                    double q = as_double(ITEM(&t, VALUES, kid));
-                    double visits = as_double(ITEM(&t, VISITS, kid));
+                    double q = number(ITEM(&t, VALUES, kid));
+                    double visits = number(ITEM(&t, VISITS, kid));
                     if (PyErr_Occurred())
                         goto done;
                     if (visits == 0.0) {
@@ -1176,7 +1412,7 @@ core_chance_run(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
         if (left == TERMINAL)
             g = 0.0;
         else if (leaf_value != Py_None) {
-            g = as_double(leaf_value);
+            g = number(leaf_value);
             if (g == -1.0 && PyErr_Occurred())
                 goto done;
         }
@@ -1216,10 +1452,10 @@ core_chance_run(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
          * leaf first. */
         for (Py_ssize_t k = depth - 1; k >= 0; k--) {
             Py_ssize_t at = path[k];
-            double r = as_double(ITEM(&t, REWARDS, at));
-            double d = as_double(ITEM(&t, DISCOUNTS, at));
+            double r = number(ITEM(&t, REWARDS, at));
+            double d = number(ITEM(&t, DISCOUNTS, at));
             long long n = int_item(t.list[VISITS], at);
-            double w = as_double(ITEM(&t, VALUE_SUMS, at));
+            double w = number(ITEM(&t, VALUE_SUMS, at));
             if (PyErr_Occurred())
                 goto done;
             g = r + d * g;
@@ -1272,10 +1508,7 @@ done:
     for (int k = 0; k < LIST_COUNT; k++)
         Py_XDECREF(t.list[k]);
     Py_XDECREF(t.random);
-    Py_XDECREF(t.index_name);
-    Py_XDECREF(t.cumulative_name);
-    Py_XDECREF(t.results_name);
-    Py_XDECREF(t.keys_name);
-    Py_XDECREF(t.action_name);
+    for (int k = 0; k < 5; k++)
+        Py_XDECREF(t.slot_names[k]);
     return result;
 }

@@ -16,16 +16,16 @@ stays the reference and the fallback (``MCTS_AGENT_PURE_PYTHON=1``, or
 :func:`mcts_agent.compiled.pure_python`).
 
 Native chance rollouts: a model whose class defines
-``native_chance_rollout(self)`` returning a capsule named
-:data:`NATIVE_CHANCE_ROLLOUT_CAPSULE` (or None) hands the loop its rollout in
+``native_chance(self)`` returning a capsule named
+:data:`NATIVE_CHANCE_CAPSULE` (or None) hands the loop its rollout in
 C, which draws exactly the random numbers of the Python rollout it replaces:
 
 * where the pure loop calls the model's own ``rollout`` (no
   ``rollout_policy``), only while ``type(model).rollout`` is the ``rollout``
-  of the class that defines ``native_chance_rollout`` (Pig: :func:`pig_rollout`);
+  of the class that defines ``native_chance`` (Pig: :func:`pig_rollout`);
 * where the pure loop plays the generic rollout (no ``rollout_policy``, the
   model has no callable ``rollout``), through ``outcomes``, ``actions`` and
-  ``player``: the model's ``native_chance_rollout`` itself must then return
+  ``player``: the model's ``native_chance`` itself must then return
   None unless those are the methods its capsule fuses
   (:class:`~mcts_agent.adapters.gymnasium.model.GymnasiumModel` on a toy-text
   table: :func:`table_rollout`).
@@ -53,13 +53,14 @@ from mcts_agent.tree import GuidedTree
 if TYPE_CHECKING:
     from mcts_agent.search import MCTS
 
-__all__ = ["NATIVE_CHANCE_ROLLOUT_CAPSULE", "applies", "pig_rollout", "run", "table_rollout"]
+__all__ = ["NATIVE_CHANCE_CAPSULE", "applies", "pig_rollout", "run", "table_rollout"]
 
-NATIVE_CHANCE_ROLLOUT_CAPSULE = "mcts_agent.native_chance_rollout"
+NATIVE_CHANCE_CAPSULE = "mcts_agent.native_chance"
 """The name of a native chance rollout's capsule (``docs/guides/compiled-core.md``)."""
 
 _HELPERS = (
     chance.new_record,
+    chance.ChanceRecord,
     chance.checked_result,
     chance.outcome_key,
     uniform_priors,
@@ -108,6 +109,9 @@ def run(planner: MCTS, tree: GuidedTree, iterations: int) -> int:
     if not callable(outcomes):
         outcomes = None
     fused, generic = planner._rollouts()
+    native = None
+    if compiled._defining_class(model, "native_chance") is not None:
+        native = model.native_chance()
     compiled._core.chance_run(
         tree,
         (
@@ -117,7 +121,7 @@ def run(planner: MCTS, tree: GuidedTree, iterations: int) -> int:
             None if outcomes is not None else model.sample_step,
             getattr(model, "key", None),
         ),
-        (fused, generic, _native(planner, fused, generic)),
+        (fused, generic, _rollout(planner, native, fused, generic), native),
         planner.rng,
         planner.exploration,
         planner.gamma,
@@ -129,24 +133,21 @@ def run(planner: MCTS, tree: GuidedTree, iterations: int) -> int:
     return iterations
 
 
-def _native(planner: MCTS, fused: Any, generic: Any) -> Any:
-    """The model's native chance rollout capsule if it may replace the rollout, else None."""
+def _rollout(planner: MCTS, native: Any, fused: Any, generic: Any) -> Any:
+    """``native`` (the model's capsule) if its rollout may replace the rollout, else None."""
     model = planner.model
-    if planner.rollout_policy is not None or (fused is None and generic is None):
-        return None
-    owner = compiled._defining_class(model, "native_chance_rollout")
-    if owner is None:
+    if native is None or planner.rollout_policy is not None or (fused is None and generic is None):
         return None
     if fused is not None:  # the model's own rollout, while it is the capsule's class's
-        own = owner.__dict__.get("rollout")
+        own = compiled._defining_class(model, "native_chance").__dict__.get("rollout")
         if own is None or getattr(fused, "__func__", None) is not own:
             return None
         if getattr(fused, "__self__", None) is not model:
             return None
-    return model.native_chance_rollout()
+    return native
 
 
-def table_rollout(table: list, legal: list) -> Any:
+def table_rollout(table: list, legal: list, state_type: type, result_type: type) -> Any:
     """Returns the native chance rollout of a toy-text table, or None without the core.
 
     The generic rollout of a one-player model whose ``outcomes`` read the
@@ -161,11 +162,16 @@ def table_rollout(table: list, legal: list) -> Any:
             in the order of ``outcomes``; cells and actions numbered from 0.
         legal: ``legal[s]``, the tuple of legal actions after a move into cell
             ``s`` that does not end the episode.
+        state_type: ``GymnasiumState``, the NamedTuple of the records' states,
+            made as ``outcomes`` makes them (keys as ``snapshot_key`` makes them).
+        result_type: ``StepResult``, the NamedTuple of the records' results.
 
     Raises:
         TypeError, ValueError: if the table is not of that form.
     """
-    return None if compiled._core is None else compiled._core.table_rollout(table, legal)
+    if compiled._core is None:
+        return None
+    return compiled._core.table_rollout(table, legal, state_type, result_type)
 
 
 def pig_rollout(goal: int) -> Any:

@@ -50,7 +50,7 @@ import math
 import sys
 from typing import TYPE_CHECKING, Any
 
-from mcts_agent import chance, maxn, solver
+from mcts_agent import chance, compiled_chance, maxn, solver
 from mcts_agent._validation import (
     checked_actions,
     checked_player,
@@ -162,6 +162,8 @@ def run(planner: MCTS, tree: GuidedTree, iterations: int) -> int:
         ValueError: if ``step`` returns a non-finite reward, or the evaluator
             a malformed answer (TypeError for a wrong type).
     """
+    if planner.stochastic and compiled_chance.applies(planner, tree):  # the same loop in C
+        return compiled_chance.run(planner, tree, iterations)
     model = planner.model
     step = getattr(model, "step", None)  # never called on a stochastic model
     model_actions = model.actions

@@ -30,7 +30,7 @@ from __future__ import annotations
 import functools
 import random
 from collections.abc import Callable
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from mcts_agent._validation import require_int
 from mcts_agent.model import StepResult
@@ -125,6 +125,17 @@ class PigModel:
         if i + k + face >= self.goal:
             return self._bank(player, i + k + face, j)
         return StepResult(PigState(player, i, j, k + face), 0.0, False)
+
+    def native_chance(self) -> Any:
+        """The compiled core's :meth:`rollout`, or None without it (``compiled-core.md``).
+
+        The same rollout in C (:func:`mcts_agent.compiled_chance.pig_rollout`),
+        drawing the same random numbers; the search uses it in place of
+        :meth:`rollout` while ``rollout`` is this class's.
+        """
+        from mcts_agent.compiled_chance import pig_rollout  # compiled_chance imports search's
+
+        return pig_rollout(self.goal)
 
     def rollout(self, state: PigState, rng: random.Random, limit: int, gamma: float) -> float:
         """Plays uniformly random actions and fair dice from ``state``; returns the return.

@@ -611,6 +611,32 @@ class GymnasiumModel:
                 return float(g)
             coef *= gamma
 
+    def native_chance(self) -> Any:
+        """The compiled core's rollout and records of a toy-text table, or None.
+
+        For a stochastic model whose ``outcomes`` read the env's table
+        (``chance == "outcomes"``, ``docs/guides/compiled-core.md``): the
+        search's generic rollout through ``outcomes``, ``actions`` and
+        ``player``, and a new chance node's outcomes and keys, in C, with the
+        same random numbers and the same results
+        (:meth:`TableOutcomes.native_rollout`). None for any other model, or
+        when ``outcomes``, ``key``, ``actions`` or ``player`` are not this
+        class's and its table's own (a subclass or the instance replaced one).
+        """
+        table = getattr(self, "_table", None)
+        outcomes = self.__dict__.get("outcomes")
+        if (
+            self.chance != "outcomes"
+            or type(table) is not TableOutcomes
+            or getattr(outcomes, "__self__", None) is not table
+            or getattr(outcomes, "__func__", None) is not TableOutcomes.outcomes
+            or self.__dict__.get("key") is not snapshot_key
+            or getattr(self.actions, "__func__", None) is not GymnasiumModel.actions
+            or getattr(self.player, "__func__", None) is not GymnasiumModel.player
+        ):
+            return None
+        return table.native_rollout()
+
     # ------------------------------------------------------- the live env
 
     def changed_parameters(self) -> list[str]:

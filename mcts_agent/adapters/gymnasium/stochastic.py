@@ -72,6 +72,57 @@ class TableOutcomes:
         self.masks = None
         if isinstance(env, TaxiEnv):
             self.masks = {s: env.action_mask(s) for s in self.transitions}
+        self._native: Any = False  # native_rollout's capsule (None: none), made once
+
+    def native_rollout(self) -> Any:
+        """The compiled core's rollout and records of this table, or None (``compiled-core.md``).
+
+        The search's generic rollout through :meth:`outcomes` (uniformly random
+        legal actions, each outcome drawn as :func:`mcts_agent.chance.sampler`
+        draws it), and a new chance node's outcomes and keys
+        (:func:`snapshot_key`), in C: :func:`mcts_agent.compiled_chance.table_rollout`,
+        made once. None without the core, with the model's own ``action_mask``
+        function (the legal actions are then the env's to say), or a table
+        that is not one of cells and actions numbered from 0 (every cell with
+        the same actions, each the model's action of that number) whose
+        outcomes' probabilities sum to 1 within
+        :data:`~mcts_agent.chance.PROBABILITY_TOLERANCE` (the search raises
+        there, in Python).
+        """
+        if self._native is False:
+            self._native = self._make_native()
+        return self._native
+
+    def _make_native(self) -> Any:
+        from mcts_agent.chance import PROBABILITY_TOLERANCE
+        from mcts_agent.compiled_chance import table_rollout
+
+        model = self.model
+        cells = range(len(self.transitions))
+        actions = model._all_actions
+        if model._user_mask is not None or list(self.transitions) != list(cells):
+            return None
+        if actions != tuple(range(len(actions))):
+            return None
+        table = []
+        for s in cells:
+            moves = self.transitions[s]
+            if list(moves) != list(actions):
+                return None
+            for outcomes in moves.values():
+                running = 0.0
+                for probability, *_ in outcomes:
+                    running += probability
+                if not outcomes or abs(running - 1.0) > PROBABILITY_TOLERANCE:
+                    return None
+            table.append([moves[a] for a in actions])
+        if self.masks is None:
+            legal = [actions for _ in cells]
+        else:
+            legal = [model._legal_actions(self.masks[s]) for s in cells]
+        from mcts_agent.adapters.gymnasium.model import GymnasiumState
+
+        return table_rollout(table, legal, GymnasiumState, StepResult)
 
     def outcomes(self, state: GymnasiumState, action: Any) -> list[tuple[float, StepResult]]:
         """Returns the outcomes of ``action`` in ``state``: ``[(probability, StepResult)]``.
