@@ -93,13 +93,13 @@ def test_plan_makes_the_users_env_with_its_kwargs(tmp_path, capsys):
     assert [e["return"] for e in mcts["episodes_played"]] == [1.0, 1.0]
     assert all(e["steps"] >= 3 for e in random_policy["episodes_played"])
     # the options in --env and in --env-kwargs together
-    argv = [*PLAN, "--env", "user_envs:Corridor-v0:size=7", "--env-kwargs", "goal_reward=2.5"]
+    argv = [*PLAN, "--env", "user_envs:Corridor-v0:size=3", "--env-kwargs", "goal_reward=2.5"]
     assert main([*argv, "--env-kwargs", "render_mode=None", "--json", str(path)]) == 0
     assert capsys.readouterr().out.startswith(
-        "user_envs:Corridor-v0:size=7,goal_reward=2.5,render_mode=None: 2 episodes each\n"
+        "user_envs:Corridor-v0:size=3,goal_reward=2.5,render_mode=None: 2 episodes each\n"
     )
     episodes = json.loads(path.read_text())[1]["episodes_played"]
-    assert [(e["steps"], e["return"]) for e in episodes] == [(6, 2.5), (6, 2.5)]
+    assert [(e["steps"], e["return"]) for e in episodes] == [(2, 2.5), (2, 2.5)]
 
 
 def test_env_kwargs_values_are_read_as_options_values():
@@ -155,6 +155,19 @@ def test_plan_errors_name_the_module_the_env_and_the_bad_item(tmp_path, monkeypa
     assert "unexpected keyword argument 'width'" in message
 
 
+def assert_perfect_nim(game: dict, sticks: int) -> None:
+    """Every move of the agent (MCTS) from a winning count leaves a multiple of 3 sticks."""
+    left = sticks
+    for ply, move in enumerate(game["moves"]):
+        if ply % 2 == game["agent_seat"] and left % 3:
+            assert (left - move - 1) % 3 == 0, game
+        left -= move + 1
+    assert left == 0  # every stick taken, none more
+    assert sorted(game["returns"]) == [-1.0, 1.0]
+    if game["agent_seat"] == 0 and sticks % 3:  # a won game from the start
+        assert game["outcome"] == "win"
+
+
 def evaluate(tmp_path, *argv) -> dict:
     path = tmp_path / "evaluate.json"
     argv = ["evaluate", "--iterations", "100", "--games", "3", "--no-progress", *argv]
@@ -170,10 +183,7 @@ def test_evaluate_plays_two_agents_in_the_users_aec_env(tmp_path, capsys):
     # 5 sticks: the first player wins by taking 2 (3 left) and then what makes 3 with the reply
     assert match["tally"]["first"] == {"wins": 3, "draws": 0, "losses": 0}
     for game in match["games"]:
-        assert sorted(game["returns"]) == [-1.0, 1.0]
-        assert sum(move + 1 for move in game["moves"]) == 5  # every stick taken, none more
-        if game["agent_seat"] == 0:
-            assert game["moves"][0] == 1
+        assert_perfect_nim(game, 5)
     # the game is pickled to worker processes, which import the module again: the same games
     again = evaluate(tmp_path, "--game", "user_envs:nim:sticks=5", "--workers", "2")
     assert [g["moves"] for g in again["matches"][0]["games"]] == [
@@ -185,10 +195,13 @@ def test_evaluate_plays_two_agents_in_the_users_aec_env(tmp_path, capsys):
 def test_tournament_search_and_play_take_the_users_game(tmp_path, capsys):
     argv = ["tournament", "--game", "user_envs:nim:sticks=7", "--agents", "mcts:iterations=200"]
     argv += ["random", "--games", "4", "--workers", "1", "--no-progress"]
-    assert main(argv) == 0
-    out = capsys.readouterr().out
-    assert out.splitlines()[0].startswith("user_envs:nim:sticks=7: round robin")
-    assert "mcts:iterations=200  random                 4    0    0  1.000" in out
+    assert main([*argv, "--json", str(tmp_path / "t.json")]) == 0
+    assert capsys.readouterr().out.startswith("user_envs:nim:sticks=7: round robin")
+    result = json.loads((tmp_path / "t.json").read_text())
+    assert result["game"] == "user_envs:nim:sticks=7"
+    assert [g["agent_seat"] for g in result["games"]] == [0, 1, 0, 1]
+    for game in result["games"]:
+        assert_perfect_nim(game, 7)
     argv = ["search", "--game", "user_envs:nim:sticks=7", "--iterations", "2000"]
     assert main(argv) == 0
     assert capsys.readouterr().out.splitlines()[-1] == "move played: 0"  # take 1: 6 left

@@ -533,17 +533,17 @@ def _zero_sum(game: Game) -> bool:
 
     Our models' games and the PettingZoo games the adapter knows to be two-player
     zero-sum do; any other PettingZoo game (a user's) is planned with every agent's
-    reward (:class:`~mcts_agent.adapters.PettingZooModel`'s ``zero_sum``), which
-    minimax cannot search.
+    reward (a :class:`~mcts_agent.adapters.PettingZooModel` made without ``zero_sum``,
+    as the arena makes it, is zero-sum for the known games alone), which minimax
+    cannot search.
     """
     if not isinstance(game, PettingZooGame) or game.model is not None:
         return True
-    from mcts_agent.adapters.pettingzoo import PettingZooModel
+    from mcts_agent.adapters.pettingzoo.known_games import is_known_zero_sum
 
     env = game.make_env()
     try:
-        env.reset(seed=0)
-        return PettingZooModel(env).zero_sum
+        return is_known_zero_sum(env)
     finally:
         env.close()
 
