@@ -1,7 +1,7 @@
 """A user's own envs from the command line: ``module:attr`` specs and ``--env-kwargs``.
 
 The user's module is tests/user_envs.py (on sys.path under pytest, as a user's module is
-through PYTHONPATH): it registers the Gymnasium env ``Corridor-v0`` and has ``nim``, a
+through PYTHONPATH): it registers the Gymnasium env ``Corridor-v0`` and has ``race``, a
 factory of PettingZoo AEC envs.
 """
 
@@ -155,16 +155,14 @@ def test_plan_errors_name_the_module_the_env_and_the_bad_item(tmp_path, monkeypa
     assert "unexpected keyword argument 'width'" in message
 
 
-def assert_perfect_nim(game: dict, sticks: int) -> None:
-    """Every move of the agent (MCTS) from a winning count leaves a multiple of 3 sticks."""
-    left = sticks
-    for ply, move in enumerate(game["moves"]):
-        if ply % 2 == game["agent_seat"] and left % 3:
-            assert (left - move - 1) % 3 == 0, game
-        left -= move + 1
-    assert left == 0  # every stick taken, none more
-    assert sorted(game["returns"]) == [-1.0, 1.0]
-    if game["agent_seat"] == 0 and sticks % 3:  # a won game from the start
+def assert_race_played(game: dict, target: int) -> None:
+    """A game of the race to ``target``: its winner alone reached it, and MCTS first won."""
+    assert sorted(game["returns"]) == [-1.0, 1.0]  # (the agent's, the opponent's)
+    winner = game["agent_seat"] if game["returns"][0] == 1.0 else 1 - game["agent_seat"]
+    scores = [sum(move + 1 for move in game["moves"][seat::2]) for seat in (0, 1)]
+    assert scores[winner] >= target > scores[1 - winner]
+    assert len(game["moves"]) % 2 == (1 if winner == 0 else 0)  # the winner moved last
+    if game["agent_seat"] == 0:  # the first player can always win
         assert game["outcome"] == "win"
 
 
@@ -176,38 +174,41 @@ def evaluate(tmp_path, *argv) -> dict:
 
 
 def test_evaluate_plays_two_agents_in_the_users_aec_env(tmp_path, capsys):
-    result = evaluate(tmp_path, "--game", "user_envs:nim:sticks=5", "--workers", "1")
+    result = evaluate(tmp_path, "--game", "user_envs:race:target=6", "--workers", "1")
     (match,) = result["matches"]  # the default opponent of a game not known to be zero-sum
-    assert match["game"] == "user_envs:nim:sticks=5"
+    assert match["game"] == "user_envs:race:target=6"
     assert match["opponent"] == {"kind": "random"}
-    # 5 sticks: the first player wins by taking 2 (3 left) and then what makes 3 with the reply
     assert match["tally"]["first"] == {"wins": 3, "draws": 0, "losses": 0}
     for game in match["games"]:
-        assert_perfect_nim(game, 5)
+        assert_race_played(game, 6)
     # the game is pickled to worker processes, which import the module again: the same games
-    again = evaluate(tmp_path, "--game", "user_envs:nim:sticks=5", "--workers", "2")
+    again = evaluate(tmp_path, "--game", "user_envs:race:target=6", "--workers", "2")
     assert [g["moves"] for g in again["matches"][0]["games"]] == [
         g["moves"] for g in match["games"]
     ]
     capsys.readouterr()
 
 
-def test_tournament_search_and_play_take_the_users_game(tmp_path, capsys):
-    argv = ["tournament", "--game", "user_envs:nim:sticks=7", "--agents", "mcts:iterations=200"]
+def test_tournament_and_search_take_the_users_game(tmp_path, capsys):
+    argv = ["tournament", "--game", "user_envs:race:target=5", "--agents", "mcts:iterations=200"]
     argv += ["random", "--games", "4", "--workers", "1", "--no-progress"]
     assert main([*argv, "--json", str(tmp_path / "t.json")]) == 0
-    assert capsys.readouterr().out.startswith("user_envs:nim:sticks=7: round robin")
+    assert capsys.readouterr().out.startswith("user_envs:race:target=5: round robin")
     result = json.loads((tmp_path / "t.json").read_text())
-    assert result["game"] == "user_envs:nim:sticks=7"
+    assert result["game"] == "user_envs:race:target=5"
     assert [g["agent_seat"] for g in result["games"]] == [0, 1, 0, 1]
     for game in result["games"]:
-        assert_perfect_nim(game, 7)
-    argv = ["search", "--game", "user_envs:nim:sticks=7", "--iterations", "2000"]
+        assert_race_played(game, 5)
+    # to 6, each player must score 2 at every move: one point less and the other wins first
+    assert main(["search", "--game", "user_envs:race", "--iterations", "2000"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0] == "(masked_race_v0 has no text board)"
+    assert lines[-1] == "move played: 1"
+    argv = ["search", "--game", "user_envs:race", "--position", "0", "--iterations", "2000"]
     assert main(argv) == 0
-    assert capsys.readouterr().out.splitlines()[-1] == "move played: 0"  # take 1: 6 left
-    argv = ["search", "--game", "user_envs:nim:sticks=7", "--position", "0", "--iterations", "500"]
-    assert main(argv) == 0  # 6 left: every move loses against perfect play
-    assert "player_1 to move" in capsys.readouterr().out
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[1].startswith("player_1 to move")
+    assert lines[-1] == "move played: 1"
 
 
 @pytest.mark.parametrize(
@@ -233,8 +234,8 @@ def test_tournament_search_and_play_take_the_users_game(tmp_path, capsys):
             "a PettingZoo AEC env (pettingzoo.AECEnv)",
         ),
         (
-            "user_envs:nim:size=3",
-            "user_envs:nim:size=3: nim() got an unexpected keyword argument 'size'",
+            "user_envs:race:size=3",
+            "user_envs:race:size=3: race() got an unexpected keyword argument 'size'",
         ),
     ],
 )
@@ -244,20 +245,20 @@ def test_a_bad_game_factory_is_an_argument_error_naming_it(game, message, capsys
 
 
 def test_minimax_is_refused_on_a_game_not_known_to_be_zero_sum(capsys):
-    argv = ["evaluate", "--game", "user_envs:nim", "--opponent", "random", "minimax:depth=2"]
+    argv = ["evaluate", "--game", "user_envs:race", "--opponent", "random", "minimax:depth=2"]
     assert error_of(argv, capsys) == (
         "mcts-agent evaluate: error: argument --opponent: minimax:depth=2 searches two-player "
-        "zero-sum games on the mover's reward; user_envs:nim is not known to be one, so it is "
+        "zero-sum games on the mover's reward; user_envs:race is not known to be one, so it is "
         "planned with every agent's reward: play random or mcts agents"
     )
 
 
 def test_a_factory_game_pickles_and_is_checked():
-    game = factory_game("user_envs:nim:sticks=4")
-    assert game == FactoryGame("user_envs:nim", env_options=(("sticks", 4),))
+    game = factory_game("user_envs:race:target=4")
+    assert game == FactoryGame("user_envs:race", env_options=(("target", 4),))
     assert pickle.loads(pickle.dumps(game)) == game
     env = game.make_env()
-    assert isinstance(env, user_envs.Nim) and env.sticks == 4
+    assert isinstance(env, user_envs.MaskedRace) and env.target == 4
     assert factory_game("classic/tictactoe-v3") is None  # make_game's
     with pytest.raises(ValueError, match="a FactoryGame's env_id is module:attr"):
         FactoryGame("classic/go-v5")
