@@ -37,6 +37,10 @@ module's expansion) and calling back, off PUCT's fast path,
 (:func:`mcts_agent.compiled.evaluations_checker`): the same paths, virtual
 losses and trees as the Python steps here (``tests/test_compiled.py``).
 
+With ``value_normalization`` the round's selections read Q normalised by the
+``[lo, hi]`` the previous rounds' backups left (:mod:`mcts_agent.normalization`;
+the virtual losses do not change it), and each path's backup widens it.
+
 So a round is deterministic for a seed, and a search of ``iterations=n`` is
 n iterations in ``ceil(n / k)`` rounds (the budget driver's chunks are cut
 into rounds, so a time limit can make a round smaller). With ``leaf_batch=1``

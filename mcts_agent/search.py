@@ -872,6 +872,8 @@ class MCTS(Generic[StateT]):
                 N(node) += 1; W(node) += G
             check G (finite: else the new reward, the rollout's return or the backup was not)
             N(root) += 1
+            value_normalization: lo, hi = min, max of lo, hi and each Q(node) on path
+                (selection then reads (Q - lo) / (hi - lo) for Q while hi > lo)
         (the caller then checks every W: finite)
 
         Checks (see :meth:`search`), written so that a model answering with the

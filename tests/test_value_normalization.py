@@ -416,3 +416,27 @@ def test_the_command_line_takes_the_option(capsys):
     argv = ["search", "--iterations", "50", "--options", "value_normalization=true"]
     assert main(argv) == 0
     assert "values normalised by the range [-1, +1] met in the backups" in capsys.readouterr().out
+
+
+def test_workers_report_the_union_of_their_ranges():
+    with MCTS(TicTacToeModel(), 200, seed=0, workers=2, value_normalization=True) as planner:
+        planner.search(parse_board("X.O.O...X"))
+        summaries = planner.worker_summaries
+        merged = planner.summary().value_range
+    lo = min(summary.value_range[0] for summary in summaries)
+    hi = max(summary.value_range[1] for summary in summaries)
+    assert merged == (lo, hi) and lo < hi
+
+
+def test_the_agent_passes_the_option_and_the_range_through():
+    import gymnasium
+
+    from mcts_agent import MCTSAgent
+
+    env = gymnasium.make("CliffWalking-v1")  # rewards -1 a step, -100 off the cliff
+    env.reset(seed=0)
+    agent = MCTSAgent(iterations=100, rollout_limit=20, seed=0, value_normalization=True)
+    agent.act(env)
+    assert agent.last_planner.value_normalization
+    assert agent.last_summary.value_range == agent.last_planner.summary().value_range
+    assert agent.last_summary.value_range[0] < -1.0
