@@ -70,6 +70,7 @@ from collections.abc import Callable, Hashable, Sequence
 from typing import Any
 
 from mcts_agent._validation import require_seed
+from mcts_agent.defaults import DEFAULT_TIME_LIMIT, gymnasium_defaults
 from mcts_agent.search import MCTS, SearchSummary
 
 __all__ = ["MCTSAgent"]
@@ -150,8 +151,10 @@ class MCTSAgent:
     under the same name and checked there (one place):
 
     Args:
-        iterations: int >= 1, iterations per move, or None (then give
-            ``time_limit``, seconds per move).
+        iterations: int >= 1, iterations per move, or None: then
+            ``time_limit`` seconds per move, by default
+            :data:`~mcts_agent.defaults.DEFAULT_TIME_LIMIT` (0.1 s) when
+            neither is given.
         seed: int seed of the agent's generator (each planner is seeded from
             it), or None for fresh entropy.
         native_models: True to plan PettingZoo tic-tac-toe and connect four
@@ -207,6 +210,15 @@ class MCTSAgent:
             planned through ``PettingZooModel``; Gymnasium envs: see
             ``GymnasiumModel.env_view``).
 
+    Defaults (:mod:`mcts_agent.defaults`, ``docs/guides/gymnasium.md``):
+    a move's budget is 0.1 s unless ``iterations`` or ``time_limit`` is
+    given; a single-agent Gymnasium env is planned with the options of
+    :func:`~mcts_agent.defaults.gymnasium_defaults` that the user left out
+    (value normalisation, tree reuse, and for an env with no ``TimeLimit`` a
+    discount and a rollout horizon), read from the env's declarations, never
+    from its id. ``last_planner`` shows the options a move was planned with,
+    and ``last_summary.value_range`` the normalisation's range.
+
     Attributes:
         last_summary: :class:`~mcts_agent.search.SearchSummary` of the last
             move, in the env's numbering: ``actions`` and ``action`` are env
@@ -246,6 +258,8 @@ class MCTSAgent:
             from mcts_agent.adapters.pettingzoo import check_clone_arguments
 
             check_clone_arguments(clone, env_factory)
+        if iterations is None and search_options.get("time_limit") is None:
+            search_options["time_limit"] = DEFAULT_TIME_LIMIT  # mcts_agent.defaults
         self._search_options = {"iterations": iterations, **search_options}
         self._rng = random.Random(seed)
         self.native_models = native_models
@@ -358,8 +372,16 @@ class MCTSAgent:
 
     # ------------------------------------------------------------- internals
 
-    def _planner(self, model: Any, native: bool = False, seed: int | None = None) -> MCTS:
+    def _planner(
+        self,
+        model: Any,
+        native: bool = False,
+        seed: int | None = None,
+        defaults: dict[str, Any] | None = None,
+    ) -> MCTS:
         """A planner on ``model``, seeded with ``seed`` or from the agent's generator.
+
+        ``defaults`` (:mod:`mcts_agent.defaults`) fill in the options the user left out.
 
         An ``EnvViewEvaluator`` is bound to an adapter's model (``bind`` raises
         TypeError for a model without env views); the native models, never used
@@ -367,6 +389,8 @@ class MCTSAgent:
         given as ``rollout_policy`` or ``evaluator`` is called with ``model``.
         """
         options = self._search_options
+        if defaults:
+            options = {**defaults, **options}
         if self._env_view_evaluator() and not native:
             options = {**options, "evaluator": options["evaluator"].bind(model)}
         if self._factories:
@@ -471,6 +495,7 @@ class MCTSAgent:
                 return cached
             cached.planner.close()  # planned with the old parameters: rebuilt below
             self._cached = None
+        defaults = None
         if kind == "pettingzoo":
             from mcts_agent.adapters.pettingzoo import PettingZooModel
 
@@ -492,8 +517,9 @@ class MCTSAgent:
             from mcts_agent.adapters.gymnasium import GymnasiumModel
 
             model = GymnasiumModel(env, clone=self.clone)
+            defaults = gymnasium_defaults(env)
         binding = _Binding(
-            self._planner(model),
+            self._planner(model, defaults=defaults),
             model.state_of,
             model.to_env_action,
             _same,
