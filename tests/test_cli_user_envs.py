@@ -259,6 +259,8 @@ def test_a_factory_game_pickles_and_is_checked():
     assert pickle.loads(pickle.dumps(game)) == game
     env = game.make_env()
     assert isinstance(env, user_envs.MaskedRace) and env.target == 4
+    made = factory_game("user_envs:MaskedRace:target=3").make_env()  # a class is a factory too
+    assert isinstance(made, user_envs.MaskedRace) and made.target == 3
     assert factory_game("classic/tictactoe-v3") is None  # make_game's
     with pytest.raises(ValueError, match="a FactoryGame's env_id is module:attr"):
         FactoryGame("classic/go-v5")
