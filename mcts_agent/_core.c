@@ -1437,31 +1437,19 @@ core_run(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
             scaled = span > 0.0;
         }
     }
+    if (normalising) { /* the statistics continue in the next chunk (a failed search drops them) */
+        PyObject *lo_obj = PyFloat_FromDouble(lo), *hi_obj = PyFloat_FromDouble(hi);
+        if (lo_obj == NULL || hi_obj == NULL) {
+            Py_XDECREF(lo_obj);
+            Py_XDECREF(hi_obj);
+            goto done;
+        }
+        PyList_SetItem(value_range, 0, lo_obj); /* steals; the list's size was checked */
+        PyList_SetItem(value_range, 1, hi_obj);
+    }
     result = Py_NewRef(Py_None);
 
 done:
-    if (normalising) { /* the statistics continue in the next chunk */
-        PyObject *type, *value, *tb;
-        PyErr_Fetch(&type, &value, &tb);
-        PyObject *lo_obj = PyFloat_FromDouble(lo), *hi_obj = PyFloat_FromDouble(hi);
-        int failed = lo_obj == NULL || hi_obj == NULL;
-        if (failed) {
-            Py_XDECREF(lo_obj);
-            Py_XDECREF(hi_obj);
-        }
-        else { /* (PyList_SetItem steals its reference, even when it fails) */
-            failed = PyList_SetItem(value_range, 0, lo_obj) < 0;
-            failed = PyList_SetItem(value_range, 1, hi_obj) < 0 || failed;
-        }
-        if (failed) {
-            Py_XDECREF(type);
-            Py_XDECREF(value);
-            Py_XDECREF(tb);
-            Py_CLEAR(result);
-        }
-        else
-            PyErr_Restore(type, value, tb);
-    }
     if (rng_state != NULL) { /* the planner's generator continues where the rollouts left it */
         PyObject *type, *value, *tb;
         PyErr_Fetch(&type, &value, &tb);

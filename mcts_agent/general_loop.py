@@ -59,7 +59,7 @@ from mcts_agent._validation import (
     checked_terminated,
 )
 from mcts_agent.evaluator import checked_evaluation, uniform_priors
-from mcts_agent.normalization import widen
+from mcts_agent.normalization import normalizer, widen
 from mcts_agent.selection import SCORE_ALL, expansion_order, puct_score_all
 from mcts_agent.tree import ROOT, TERMINAL, UNVISITED, GuidedTree
 
@@ -187,12 +187,8 @@ def run(planner: MCTS, tree: GuidedTree, iterations: int) -> int:
     value_bounds = planner.value_bounds
     # value_normalization: [lo, hi] of the values met in this search's backups, or None.
     value_range = planner._value_range
-    normalising = value_range is not None
-    lo = hi = span = 0.0
-    if normalising:
-        lo, hi = value_range
-        span = hi - lo
-    scaled = span > 0.0
+    lo, span = normalizer(value_range)
+    scaled = span is not None
     if solving:
         solver_select = solver.selection_rule(
             tree, planner.selection, planner.exploration, planner.unvisited_value, value_range
@@ -404,11 +400,10 @@ def run(planner: MCTS, tree: GuidedTree, iterations: int) -> int:
                 value_sums[node] = w
                 values[node] = w / n
             visits[ROOT] += 1
-        if normalising:  # the values the backup left (chance nodes' too), leaf first
-            widen(value_range, values, path)
-            lo, hi = value_range
-            span = hi - lo
-            scaled = span > 0.0
+        if value_range is not None:  # the values the backup left (chance nodes' too), leaf first
+            widen(value_range, values, path)  # (read by the solver's rule too)
+            lo, span = normalizer(value_range)
+            scaled = span is not None
         if solving and proven_values[ROOT] is not None:
             return done + 1
     return iterations

@@ -45,7 +45,7 @@ from mcts_agent._validation import (
 )
 from mcts_agent.evaluator import Evaluator, uniform_priors
 from mcts_agent.model import Model, StateT
-from mcts_agent.normalization import widen
+from mcts_agent.normalization import normalizer, widen
 from mcts_agent.summary import format_summary
 from mcts_agent.tree import ROOT, TERMINAL, UNVISITED, GuidedTree, Node, Tree
 
@@ -918,12 +918,8 @@ class MCTS(Generic[StateT]):
         # value_normalization: lo and hi of the values met so far in this search's backups;
         # while span = hi - lo > 0, selection scores (Q - lo) / span in place of Q.
         value_range = self._value_range
-        normalising = value_range is not None
-        lo = hi = span = 0.0
-        if normalising:
-            lo, hi = value_range
-            span = hi - lo
-        scaled = span > 0.0
+        lo, span = normalizer(value_range)
+        scaled = span is not None
 
         states = tree.states
         players = tree.players
@@ -1050,11 +1046,10 @@ class MCTS(Generic[StateT]):
                     _link_children(children, growing)  # the error names edges: children read
                     raise _backup_error(tree, path, rollout_g if rolled_out else None)
                 visits[ROOT] += 1
-                if normalising:  # the values the backup left, leaf first
+                if value_range is not None:  # the values the backup left, leaf first
                     widen(value_range, values, path)
-                    lo, hi = value_range
-                    span = hi - lo
-                    scaled = span > 0.0
+                    lo, span = normalizer(value_range)
+                    scaled = span is not None
         finally:
             _link_children(children, growing)
 
