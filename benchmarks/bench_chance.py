@@ -32,6 +32,15 @@ Sections (``--sections``, all by default):
   full check of the answer; ``docs/guides/chance.md``), so the time grows
   with the outcomes.
 
+* ``speed``: iterations per second of the compiled chance loop
+  (``mcts_agent/_chance_loop.c``, issue 30) against the pure-Python general
+  loop, side by side in the same run: one search of ``--speed-iterations``
+  (10,000) from the start of slippery FrozenLake 4x4 and 8x8, slippery
+  CliffWalking (``rollout_limit=100``: its random walks run for hundreds of
+  steps) and Pig to 30, defaults otherwise; ``--repeats`` searches per backend,
+  interleaved (compiled, pure, compiled, ...; seed ``--seed + repeat``, the
+  same trees on both), medians. ``--value-normalization`` turns it on for both.
+
 Rates come with Wilson's 95% score interval.
 
 Run: ``python benchmarks/bench_chance.py`` (hours); ``--episodes 100 --games 100
@@ -41,8 +50,10 @@ Run: ``python benchmarks/bench_chance.py`` (hours); ``--episodes 100 --games 100
 from __future__ import annotations
 
 import argparse
+import contextlib
 import math
 import random
+import statistics
 import sys
 import time
 from concurrent.futures import ProcessPoolExecutor
@@ -52,7 +63,7 @@ from bench_guided import wilson
 from exact_values import start_value
 from machine import describe_machine
 
-from mcts_agent import MCTS, MCTSAgent, StepResult
+from mcts_agent import MCTS, MCTSAgent, StepResult, compiled
 from mcts_agent.adapters import GymnasiumModel
 from mcts_agent.envs.pig import HoldAtPolicy, OptimalPigPolicy, PigModel, match_probability
 from mcts_agent.rollout_policies import CautiousRolloutPolicy
@@ -358,17 +369,68 @@ def run_wide(args: argparse.Namespace) -> None:
     )
 
 
+def speed_cases() -> list[tuple[str, object, object, dict]]:
+    """(name, model, state, options) of the speed section."""
+    cases = []
+    for name, env_id, kwargs, options in (
+        ("FrozenLake 4x4", "FrozenLake-v1", {"is_slippery": True}, {}),
+        ("FrozenLake 8x8", "FrozenLake-v1", {"is_slippery": True, "map_name": "8x8"}, {}),
+        ("CliffWalking", "CliffWalking-v1", {"is_slippery": True}, {"rollout_limit": 100}),
+    ):
+        env = gym.make(env_id, **kwargs)
+        env.reset(seed=0)
+        model = GymnasiumModel(env)
+        cases.append((name, model, model.state_of(env), options))
+    pig = PigModel()
+    cases.append(("Pig to 30", pig, pig.initial_state(), {"exploration": PIG_C}))
+    return cases
+
+
+def run_speed(args: argparse.Namespace) -> None:
+    """Compiled and pure chance loops, interleaved repeats, median iterations per second."""
+    print(
+        f"\nspeed: one search of {args.speed_iterations} iterations, {args.repeats} repeats "
+        f"per backend, interleaved, medians (value_normalization={args.value_normalization})"
+    )
+    print(f"{'case':<16}{'compiled it/s':>15}{'pure it/s':>12}{'speed-up':>10}  nodes")
+    for name, model, state, options in speed_cases():
+        rates: dict[bool, list[float]] = {False: [], True: []}
+        nodes = set()
+        for repeat in range(args.repeats):
+            for pure in (False, True):
+                planner = MCTS(
+                    model,
+                    args.speed_iterations,
+                    seed=args.seed + repeat,
+                    value_normalization=args.value_normalization,
+                    **options,
+                )
+                with compiled.pure_python() if pure else contextlib.nullcontext():
+                    start = time.perf_counter()
+                    planner.search(state)
+                    rates[pure].append(args.speed_iterations / (time.perf_counter() - start))
+                nodes.add(len(planner.tree))
+        fast, slow = (statistics.median(rates[pure]) for pure in (False, True))
+        print(
+            f"{name:<16}{fast:>15,.0f}{slow:>12,.0f}{fast / slow:>9.1f}x  "
+            f"{'/'.join(str(n) for n in sorted(nodes))}",
+            flush=True,
+        )
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument(
         "--sections",
         nargs="+",
         default=["frozenlake", "pig"],
-        choices=["frozenlake", "expected", "pig", "wide"],
+        choices=["frozenlake", "expected", "pig", "wide", "speed"],
     )
+    parser.add_argument("--speed-iterations", type=int, default=10_000, help="(speed)")
+    parser.add_argument("--value-normalization", action="store_true", help="(speed)")
     parser.add_argument("--outcomes", type=int, default=100_000, help="outcomes a move (wide)")
     parser.add_argument("--wide-iterations", type=int, default=300)
-    parser.add_argument("--repeats", type=int, default=3, help="searches timed (wide)")
+    parser.add_argument("--repeats", type=int, default=3, help="searches timed (wide, speed)")
     parser.add_argument("--reps", type=int, default=100, help="searches per cell (expected)")
     parser.add_argument("--episodes", type=int, default=500)
     parser.add_argument("--map", choices=sorted(MAPS), default="4x4")
@@ -398,6 +460,8 @@ def main(argv: list[str] | None = None) -> None:
             run_pig(args, pool)
         if "wide" in args.sections:
             run_wide(args)
+        if "speed" in args.sections:
+            run_speed(args)
     finally:
         if pool:
             pool.shutdown()
