@@ -455,10 +455,12 @@ fail:
     return NULL;
 }
 
-/* Pig to ``goal`` (mcts_agent/envs/pig.py): PigModel.rollout, step for step. */
+/* Pig to ``goal`` (mcts_agent/envs/pig.py): PigModel.rollout, step for step, and the records
+ * of PigModel.outcomes (PigState and StepResult the types it makes). */
 typedef struct {
     NativeChance base;
     long long goal;
+    PyObject *state_type, *result_type;
 } PigRollout;
 
 static int
@@ -522,20 +524,116 @@ pig_rollout(NativeChance *self, PyObject *state, double (*random)(void *), void 
     return 1;
 }
 
+/* StepResult(PigState(player, score, other, turn_total), reward, ended) (a new reference). */
+static PyObject *
+pig_result(PigRollout *p, long long player, long long i, long long j, long long k, int won)
+{
+    PyObject *items[4] = {PyLong_FromLongLong(player), PyLong_FromLongLong(i),
+                          PyLong_FromLongLong(j), PyLong_FromLongLong(k)};
+    PyObject *state = named_tuple(p->state_type, 4, items);
+    if (state == NULL)
+        return NULL;
+    PyObject *fields[3] = {state, PyFloat_FromDouble(won ? 1.0 : 0.0),
+                           Py_NewRef(won ? Py_True : Py_False)};
+    return named_tuple(p->result_type, 3, fields);
+}
+
+/* PigModel.outcomes(state, action), checked, its keys the outcomes themselves
+ * ((next_state, reward, terminated): Pig has no key): HOLD banks i + k (_bank), ROLL gives the
+ * six faces, each 1/6 (_face). Takes a PigState of ints, not over, and ROLL or HOLD. */
+static int
+pig_record(NativeChance *self, PyObject *state, PyObject *action, PyObject **cumulative,
+           PyObject **results, PyObject **keys)
+{
+    PigRollout *p = (PigRollout *)self;
+    if (Py_TYPE(state) != (PyTypeObject *)p->state_type || PyTuple_GET_SIZE(state) != 4)
+        return 0;
+    long long v[4];
+    for (int m = 0; m < 4; m++) {
+        PyObject *x = PyTuple_GET_ITEM(state, m);
+        int overflow;
+        if (!PyLong_CheckExact(x))
+            return 0;
+        v[m] = PyLong_AsLongLongAndOverflow(x, &overflow);
+        if (overflow || v[m] < -(1LL << 40) || v[m] > (1LL << 40))
+            return 0;
+    }
+    Py_ssize_t roll = small_index(action, 2) == 0;
+    if (small_index(action, 2) < 0 || v[2] >= p->goal) /* outcomes raises: Python says why */
+        return 0;
+    long long player = v[0], i = v[1], j = v[2], k = v[3], goal = p->goal;
+    Py_ssize_t count = roll ? 6 : 1;
+    *cumulative = PyList_New(count);
+    *results = PyList_New(count);
+    *keys = PyList_New(count);
+    if (*cumulative == NULL || *results == NULL || *keys == NULL)
+        goto fail;
+    const double sixth = 1.0 / 6.0;
+    double running = 0.0;
+    for (Py_ssize_t face = 1; face <= count; face++) {
+        PyObject *result;
+        if (!roll) /* _bank(player, i + k, j) */
+            result = pig_result(p, 3 - player, j, i + k, 0, i + k >= goal);
+        else if (face == 1)
+            result = pig_result(p, 3 - player, j, i, 0, 0);
+        else if (i + k + face >= goal) /* _bank(player, i + k + face, j) */
+            result = pig_result(p, 3 - player, j, i + k + face, 0, 1);
+        else
+            result = pig_result(p, player, i, j, k + face, 0);
+        running += roll ? sixth : 1.0;
+        PyObject *sum = PyFloat_FromDouble(face == count ? INFINITY : running);
+        PyObject *key = result == NULL ? NULL
+                                       : PyTuple_Pack(3, PyTuple_GET_ITEM(result, 0),
+                                                      PyTuple_GET_ITEM(result, 1),
+                                                      PyTuple_GET_ITEM(result, 2));
+        if (result == NULL || sum == NULL || key == NULL) {
+            Py_XDECREF(result);
+            Py_XDECREF(sum);
+            Py_XDECREF(key);
+            goto fail;
+        }
+        PyList_SET_ITEM(*cumulative, face - 1, sum);
+        PyList_SET_ITEM(*results, face - 1, result);
+        PyList_SET_ITEM(*keys, face - 1, key);
+    }
+    return 1;
+fail:
+    Py_CLEAR(*cumulative);
+    Py_CLEAR(*results);
+    Py_CLEAR(*keys);
+    return -1;
+}
+
 static void
 pig_free(PyObject *capsule)
 {
-    PyMem_Free(PyCapsule_GetPointer(capsule, NATIVE_CHANCE_NAME));
+    PigRollout *p = PyCapsule_GetPointer(capsule, NATIVE_CHANCE_NAME);
+    if (p == NULL) {
+        PyErr_Clear();
+        return;
+    }
+    Py_XDECREF(p->state_type);
+    Py_XDECREF(p->result_type);
+    PyMem_Free(p);
 }
 
 const char pig_rollout_doc[] =
-    "pig_rollout(goal) -> capsule: the native chance rollout of Pig to ``goal`` points "
-    "(mcts_agent.envs.pig.PigModel.rollout).";
+    "pig_rollout(goal, state_type, result_type) -> capsule: the native chance rollout of Pig "
+    "to ``goal`` points (mcts_agent.envs.pig.PigModel.rollout) and its chance records "
+    "(PigModel.outcomes: PigState and StepResult are ``state_type`` and ``result_type``).";
 
 PyObject *
-core_pig_rollout(PyObject *module, PyObject *goal_obj)
+core_pig_rollout(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
 {
-    long long goal = PyLong_AsLongLong(goal_obj);
+    if (wrong_nargs("pig_rollout", nargs, 3))
+        return NULL;
+    for (int m = 1; m < 3; m++)
+        if (!PyType_Check(args[m]) || !PyType_IsSubtype((PyTypeObject *)args[m], &PyTuple_Type)) {
+            PyErr_SetString(PyExc_TypeError, "pig_rollout: the state and result types are "
+                                             "NamedTuples");
+            return NULL;
+        }
+    long long goal = PyLong_AsLongLong(args[0]);
     if (goal == -1 && PyErr_Occurred())
         return NULL;
     if (goal < 1 || goal > (1LL << 40)) {
@@ -547,8 +645,10 @@ core_pig_rollout(PyObject *module, PyObject *goal_obj)
         return PyErr_NoMemory();
     p->base.version = NATIVE_CHANCE_VERSION;
     p->base.rollout = pig_rollout;
-    p->base.record = NULL;
+    p->base.record = pig_record;
     p->goal = goal;
+    p->state_type = Py_NewRef(args[1]);
+    p->result_type = Py_NewRef(args[2]);
     PyObject *capsule = PyCapsule_New(p, NATIVE_CHANCE_NAME, pig_free);
     if (capsule == NULL)
         PyMem_Free(p);

@@ -42,7 +42,7 @@ PyObject *uniform(PyObject *uniform_priors, Py_ssize_t count);
 /* _chance_loop.c's functions, in the module's method table (_core.c). */
 PyObject *core_chance_run(PyObject *module, PyObject *const *args, Py_ssize_t nargs);
 PyObject *core_table_rollout(PyObject *module, PyObject *const *args, Py_ssize_t nargs);
-PyObject *core_pig_rollout(PyObject *module, PyObject *goal);
+PyObject *core_pig_rollout(PyObject *module, PyObject *const *args, Py_ssize_t nargs);
 PyObject *core_call_chance_rollout(PyObject *module, PyObject *const *args, Py_ssize_t nargs);
 extern const char chance_run_doc[], table_rollout_doc[], pig_rollout_doc[],
     call_chance_rollout_doc[];
@@ -52,7 +52,8 @@ extern const char chance_run_doc[], table_rollout_doc[], pig_rollout_doc[],
      chance_run_doc},                                                                          \
         {"table_rollout", (PyCFunction)(void (*)(void))core_table_rollout, METH_FASTCALL,      \
          table_rollout_doc},                                                                   \
-        {"pig_rollout", (PyCFunction)core_pig_rollout, METH_O, pig_rollout_doc},              \
+        {"pig_rollout", (PyCFunction)(void (*)(void))core_pig_rollout, METH_FASTCALL,          \
+         pig_rollout_doc},                                                                     \
         {"call_chance_rollout", (PyCFunction)(void (*)(void))core_call_chance_rollout,         \
          METH_FASTCALL, call_chance_rollout_doc},
 

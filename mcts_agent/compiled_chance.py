@@ -174,9 +174,18 @@ def table_rollout(table: list, legal: list, state_type: type, result_type: type)
     return compiled._core.table_rollout(table, legal, state_type, result_type)
 
 
-def pig_rollout(goal: int) -> Any:
-    """Returns the native chance rollout of Pig to ``goal`` points, or None without the core.
+def pig_rollout(goal: int, state_type: type, result_type: type) -> Any:
+    """Returns the native chance rollout and records of Pig, or None without the core.
 
-    :meth:`mcts_agent.envs.pig.PigModel.rollout`, step for step.
+    :meth:`mcts_agent.envs.pig.PigModel.rollout`, step for step, and a new
+    chance node's record from :meth:`~mcts_agent.envs.pig.PigModel.outcomes`
+    (keys: the outcomes themselves, Pig has no ``key``).
+
+    Args:
+        goal: the points that win (an int in [1, 2**40]).
+        state_type: ``PigState``.
+        result_type: ``StepResult``.
     """
-    return None if compiled._core is None else compiled._core.pig_rollout(goal)
+    if compiled._core is None:
+        return None
+    return compiled._core.pig_rollout(goal, state_type, result_type)

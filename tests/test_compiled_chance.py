@@ -397,8 +397,13 @@ def test_a_state_the_native_rollout_does_not_take_is_left_to_python():
     assert CORE.call_chance_rollout(PigModel().native_chance(), "x", rng, 10, 1.0) is None
 
 
-def test_native_records_are_new_record_s():
-    model, state = toy_text("CliffWalking-v1", is_slippery=True)
+@pytest.mark.parametrize("game", ["cliff_walking", "pig"])
+def test_native_records_are_new_record_s(game):
+    if game == "pig":
+        model = PigModel(20)
+        state = model.initial_state()
+    else:
+        model, state = toy_text("CliffWalking-v1", is_slippery=True)
     planner = MCTS(model, iterations=200, seed=0, rollout_limit=20)
     planner.search(state)
     tree = planner.tree
@@ -406,7 +411,8 @@ def test_native_records_are_new_record_s():
     assert len(chance_nodes) > 50
     for node in chance_nodes:
         record = tree.chance_records[node]
-        expected = new_record(model.outcomes, model.key, None, tree.states[node], record.action)
+        key = getattr(model, "key", None)
+        expected = new_record(model.outcomes, key, None, tree.states[node], record.action)
         assert (record.cumulative, record.results, record.keys) == (
             expected.cumulative,
             expected.results,
@@ -415,6 +421,27 @@ def test_native_records_are_new_record_s():
         assert [type(r.next_state) for r in record.results] == [
             type(r.next_state) for r in expected.results
         ]
+
+
+class KeyedPig(PigModel):
+    def key(self, state):
+        return state
+
+
+class OwnOutcomes(PigModel):
+    def outcomes(self, state, action):
+        return super().outcomes(state, action)
+
+
+def test_a_pig_changing_what_its_capsule_fuses_loses_it(compiled_runs):
+    assert PigModel().native_chance() is not None
+    for model in (KeyedPig(15), OwnOutcomes(15)):
+        assert model.native_chance() is None
+        both(lambda m=model: MCTS(m, iterations=300, seed=1), [m_state()], compiled_runs)
+
+
+def m_state():
+    return PigModel().initial_state()
 
 
 class OwnActions(GymnasiumModel):

@@ -127,15 +127,21 @@ class PigModel:
         return StepResult(PigState(player, i, j, k + face), 0.0, False)
 
     def native_chance(self) -> Any:
-        """The compiled core's :meth:`rollout`, or None without it (``compiled-core.md``).
+        """The compiled core's :meth:`rollout` and records, or None (``compiled-core.md``).
 
-        The same rollout in C (:func:`mcts_agent.compiled_chance.pig_rollout`),
-        drawing the same random numbers; the search uses it in place of
-        :meth:`rollout` while ``rollout`` is this class's.
+        The same rollout in C, drawing the same random numbers, and the same
+        outcomes for a new chance node
+        (:func:`mcts_agent.compiled_chance.pig_rollout`); the search uses the
+        rollout in place of :meth:`rollout` while ``rollout`` is this class's.
+        None without the core, or when ``outcomes`` is not this class's or a
+        ``key`` was added (a subclass or the instance changed what it fuses).
         """
         from mcts_agent.compiled_chance import pig_rollout  # compiled_chance imports search's
 
-        return pig_rollout(self.goal)
+        outcomes = getattr(self.outcomes, "__func__", None)
+        if outcomes is not PigModel.outcomes or hasattr(self, "key"):
+            return None
+        return pig_rollout(self.goal, PigState, StepResult)
 
     def rollout(self, state: PigState, rng: random.Random, limit: int, gamma: float) -> float:
         """Plays uniformly random actions and fair dice from ``state``; returns the return.
