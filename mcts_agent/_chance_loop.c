@@ -196,8 +196,21 @@ table_clear(TableRollout *t)
     PyMem_Free(t);
 }
 
+/* ``x`` (a tuple, or a NamedTuple with no __dict__, of objects made before it: no cycle can
+ * pass through it) taken out of the garbage collector's lists, as CPython takes out the
+ * tuples of atomic items at their first collection: the trees' many small tuples cost the
+ * collections nothing (a search's time went to them, not to the loop). NULL passes. */
+static PyObject *
+untracked(PyObject *x)
+{
+    if (x != NULL && PyObject_GC_IsTracked(x))
+        PyObject_GC_UnTrack(x);
+    return x;
+}
+
 /* A tuple of the subclass ``type`` (a NamedTuple) holding ``count`` new references (stolen,
- * NULLs failing): what ``type(*items)`` makes. */
+ * NULLs failing): what ``type(*items)`` makes, untracked (the items are immutable objects made
+ * before it). */
 static PyObject *
 named_tuple(PyObject *type, int count, PyObject **items)
 {
@@ -216,7 +229,7 @@ named_tuple(PyObject *type, int count, PyObject **items)
     if (args != NULL)
         made = PyTuple_Type.tp_new((PyTypeObject *)type, args, NULL); /* tuple.__new__(type, .) */
     Py_XDECREF(args);
-    return made;
+    return untracked(made);
 }
 
 /* TableOutcomes.outcomes(state, action), checked (chance.checked_outcomes: the table's
@@ -277,7 +290,7 @@ table_record(NativeChance *self, PyObject *state, PyObject *action, PyObject **c
         if (PyList_SetItem(*cumulative, k,
                            PyFloat_FromDouble(k == count - 1 ? INFINITY : running)) < 0)
             goto fail;
-        PyObject *next_snapshot = PyTuple_New(size);
+        PyObject *next_snapshot = untracked(PyTuple_New(size)); /* ints */
         if (next_snapshot == NULL)
             goto fail;
         PyTuple_SET_ITEM(next_snapshot, 0, Py_NewRef(t->next_cells[first + k]));
@@ -297,10 +310,11 @@ table_record(NativeChance *self, PyObject *state, PyObject *action, PyObject **c
             Py_DECREF(result_items[1]);
             Py_DECREF(result_items[2]);
         }
-        PyObject *visible = PyTuple_Pack(2, next_snapshot, steps);
+        PyObject *visible = untracked(PyTuple_Pack(2, next_snapshot, steps));
         Py_DECREF(next_snapshot);
-        PyObject *key = visible == NULL ? NULL
-                                        : PyTuple_Pack(3, visible, t->rewards[first + k], ended_obj);
+        PyObject *key =
+            visible == NULL ? NULL
+                            : untracked(PyTuple_Pack(3, visible, t->rewards[first + k], ended_obj));
         Py_XDECREF(visible);
         if (result == NULL || key == NULL) {
             Py_XDECREF(result);
@@ -583,9 +597,9 @@ pig_record(NativeChance *self, PyObject *state, PyObject *action, PyObject **cum
         running += roll ? sixth : 1.0;
         PyObject *sum = PyFloat_FromDouble(face == count ? INFINITY : running);
         PyObject *key = result == NULL ? NULL
-                                       : PyTuple_Pack(3, PyTuple_GET_ITEM(result, 0),
-                                                      PyTuple_GET_ITEM(result, 1),
-                                                      PyTuple_GET_ITEM(result, 2));
+                                       : untracked(PyTuple_Pack(3, PyTuple_GET_ITEM(result, 0),
+                                                                PyTuple_GET_ITEM(result, 1),
+                                                                PyTuple_GET_ITEM(result, 2)));
         if (result == NULL || sum == NULL || key == NULL) {
             Py_XDECREF(result);
             Py_XDECREF(sum);
@@ -892,7 +906,7 @@ link_child(Loop *t, Py_ssize_t parent, Py_ssize_t child, Py_ssize_t i, long long
             else
                 lo = mid + 1;
         }
-    PyObject *linked = PyTuple_New(size + 1);
+    PyObject *linked = untracked(PyTuple_New(size + 1)); /* ints */
     if (linked == NULL)
         return -1;
     for (Py_ssize_t k = 0, j = 0; k <= size; k++)
@@ -1234,7 +1248,8 @@ cross(Loop *t, Py_ssize_t node, Py_ssize_t chance, Py_ssize_t *j, Py_ssize_t *ch
         goto done;
     }
     Py_ssize_t count = PyTuple_GET_SIZE(outcomes), priors_count = PyTuple_GET_SIZE(priors);
-    PyObject *grown = PyTuple_New(count + 1), *grown_priors = PyTuple_New(priors_count + 1);
+    PyObject *grown = PyTuple_New(count + 1);
+    PyObject *grown_priors = untracked(PyTuple_New(priors_count + 1)); /* floats */
     PyObject *zero = PyFloat_FromDouble(0.0);
     long long untried = int_item(t->list[UNTRIED], chance);
     if (grown == NULL || grown_priors == NULL || zero == NULL ||
