@@ -159,6 +159,12 @@ SCALE_CASES = [
     pytest.param(TicTacToeModel(), EMPTY_BOARD, {"gamma": 0.9}, id="tictactoe-uct-gamma"),
     pytest.param(TicTacToeModel(), EMPTY_BOARD, {"selection": "puct"}, id="tictactoe-puct"),
     pytest.param(TicTacToeModel(), parse_board("X.O.O...X"), {"solve": True}, id="ttt-solve"),
+    pytest.param(
+        TicTacToeModel(),
+        parse_board("X.O.O...X"),
+        {"solve": True, "selection": "puct"},
+        id="ttt-solve-puct",
+    ),
     # (virtual_loss = 0: a virtual loss of 1 is not scaled with the rewards)
     pytest.param(
         TicTacToeModel(),
