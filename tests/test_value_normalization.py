@@ -129,6 +129,32 @@ def test_a_hand_worked_puct_tree_where_normalisation_turns_selection():
     assert normalised.summary().value_range == (-1.0, 3.0)
 
 
+def test_puct_takes_the_unvisited_value_as_already_normalised():
+    # Arms a (3), b (-1), d (1), priors (0.2, 0.6, 0.2), c = 1, unvisited_value = 1 (the
+    # top of the normalised scale). N = 0: untried 1 + P: b (1.6) first: lo = hi = -1.
+    # N = 1: b -1 + 0.6 / 2 = -0.7, a 1 + 0.2 = 1.2 -> a: lo = -1, hi = 3. N = 2:
+    # a (3 + 1) / 4 + 0.2 sqrt(2) / 2 = 1.141, b 0 + 0.6 sqrt(2) / 2 = 0.424, d (untried)
+    # 1 + 0.2 sqrt(2) = 1.283 -> d. Were 1 normalised, (1 + 1) / 4 + 0.283 = 0.783 -> a.
+    model = ScriptedGame(
+        {"": (0, {"a": ("A", 3.0, True), "b": ("B", -1.0, True), "d": ("D", 1.0, True)})}
+    )
+
+    def evaluator(state, actions):
+        return Evaluation(None, [0.2, 0.6, 0.2])
+
+    planner = MCTS(
+        model,
+        3,
+        selection="puct",
+        exploration=1.0,
+        evaluator=evaluator,
+        unvisited_value=1.0,
+        value_normalization=True,
+    )
+    planner.search("")
+    assert planner.summary().visit_counts == (1, 1, 1)
+
+
 # ------------------------------------------------------------------ off: unchanged
 
 
