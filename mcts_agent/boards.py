@@ -17,7 +17,11 @@ for the heat maps where the game has one. Two kinds:
   stepped for real; moves are the env's actions, or their names where the
   game has them (chess: UCI, ``e2e4``); ``--position`` the moves from
   ``reset(seed=0)``, names or numbers. The board is the game's own text
-  (chess: python-chess's, with ranks and files).
+  (chess: python-chess's, with ranks and files), or what ``env.render()``
+  returns when the env was made with ``render_mode="ansi"``; an env that
+  renders no text (another ``render_mode``, or none: a user's env may lack
+  the attribute) has no board to show, which the text says, and the game
+  goes on.
 """
 
 from __future__ import annotations
@@ -271,7 +275,7 @@ class EnvBoard(Board):
         self.play_line(text)
 
     def render(self) -> str:
-        """The game's own text of the board."""
+        """The game's own text of the board, or a line saying there is none to show."""
         return self._renderer(self.env)
 
     def label(self, action: Any) -> str:
@@ -323,9 +327,11 @@ def _chess_render(env: Any) -> str:
 
 
 def _generic_render(env: Any) -> str:
-    if env.render_mode == "ansi":
+    if getattr(env, "render_mode", None) == "ansi":  # PettingZoo's text mode
         return str(env.render())
-    return f"({env.unwrapped.metadata.get('name', 'this game')} has no text board)"
+    inner = env.unwrapped
+    name = (getattr(inner, "metadata", None) or {}).get("name", type(inner).__name__)
+    return f"(no board to show: {name} does not render as text)"
 
 
 _NAMERS: dict[str, Callable[[Any, Any], str]] = {

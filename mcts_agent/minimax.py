@@ -25,7 +25,37 @@ __all__ = [
     "ExhaustiveMinimax",
     "PositionEvaluator",
     "check_alpha_beta_settings",
+    "check_mover_reward",
+    "reports_mover_reward",
 ]
+
+
+def reports_mover_reward(model: Any) -> bool:
+    """True if ``model``'s ``step`` reports the mover's reward, the one reward minimax searches.
+
+    Minimax's sign rule (the module docstring) reads ``step``'s reward as a
+    float received by the player who moved: the model of a two-player
+    zero-sum game, or of one player. A model that reports every player's
+    reward has ``reward_players`` set instead (:mod:`mcts_agent.maxn`; e.g. a
+    :class:`~mcts_agent.adapters.PettingZooModel` of a game not known to be
+    zero-sum), which MCTS's max^n backup searches and minimax cannot.
+    """
+    return getattr(model, "reward_players", None) is None
+
+
+def check_mover_reward(model: Any) -> None:
+    """Checks that minimax can search ``model`` (:func:`reports_mover_reward`).
+
+    Raises:
+        ValueError: if ``model`` reports every player's reward, naming its
+            ``reward_players``.
+    """
+    if not reports_mover_reward(model):
+        raise ValueError(
+            f"minimax searches models that report the mover's reward (two-player zero-sum "
+            f"games); this {type(model).__name__} reports every player's reward "
+            f"(reward_players={model.reward_players!r}): plan it with MCTS"
+        )
 
 
 class ExhaustiveMinimax:
@@ -36,13 +66,16 @@ class ExhaustiveMinimax:
 
     Args:
         model: a deterministic model (``actions``, ``step``, ``player``) whose
-            games always end.
+            games always end, reporting the mover's reward.
 
     Raises:
+        ValueError: if ``model`` reports every player's reward
+            (:func:`check_mover_reward`).
         TypeError: (from :meth:`value`) if a state is not hashable.
     """
 
     def __init__(self, model: Model) -> None:
+        check_mover_reward(model)
         self.model = model
         self._values: dict[Hashable, float] = {}
 
@@ -165,19 +198,22 @@ class AlphaBetaMinimax:
 
     Args:
         model: a deterministic model (``actions``, ``step``, ``player``) whose
-            games always end (or searched with a finite ``depth``).
+            games always end (or searched with a finite ``depth``), reporting
+            the mover's reward.
         depth: int >= 1, plies searched below a position; None for no limit.
         evaluation: optional ``state -> float`` for positions at the depth limit.
 
     Raises:
         TypeError: if ``depth`` is not an int or None, or ``evaluation`` is not
             callable.
-        ValueError: if ``depth`` < 1.
+        ValueError: if ``depth`` < 1, or ``model`` reports every player's
+            reward (:func:`check_mover_reward`).
     """
 
     def __init__(
         self, model: Model, depth: int | None = None, evaluation: PositionEvaluator | None = None
     ) -> None:
+        check_mover_reward(model)
         self.model = model
         self.depth = check_alpha_beta_settings(depth, evaluation)
         self.evaluation = evaluation

@@ -2,14 +2,15 @@
 
 The user's module is tests/user_envs.py (on sys.path under pytest, as a user's module is
 through PYTHONPATH): it registers the Gymnasium env ``Corridor-v0`` and has ``race``, a
-factory of PettingZoo AEC envs.
+factory of PettingZoo AEC envs. The Python API's side (``make_game``, ``plan_episodes``,
+minimax's rule): tests/test_user_games.py.
 """
 
 from __future__ import annotations
 
 import argparse
+import io
 import json
-import pickle
 import sys
 
 import pytest
@@ -17,7 +18,6 @@ import user_envs
 
 from mcts_agent.cli import main
 from mcts_agent.cli.options import keyword_arguments
-from mcts_agent.cli.user_envs import FactoryGame, factory_game
 from mcts_agent.evaluation import parse_spec
 from mcts_agent.evaluation.specs import import_path
 
@@ -202,7 +202,7 @@ def test_tournament_and_search_take_the_users_game(tmp_path, capsys):
     # to 6, each player must score 2 at every move: one point less and the other wins first
     assert main(["search", "--game", "user_envs:race", "--iterations", "2000"]) == 0
     lines = capsys.readouterr().out.splitlines()
-    assert lines[0] == "(masked_race_v0 has no text board)"
+    assert lines[0] == "(no board to show: masked_race_v0 does not render as text)"
     assert lines[-1] == "move played: 1"
     argv = ["search", "--game", "user_envs:race", "--position", "0", "--iterations", "2000"]
     assert main(argv) == 0
@@ -247,20 +247,37 @@ def test_a_bad_game_factory_is_an_argument_error_naming_it(game, message, capsys
 def test_minimax_is_refused_on_a_game_not_known_to_be_zero_sum(capsys):
     argv = ["evaluate", "--game", "user_envs:race", "--opponent", "random", "minimax:depth=2"]
     assert error_of(argv, capsys) == (
-        "mcts-agent evaluate: error: argument --opponent: minimax:depth=2 searches two-player "
-        "zero-sum games on the mover's reward; user_envs:race is not known to be one, so it is "
-        "planned with every agent's reward: play random or mcts agents"
+        "mcts-agent evaluate: error: argument --opponent: agent spec 'minimax:depth=2': "
+        "minimax(depth=2) searches two-player zero-sum games on the mover's reward; "
+        "user_envs:race is not known to be one, so it is planned with every agent's reward: "
+        "play random or MCTS players"
+    )
+    argv = ["tournament", "--game", "user_envs:race", "--agents", "random", "minimax"]
+    assert "argument --agents: agent spec 'minimax': minimax(depth=4) searches" in error_of(
+        argv, capsys
     )
 
 
-def test_a_factory_game_pickles_and_is_checked():
-    game = factory_game("user_envs:race:target=4")
-    assert game == FactoryGame("user_envs:race", env_options=(("target", 4),))
-    assert pickle.loads(pickle.dumps(game)) == game
-    env = game.make_env()
-    assert isinstance(env, user_envs.MaskedRace) and env.target == 4
-    made = factory_game("user_envs:MaskedRace:target=3").make_env()  # a class is a factory too
-    assert isinstance(made, user_envs.MaskedRace) and made.target == 3
-    assert factory_game("classic/tictactoe-v3") is None  # make_game's
-    with pytest.raises(ValueError, match="a FactoryGame's env_id is module:attr"):
-        FactoryGame("classic/go-v5")
+def test_search_and_play_an_env_without_render_mode(capsys):
+    # BareRace has no render_mode attribute: no board to show, said plainly, and on it goes
+    assert main(["search", "--game", "user_envs:BareRace", "--iterations", "2000"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0] == "(no board to show: masked_race_v0 does not render as text)"
+    assert lines[1].startswith("player_0 to move; 2000 iterations")
+    assert lines[-1] == "move played: 1"
+    # the person scores 2 at each move and reaches 6 first: MCTS, second, cannot stop it
+    argv = ["play", "--game", "user_envs:BareRace", "--iterations", "50"]
+    assert main(argv, stdin=io.StringIO("1\n1\n1\n")) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[0].startswith("You play player_0, MCTS plays player_1 (50 iterations per move)")
+    assert out[1] == "(no board to show: masked_race_v0 does not render as text)"
+    assert len([line for line in out if line.startswith("your move: MCTS plays ")]) == 2
+    assert out[-1] == "you win"
+
+
+def test_search_shows_the_text_an_ansi_env_renders(capsys):
+    argv = ["search", "--game", "user_envs:race:render_mode=ansi", "--position", "1 0"]
+    assert main([*argv, "--iterations", "500"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0] == "scores: player_0 2, player_1 1"
+    assert lines[1].startswith("player_0 to move; 500 iterations")

@@ -1,7 +1,8 @@
 """A user's own module of envs, as the command line imports it (``module:attr`` specs).
 
 Importing it registers ``Corridor-v0`` with Gymnasium (``plan --env user_envs:Corridor-v0``);
-:func:`race` makes a PettingZoo AEC env (``evaluate --game user_envs:race:target=6``).
+:func:`race` makes a PettingZoo AEC env (``evaluate --game user_envs:race:target=6``), and so
+does :class:`BareRace`, one without a ``render_mode`` attribute (``--game user_envs:BareRace``).
 """
 
 from __future__ import annotations
@@ -49,17 +50,18 @@ gym.register(CORRIDOR_ID, entry_point=Corridor, max_episode_steps=30)
 class MaskedRace(Race):
     """tests/pettingzoo_envs.py's :class:`Race` with the observations PettingZoo's classic games
     give: ``{"observation": the scores, "action_mask": which actions are legal}`` (both, always),
-    what the arena's random player reads. A ``render_mode`` attribute, as PettingZoo asks.
+    what the arena's random player reads. A ``render_mode`` attribute, as PettingZoo asks: None,
+    or ``"ansi"`` for :meth:`render`'s text of the scores.
 
     The first player can always win (scoring 2, action 1, at each of its first moves, it
     reaches ``target`` no later than the second player does).
     """
 
-    metadata = {"name": "masked_race_v0", "render_modes": []}
+    metadata = {"name": "masked_race_v0", "render_modes": ["ansi"]}
 
-    def __init__(self, target=6):
+    def __init__(self, target=6, render_mode=None):
         super().__init__(target)
-        self.render_mode = None
+        self.render_mode = render_mode
         self.observation_spaces = {
             agent: spaces.Dict({"observation": space, "action_mask": spaces.MultiBinary(2)})
             for agent, space in self.observation_spaces.items()
@@ -68,7 +70,22 @@ class MaskedRace(Race):
     def observe(self, agent):
         return {"observation": super().observe(agent), "action_mask": np.ones(2, np.int8)}
 
+    def render(self):
+        """The scores, e.g. ``"scores: player_0 2, player_1 0"`` (``render_mode="ansi"``)."""
+        if self.render_mode == "ansi":
+            return "scores: " + ", ".join(f"{a} {s}" for a, s in self.scores.items())
+        return None
 
-def race(target: int = 6) -> MaskedRace:
+
+class BareRace(MaskedRace):
+    """:class:`MaskedRace` without a ``render_mode`` attribute (PettingZoo asks for one; not
+    every user's env has it): nothing to show as a board."""
+
+    def __init__(self, target=6):
+        super().__init__(target)
+        del self.render_mode
+
+
+def race(target: int = 6, render_mode: str | None = None) -> MaskedRace:
     """The factory ``--game user_envs:race`` calls (with ``target=`` from ``:target=6``)."""
-    return MaskedRace(target)
+    return MaskedRace(target, render_mode)

@@ -35,8 +35,8 @@ adapter plans, such as ``classic/chess-v6``), shown through
 :mod:`mcts_agent.boards`. ``search`` prints :func:`mcts_agent.summary.format_summary`'s
 text, what ``str(summary)`` prints in Python; ``plan`` plays MCTS and a random policy in a
 Gymnasium env (:mod:`mcts_agent.evaluation.planning`). A user's own env or game is named
-``module:attr`` (``plan --env my_envs:MyEnv-v0``, ``--game my_envs:env``):
-:mod:`mcts_agent.cli.user_envs`.
+``module:attr`` (``plan --env my_envs:MyEnv-v0``, ``--game my_envs:env``), as
+``make_game`` and ``planning.make_env`` read it: :mod:`mcts_agent.evaluation.user_modules`.
 
 Every command that plans takes ``--options NAME=VALUE,...`` (repeatable) for the MCTS
 options it has no flag for (in ``tournament`` and ``multiplayer``, added to every ``mcts``

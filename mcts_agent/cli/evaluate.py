@@ -22,7 +22,6 @@ from mcts_agent.cli.options import (
     _option_settings,
     _players,
     _progress,
-    _zero_sum,
     int_at_least,
     parse_exploration,
 )
@@ -128,7 +127,7 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser, out: TextIO) 
     game = _game(parser, args.game)
     opponent_specs = [
         f"minimax:depth={args.minimax_depth}" if spec == "minimax" else spec
-        for spec in args.opponent or default_opponents(game.solvable, _zero_sum(game))
+        for spec in args.opponent or default_opponents(game.solvable, game.zero_sum)
     ]
     # Each value once, in the order given: a repeated value would repeat its matches' rows.
     opponents = list(_players(parser, "--opponent", opponent_specs, game).values())

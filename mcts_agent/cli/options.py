@@ -22,13 +22,11 @@ import tempfile
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from mcts_agent.cli.user_envs import factory_game
 from mcts_agent.evaluation import (
     AGENT_KINDS,
     BACKENDS,
     GAME_NAMES,
     Game,
-    MinimaxPlayer,
     PettingZooGame,
     Player,
     check_ray_address,
@@ -516,11 +514,11 @@ def _check_backend(parser: argparse.ArgumentParser, args: argparse.Namespace) ->
 def _game(parser: argparse.ArgumentParser, name: str) -> Game:
     """The game ``--game`` names, checked (and its env made) before any worker starts.
 
-    A ``module:attr`` spec is a user's factory of PettingZoo AEC envs
-    (:func:`mcts_agent.cli.user_envs.factory_game`); any other, :func:`make_game`'s.
+    :func:`make_game`'s (a ``module:attr`` spec is a user's factory of PettingZoo
+    AEC envs: :class:`~mcts_agent.evaluation.FactoryGame`).
     """
     try:
-        game = factory_game(name) or make_game(name)
+        game = make_game(name)
         if isinstance(game, PettingZooGame):
             game.make_env().close()
     except (ImportError, TypeError, ValueError) as error:
@@ -528,32 +526,13 @@ def _game(parser: argparse.ArgumentParser, name: str) -> Game:
     return game
 
 
-def _zero_sum(game: Game) -> bool:
-    """Whether ``game``'s players plan the mover's reward, as minimax does.
-
-    Our models' games and the PettingZoo games the adapter knows to be two-player
-    zero-sum do; any other PettingZoo game (a user's) is planned with every agent's
-    reward (a :class:`~mcts_agent.adapters.PettingZooModel` made without ``zero_sum``,
-    as the arena makes it, is zero-sum for the known games alone), which minimax
-    cannot search.
-    """
-    if not isinstance(game, PettingZooGame) or game.model is not None:
-        return True
-    from mcts_agent.adapters.pettingzoo.known_games import is_known_zero_sum
-
-    env = game.make_env()
-    try:
-        return is_known_zero_sum(env)
-    finally:
-        env.close()
-
-
 def _players(
     parser: argparse.ArgumentParser, option: str, specs: Sequence[str], game: Game
 ) -> dict[str, Player]:
     """``{spec: player}`` for each spec once, in order, each checked against ``game``.
 
-    Minimax is refused on a game not planned as two-player zero-sum (:func:`_zero_sum`).
+    By :func:`make_player`, which refuses minimax on a game not planned as
+    two-player zero-sum (:func:`~mcts_agent.evaluation.require_zero_sum`).
     """
     players = {}
     for spec in dict.fromkeys(specs):
@@ -561,13 +540,6 @@ def _players(
             players[spec] = make_player(spec, game)
         except (TypeError, ValueError) as error:
             parser.error(f"argument {option}: {error}")
-    minimax = [spec for spec, player in players.items() if isinstance(player, MinimaxPlayer)]
-    if minimax and not _zero_sum(game):
-        parser.error(
-            f"argument {option}: {minimax[0]} searches two-player zero-sum games on the "
-            f"mover's reward; {game.name} is not known to be one, so it is planned with every "
-            "agent's reward: play random or mcts agents"
-        )
     return players
 
 

@@ -2,7 +2,7 @@
 
 Episodes are played by :mod:`mcts_agent.evaluation.planning`. ``--env`` takes
 Gymnasium's ``module:EnvId`` (the module, which registers the env, imported
-first: :mod:`mcts_agent.cli.user_envs`), and ``--env-kwargs`` the keyword
+first: :mod:`mcts_agent.evaluation.user_modules`), and ``--env-kwargs`` the keyword
 arguments of ``gymnasium.make``.
 """
 
@@ -29,9 +29,8 @@ from mcts_agent.cli.options import (
     keyword_arguments,
 )
 from mcts_agent.cli.runs import EXIT_INTERRUPTED
-from mcts_agent.cli.user_envs import import_user_module
 from mcts_agent.evaluation import DEFAULT_EXPLORATION, GameLog, parse_spec, ray_session
-from mcts_agent.evaluation.specs import format_options, import_path
+from mcts_agent.evaluation.specs import format_options
 from mcts_agent.summary import format_seconds
 
 
@@ -106,8 +105,7 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
 def _env(parser: argparse.ArgumentParser, args: argparse.Namespace) -> str:
     """``--env`` with ``--env-kwargs`` added as its options: the env spec planning reads.
 
-    A ``module:EnvId`` env's module is imported here, so that one which cannot be
-    imported is an argument error naming it. Exits with an argument error.
+    Exits with an argument error.
     """
     try:
         env_id, options = parse_spec(args.env, what="env")
@@ -121,12 +119,6 @@ def _env(parser: argparse.ArgumentParser, args: argparse.Namespace) -> str:
                     "--env-kwargs); give it once"
                 )
             options[name] = value
-    path = import_path(env_id)
-    if path is not None:
-        try:
-            import_user_module(path[0], args.env)
-        except ImportError as error:
-            parser.error(f"argument --env: {error}")
     return env_id + format_options(tuple(options.items()))
 
 
@@ -135,9 +127,9 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser, out: TextIO) 
     from mcts_agent.evaluation import planning
 
     env = _env(parser, args)
-    try:
+    try:  # a module:EnvId's module that cannot be imported: an ImportError naming it
         planning.make_env(env).close()
-    except ValueError as error:
+    except (ImportError, ValueError) as error:
         parser.error(f"argument --env: {error}")
     settings = _option_settings(parser, args, ("iterations", "time_limit", "seed"))
     extra = {name: values[0] for name, values in settings.items()}

@@ -6,7 +6,10 @@ One module per concept, every public name re-exported here:
   ``player(model, seed) -> policy`` (:class:`RandomPlayer`, :class:`PerfectPlayer`,
   :class:`MinimaxPlayer`, :class:`MCTSPlayer`).
 * :mod:`~mcts_agent.evaluation.games`: where the games are played (:class:`ModelGame`,
-  :class:`PettingZooGame`, :func:`make_game`, :data:`GAME_NAMES`).
+  :class:`PettingZooGame`, :class:`FactoryGame`, :func:`make_game`, :data:`GAME_NAMES`;
+  :func:`require_zero_sum`, the games minimax can search).
+* :mod:`~mcts_agent.evaluation.user_modules`: a user's own module named by a
+  ``module:attr`` game or env spec, imported (:func:`import_user_module`).
 * :mod:`~mcts_agent.evaluation.match_spec`: what a match plays (:class:`MatchSpec`).
 * :mod:`~mcts_agent.evaluation.results`: what came of it (:class:`Tally`,
   :class:`GameRecord`, :class:`MatchResult`, :class:`SweepResult`; tables, JSON, CSV, plots;
@@ -41,10 +44,12 @@ from __future__ import annotations
 from mcts_agent.evaluation.games import (
     GAME_NAMES,
     MODEL_GAMES,
+    FactoryGame,
     Game,
     ModelGame,
     PettingZooGame,
     make_game,
+    require_zero_sum,
 )
 from mcts_agent.evaluation.match_spec import SEATS as SEATS
 from mcts_agent.evaluation.match_spec import MatchSpec
@@ -96,11 +101,13 @@ from mcts_agent.evaluation.specs import (
 )
 from mcts_agent.evaluation.sprt import SPRT, SPRTResult, sprt_match
 from mcts_agent.evaluation.tournament import TournamentResult, round_robin, tournament
+from mcts_agent.evaluation.user_modules import import_attribute, import_user_module
 
 __all__ = [
     "AGENT_KINDS",
     "BACKENDS",
     "DEFAULT_EXPLORATION",
+    "FactoryGame",
     "GAME_NAMES",
     "Game",
     "GameLog",
@@ -132,6 +139,8 @@ __all__ = [
     "check_ray_address",
     "fit_ratings",
     "game_seeds",
+    "import_attribute",
+    "import_user_module",
     "make_game",
     "make_multiplayer_game",
     "make_player",
@@ -141,6 +150,7 @@ __all__ = [
     "play_match",
     "play_multiplayer",
     "ray_session",
+    "require_zero_sum",
     "round_robin",
     "run_matches",
     "score_interval",

@@ -2,8 +2,10 @@
 
 A *game* says where the games are played: on a model from an initial state
 (:class:`ModelGame`), or in a real PettingZoo AEC env loop
-(:class:`PettingZooGame`); :func:`make_game` builds the named ones
-(:data:`GAME_NAMES`).
+(:class:`PettingZooGame`; :class:`FactoryGame` when a user's own function
+makes the env); :func:`make_game` builds the named ones (:data:`GAME_NAMES`,
+any PettingZoo id, a user's ``module:factory``). :func:`require_zero_sum` is
+the rule that keeps minimax to the games it can search.
 """
 
 from __future__ import annotations
@@ -14,12 +16,29 @@ from typing import Any
 
 import numpy as np
 
-from mcts_agent.evaluation.players import MCTSPlayer, Player, RandomPlayer
-from mcts_agent.evaluation.specs import format_options, parse_spec
+from mcts_agent.evaluation.players import (
+    MCTSPlayer,
+    MinimaxPlayer,
+    PerfectPlayer,
+    Player,
+    RandomPlayer,
+)
+from mcts_agent.evaluation.specs import format_options, import_path, parse_spec
+from mcts_agent.evaluation.user_modules import import_attribute
 from mcts_agent.evaluator import Evaluator
+from mcts_agent.minimax import reports_mover_reward
 from mcts_agent.model import Model
 
-__all__ = ["GAME_NAMES", "MODEL_GAMES", "Game", "ModelGame", "PettingZooGame", "make_game"]
+__all__ = [
+    "GAME_NAMES",
+    "MODEL_GAMES",
+    "FactoryGame",
+    "Game",
+    "ModelGame",
+    "PettingZooGame",
+    "make_game",
+    "require_zero_sum",
+]
 
 
 def _seat_returns(returns: dict[Hashable, float], seat_of: dict[Hashable, int]) -> tuple:
@@ -56,6 +75,15 @@ class ModelGame:
     seat_names: tuple[str, str] = ("first", "second")
     solvable: bool = False
     evaluators: tuple[tuple[str, Evaluator], ...] = ()
+
+    @property
+    def zero_sum(self) -> bool:
+        """True if ``model`` reports the mover's reward, as minimax searches.
+
+        See :func:`~mcts_agent.minimax.reports_mover_reward`: our models do; a
+        model that reports every player's reward does not.
+        """
+        return reports_mover_reward(self.model)
 
     def play(
         self, players: tuple[Player, Player], seeds: tuple[int, int], game_seed: int
@@ -153,6 +181,32 @@ class PettingZooGame:
         """The game's id as :func:`make_game` reads it (``env_id``, then ``:options``)."""
         return self.env_id + format_options(self.env_options)
 
+    @property
+    def zero_sum(self) -> bool:
+        """True if the players plan the game with the mover's reward, as minimax searches.
+
+        With a ``model``: if it reports the mover's reward
+        (:func:`~mcts_agent.minimax.reports_mover_reward`). Without one: if
+        the adapter knows the env to be two-player zero-sum
+        (:func:`~mcts_agent.adapters.pettingzoo.known_games.is_known_zero_sum`:
+        tic-tac-toe, connect four, chess, go), which is how the
+        :class:`~mcts_agent.adapters.PettingZooModel` the players plan on is
+        made (``zero_sum`` None); any other game (a user's) is planned with
+        every agent's reward. Makes the env once (builds no model).
+
+        Raises:
+            ImportError, TypeError, ValueError: as :meth:`make_env`.
+        """
+        if self.model is not None:
+            return reports_mover_reward(self.model)
+        from mcts_agent.adapters.pettingzoo.known_games import is_known_zero_sum
+
+        env = self.make_env()
+        try:
+            return is_known_zero_sum(env)
+        finally:
+            env.close()
+
     def check(self) -> None:
         """Makes and resets the env, and the model the adapter would plan on: before any game.
 
@@ -219,7 +273,8 @@ class PettingZooGame:
             found = str(error).split(". Available environments")[0]  # not the whole registry
             raise ValueError(
                 f"unknown game {self.env_id!r}: neither one of our models "
-                f"({', '.join(MODEL_GAMES)}) nor a PettingZoo env ({found})"
+                f"({', '.join(MODEL_GAMES)}), a PettingZoo env ({found}) nor a "
+                "module:factory of yours"
             ) from error
         except TypeError as error:  # the env's constructor refused an option
             raise ValueError(f"{self.name}: {error}") from error
@@ -296,7 +351,97 @@ class PettingZooGame:
         return tuple(moves), _seat_returns(returns, seat_of)
 
 
+@dataclass(frozen=True)
+class FactoryGame(PettingZooGame):
+    """Games played in the PettingZoo AEC env a user's factory returns: ``module:attr``.
+
+    A :class:`PettingZooGame` whose ``env_id`` is ``"module:attr"`` (the rule
+    of :func:`~mcts_agent.evaluation.specs.import_path`) and whose env is
+    ``module.attr(**env_options)`` (any callable of the module: a function, a
+    class, ``Class.method``), made for each game as ``PettingZooGame`` makes
+    its registry's envs; players plan through
+    :class:`~mcts_agent.adapters.PettingZooModel`. The module is imported
+    from ``sys.path`` (:mod:`~mcts_agent.evaluation.user_modules`).
+    Picklable: a worker process imports the module again.
+    ``make_game("my_module:env:size=4")`` makes one, checked.
+
+    Raises:
+        ValueError: (on construction) if ``env_id`` is not ``module:attr``.
+    """
+
+    def __post_init__(self) -> None:
+        if import_path(self.env_id) is None:
+            raise ValueError(
+                f"a FactoryGame's env_id is module:attr such as 'my_module:env', "
+                f"got {self.env_id!r}"
+            )
+
+    def make_env(self) -> Any:
+        """Returns ``module.attr(**env_options)``, checked to be a PettingZoo AEC env.
+
+        Raises:
+            ImportError: as :func:`~mcts_agent.evaluation.user_modules.import_user_module`.
+            ValueError: if the module has no such attribute, or the factory
+                refuses ``env_options`` (a TypeError from the call).
+            TypeError: if the attribute is not callable or returns anything
+                but a ``pettingzoo.AECEnv`` (a ParallelEnv: the message names
+                ``parallel_to_aec``).
+        """
+        from pettingzoo import AECEnv, ParallelEnv
+
+        module, attribute = import_path(self.env_id)
+        factory = import_attribute(module, attribute, self.name)
+        if not callable(factory):
+            raise TypeError(
+                f"{self.name}: {module}.{attribute} is a {type(factory).__name__}, not a "
+                "callable that returns a PettingZoo AEC env"
+            )
+        try:
+            env = factory(**dict(self.env_options))
+        except TypeError as error:  # the factory refused an option
+            raise ValueError(f"{self.name}: {error}") from error
+        if not isinstance(env, AECEnv):
+            made = f"{type(env).__module__}.{type(env).__qualname__}"
+            hint = (
+                " (wrap it: pettingzoo.utils.conversions.parallel_to_aec)"
+                if isinstance(env, ParallelEnv)
+                else ""
+            )
+            raise TypeError(
+                f"{self.name}: {module}.{attribute}() returned a {made}, expected a "
+                f"PettingZoo AEC env (pettingzoo.AECEnv){hint}"
+            )
+        return env
+
+
 Game = ModelGame | PettingZooGame
+
+
+def require_zero_sum(game: Game, player: Player) -> None:
+    """Checks, before any game, that ``player`` can search ``game`` if it plays by minimax.
+
+    :class:`MinimaxPlayer` and :class:`PerfectPlayer` search with minimax's
+    sign rule, on the mover's reward: a game whose players plan every
+    agent's reward (``game.zero_sum`` False: a PettingZoo game not known to
+    be two-player zero-sum, such as a user's) is refused for them. Any other
+    player passes. :class:`~mcts_agent.evaluation.MatchSpec` and
+    :func:`~mcts_agent.evaluation.make_player` call it.
+
+    Args:
+        game: the game.
+        player: the player who will play it.
+
+    Raises:
+        ValueError: if ``player`` is a minimax or perfect player and the game
+            is not planned as two-player zero-sum.
+        ImportError, TypeError: as ``game.zero_sum`` makes the env.
+    """
+    if isinstance(player, MinimaxPlayer | PerfectPlayer) and not game.zero_sum:
+        raise ValueError(
+            f"{player.label} searches two-player zero-sum games on the mover's reward; "
+            f"{game.name} is not known to be one, so it is planned with every agent's reward: "
+            "play random or MCTS players"
+        )
 
 
 def _connect_four_env_state(env: Any) -> Any:
@@ -313,11 +458,12 @@ MODEL_GAMES = ("tictactoe", "connect_four")
 """The games played on our own models (:func:`make_game` takes no options for them)."""
 
 GAME_NAMES = (*MODEL_GAMES, "classic/tictactoe-v3", "classic/connect_four-v3")
-"""The games named in help texts; :func:`make_game` also takes any PettingZoo AEC env id."""
+"""The games named in help texts; :func:`make_game` also takes any PettingZoo AEC env id
+and a user's ``module:factory``."""
 
 
 def make_game(name: str) -> Game:
-    """Returns the game named ``name``: one of our models, or any PettingZoo AEC env by id.
+    """Returns the game ``name`` names: one of our models, a PettingZoo AEC env, a user's own.
 
     ``tictactoe`` and ``connect_four`` are played on our fast models
     (:mod:`mcts_agent.envs.tic_tac_toe`, :mod:`mcts_agent.envs.connect_four`);
@@ -328,17 +474,24 @@ def make_game(name: str) -> Game:
     (``classic/go-v5:board_size=9,komi=5.5``, values read as Python literals,
     see :func:`~mcts_agent.evaluation.specs.parse_spec`), is played in its env
     loop, model-based players planning through
-    :class:`~mcts_agent.adapters.PettingZooModel`. Such a game is checked
-    here, before any game is played (:meth:`PettingZooGame.check`): what the
-    adapter refuses is refused now.
+    :class:`~mcts_agent.adapters.PettingZooModel`. A user's ``module:factory``
+    (``my_module:env``, options after a second colon: ``my_module:env:size=4``;
+    the rule: :func:`~mcts_agent.evaluation.specs.import_path`) is a
+    :class:`FactoryGame`: ``my_module`` imported, its env
+    ``my_module.env(size=4)``. Such a game is checked here, before any game
+    is played (:meth:`PettingZooGame.check`): what the adapter refuses is
+    refused now.
 
     Raises:
         ValueError: if ``name`` is malformed, names no registered env, gives
-            options to one of our models or options the env refuses, or the
-            adapter refuses the game (hidden information, chance, more than
-            two agents...).
-        TypeError: as the adapter refuses the game (e.g. non-``Discrete`` actions).
-        ImportError: if PettingZoo or the env's dependencies are missing.
+            options to one of our models or options the env refuses, names
+            an attribute the user's module lacks, or the adapter refuses the
+            game (hidden information, chance, more than two agents...).
+        TypeError: as the adapter refuses the game (e.g. non-``Discrete``
+            actions), or if a user's factory is not callable or returns no
+            AEC env.
+        ImportError: if PettingZoo, the env's dependencies or a user's
+            module cannot be imported.
     """
     env_id, options = parse_spec(name, what="game")
     if env_id in ("tictactoe", "classic/tictactoe-v3") and not options:
@@ -377,6 +530,7 @@ def make_game(name: str) -> Game:
         )
     if env_id in MODEL_GAMES:
         raise ValueError(f"game {env_id!r} takes no options, got {name!r}")
-    game = PettingZooGame(env_id, env_options=tuple(options.items()))
+    kind = FactoryGame if import_path(env_id) is not None else PettingZooGame
+    game = kind(env_id, env_options=tuple(options.items()))
     game.check()
     return game

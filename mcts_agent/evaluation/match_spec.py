@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from mcts_agent._validation import require_int
-from mcts_agent.evaluation.games import Game, ModelGame, PettingZooGame
+from mcts_agent.evaluation.games import Game, ModelGame, PettingZooGame, require_zero_sum
 from mcts_agent.evaluation.players import PerfectPlayer, Player
 
 __all__ = ["MatchSpec"]
@@ -30,7 +30,11 @@ class MatchSpec:
             that seat, ``games_per_seat`` games).
 
     Raises:
-        TypeError, ValueError: if a field has the wrong type or value.
+        TypeError, ValueError: if a field has the wrong type or value, or a
+            player cannot play the game: perfect play on a game too big to
+            solve, minimax or perfect play on a game not planned as two-player
+            zero-sum (:func:`~mcts_agent.evaluation.games.require_zero_sum`),
+            MCTS options the game's planner refuses.
     """
 
     game: Game
@@ -54,6 +58,7 @@ class MatchSpec:
                     f"perfect play needs a game small enough to solve outright; {self.game.name} "
                     "is not: use a MinimaxPlayer (opponent 'minimax') instead"
                 )
+            require_zero_sum(self.game, player)
             check = getattr(player, "check", None)
             if callable(check):  # e.g. MCTSPlayer: its options against the game's planner
                 check(self.game.model if isinstance(self.game, ModelGame) else None)

@@ -11,7 +11,10 @@ with a 95% Student-t interval, the success rate where the env has a goal
 (:data:`GOALS`), the mean length and the seconds per move.
 
 Envs are named as games are (:func:`~mcts_agent.evaluation.specs.parse_spec`):
-``FrozenLake-v1:is_slippery=False``, ``mcts_agent/GridMaze-v0``. The agent
+``FrozenLake-v1:is_slippery=False``, ``mcts_agent/GridMaze-v0``, or a user's
+env as Gymnasium names it, ``my_module:MyEnv-v0:size=4`` (``my_module``,
+which registers ``MyEnv-v0``, imported first:
+:mod:`~mcts_agent.evaluation.user_modules`). The agent
 plans through :class:`~mcts_agent.adapters.GymnasiumModel`, which refuses
 stochastic envs: the first episode's first move raises its ValueError.
 """
@@ -38,7 +41,8 @@ from mcts_agent.evaluation.runner import (
     check_ray_address,
     ray_session,
 )
-from mcts_agent.evaluation.specs import format_options, parse_spec
+from mcts_agent.evaluation.specs import format_options, import_path, parse_spec
+from mcts_agent.evaluation.user_modules import import_user_module
 
 __all__ = [
     "GOALS",
@@ -67,16 +71,23 @@ GOALS: dict[str, Callable[[float, bool], bool]] = {
 def make_env(env: str) -> Any:
     """Returns ``gymnasium.make(id, **options)`` for ``"id[:name=value,...]"``.
 
-    ``mcts_agent/...`` ids are ours (:mod:`mcts_agent.envs` is imported first).
+    ``mcts_agent/...`` ids are ours (:mod:`mcts_agent.envs` is imported
+    first); ``module:id`` (:func:`~mcts_agent.evaluation.specs.import_path`)
+    is Gymnasium's syntax for a user's env, ``module`` imported first.
 
     Raises:
         ValueError: if the spec is malformed, no env has the id, or it refuses an option.
+        ImportError: if the ``module`` of ``module:id`` cannot be imported
+            (:func:`~mcts_agent.evaluation.user_modules.import_user_module`).
     """
     import gymnasium
 
     env_id, options = parse_spec(env, what="env")
     if env_id.startswith("mcts_agent/"):
         import mcts_agent.envs  # noqa: F401  (registers our envs)
+    path = import_path(env_id)
+    if path is not None:
+        import_user_module(path[0], env)
     try:
         return gymnasium.make(env_id, **options)
     except gymnasium.error.Error as error:
@@ -127,7 +138,8 @@ def play_episode(env: str, options: dict[str, Any] | None, seed: int, index: int
     """Plays episode ``index`` of ``env`` with MCTS (``options``) or random moves (None).
 
     Raises:
-        ValueError: as :func:`make_env`, or as ``MCTSAgent.act`` refuses the env.
+        ValueError, ImportError: as :func:`make_env`.
+        ValueError: as ``MCTSAgent.act`` refuses the env.
     """
     policy_seed, env_seed = _seeds(seed, index)
     live = make_env(env)
@@ -175,6 +187,7 @@ def check_plannable(env: str, options: dict[str, Any] | None) -> None:
 
     Raises:
         ValueError, TypeError: naming what was refused.
+        ImportError: as :func:`make_env`.
     """
     live = make_env(env)
     try:
@@ -372,7 +385,8 @@ def plan_episodes(
     """Plays ``episodes`` episodes of ``env`` with MCTS (``options``) or random moves (None).
 
     Args:
-        env: ``"id[:name=value,...]"`` (see :func:`make_env`).
+        env: ``"id[:name=value,...]"`` or ``"module:id[:name=value,...]"``
+            (see :func:`make_env`).
         options: ``MCTSAgent`` keywords (``iterations``, ``time_limit``,
             ``gamma``...), or None for the random policy.
         episodes: int >= 1.
@@ -391,7 +405,9 @@ def plan_episodes(
         ValueError, TypeError: if the env, the options or the backend are
             refused (the options are checked by making an ``MCTSAgent``
             before any episode).
-        ImportError, ConnectionError: as :func:`~mcts_agent.evaluation.run_matches`.
+        ImportError: as :func:`make_env` (a user's module), or
+            :func:`~mcts_agent.evaluation.run_matches` (Ray).
+        ConnectionError: as :func:`~mcts_agent.evaluation.run_matches`.
     """
     require_int("episodes", episodes, 1)
     check_plannable(env, options)

@@ -309,8 +309,11 @@ def make_player(spec: str, game: Game) -> Player:
     Raises:
         ValueError: if the spec is malformed, names an unknown kind, gives
             ``random`` or ``perfect`` options, asks for perfect play on a game
-            too big to solve, names an evaluator the game lacks, or an option
-            is out of range (the message of the planner that refused it).
+            too big to solve, for minimax or perfect play on a game not
+            planned as two-player zero-sum
+            (:func:`~mcts_agent.evaluation.games.require_zero_sum`), names an
+            evaluator the game lacks, or an option is out of range (the
+            message of the planner that refused it).
         TypeError: if an option is unknown or has the wrong type.
     """
     kind, options = parse_spec(spec)
@@ -323,16 +326,22 @@ def make_player(spec: str, game: Game) -> Player:
 
 
 def _make_player(kind: str, options: dict[str, Any], game: Game, spec: str) -> Player:
+    from mcts_agent.evaluation.games import ModelGame, require_zero_sum
+
     model = getattr(game, "model", None)
     if kind in ("random", "perfect"):
         if options:
             raise ValueError(f"{kind} takes no options, got {', '.join(options)}")
-        if kind == "perfect" and not game.solvable:
+        if kind == "random":
+            return RandomPlayer()
+        if not game.solvable:
             raise ValueError(
                 f"perfect play needs a game small enough to solve outright; {game.name} is "
                 "not: use minimax instead"
             )
-        return RandomPlayer() if kind == "random" else PerfectPlayer()
+        perfect = PerfectPlayer()
+        require_zero_sum(game, perfect)
+        return perfect
     if kind == "minimax":
         unknown = set(options) - {"depth", "evaluator"}
         if unknown:
@@ -345,12 +354,12 @@ def _make_player(kind: str, options: dict[str, Any], game: Game, spec: str) -> P
             if model is None:
                 raise ValueError(f"{game.name} has no model for an evaluator to read")
             evaluation = EvaluatorValue(_game_evaluator(game, name, spec), model, name)
-        return MinimaxPlayer(depth=options.get("depth", 4), evaluation=evaluation)
+        minimax = MinimaxPlayer(depth=options.get("depth", 4), evaluation=evaluation)
+        require_zero_sum(game, minimax)
+        return minimax
     if kind == "mcts":
         if isinstance(options.get("evaluator"), str):
             options["evaluator"] = _game_evaluator(game, options["evaluator"], spec)
-        from mcts_agent.evaluation.games import ModelGame
-
         player = MCTSPlayer(options.pop("iterations", None), **options)
         player.check(model if isinstance(game, ModelGame) else None)
         return player
