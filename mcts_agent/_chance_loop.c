@@ -208,6 +208,26 @@ untracked(PyObject *x)
     return x;
 }
 
+/* A record's failure: its lists dropped; -1. */
+static int
+dropped(PyObject **cumulative, PyObject **results, PyObject **keys)
+{
+    Py_CLEAR(*cumulative);
+    Py_CLEAR(*results);
+    Py_CLEAR(*keys);
+    return -1;
+}
+
+/* A native chance capsule's pointer, or NULL (for its destructor: no exception left). */
+static void *
+capsule_data(PyObject *capsule)
+{
+    void *data = PyCapsule_GetPointer(capsule, NATIVE_CHANCE_NAME);
+    if (data == NULL)
+        PyErr_Clear();
+    return data;
+}
+
 /* A tuple of the subclass ``type`` (a NamedTuple) holding ``count`` new references (stolen,
  * NULLs failing): what ``type(*items)`` makes, untracked (the items are immutable objects made
  * before it). */
@@ -328,21 +348,15 @@ table_record(NativeChance *self, PyObject *state, PyObject *action, PyObject **c
     return 1;
 fail:
     Py_XDECREF(steps);
-    Py_CLEAR(*cumulative);
-    Py_CLEAR(*results);
-    Py_CLEAR(*keys);
-    return -1;
+    return dropped(cumulative, results, keys);
 }
 
 static void
 table_free(PyObject *capsule)
 {
-    TableRollout *t = PyCapsule_GetPointer(capsule, NATIVE_CHANCE_NAME);
-    if (t == NULL) {
-        PyErr_Clear();
-        return;
-    }
-    table_clear(t);
+    TableRollout *t = capsule_data(capsule);
+    if (t != NULL)
+        table_clear(t);
 }
 
 const char table_rollout_doc[] =
@@ -612,20 +626,15 @@ pig_record(NativeChance *self, PyObject *state, PyObject *action, PyObject **cum
     }
     return 1;
 fail:
-    Py_CLEAR(*cumulative);
-    Py_CLEAR(*results);
-    Py_CLEAR(*keys);
-    return -1;
+    return dropped(cumulative, results, keys);
 }
 
 static void
 pig_free(PyObject *capsule)
 {
-    PigRollout *p = PyCapsule_GetPointer(capsule, NATIVE_CHANCE_NAME);
-    if (p == NULL) {
-        PyErr_Clear();
+    PigRollout *p = capsule_data(capsule);
+    if (p == NULL)
         return;
-    }
     Py_XDECREF(p->state_type);
     Py_XDECREF(p->result_type);
     PyMem_Free(p);
@@ -857,6 +866,10 @@ static Py_ssize_t
 append_node(Loop *t, PyObject *fields[LIST_COUNT])
 {
     int status = 0;
+    if (t->size >= INT32_MAX) { /* paths hold int32 node numbers, as the plain core's */
+        PyErr_SetString(PyExc_OverflowError, "the tree has 2**31 - 1 nodes, the most it may");
+        status = -1;
+    }
     for (int k = 0; k < LIST_COUNT; k++)
         if (status == 0 && (fields[k] == NULL || PyList_Append(t->list[k], fields[k]) < 0))
             status = -1;
@@ -1302,24 +1315,6 @@ rollout_return(Loop *t, PyObject *value, Py_ssize_t node, double *g)
     return *g == -1.0 && PyErr_Occurred() ? -1 : 0;
 }
 
-/* path[depth++] = node, growing path (doubling); 0, or -1 with MemoryError set. */
-static int
-push(Py_ssize_t **path, Py_ssize_t *capacity, Py_ssize_t *depth, Py_ssize_t node)
-{
-    if (*depth == *capacity) {
-        Py_ssize_t grown_capacity = *capacity ? 2 * *capacity : 64;
-        Py_ssize_t *grown = PyMem_Realloc(*path, (size_t)grown_capacity * sizeof(Py_ssize_t));
-        if (grown == NULL) {
-            PyErr_NoMemory();
-            return -1;
-        }
-        *path = grown;
-        *capacity = grown_capacity;
-    }
-    (*path)[(*depth)++] = node;
-    return 0;
-}
-
 const char chance_run_doc[] =
     "chance_run(tree, model, natives, rng, exploration, gamma, limit, iterations, "
     "value_range, helpers)\n\n"
@@ -1389,7 +1384,8 @@ core_chance_run(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
     }
     double span = hi - lo;
     int scaled = normalising && span > 0.0;
-    Py_ssize_t *path = NULL, capacity = 0;
+    int32_t *path = NULL;
+    Py_ssize_t capacity = 0;
     PyObject *result = NULL;
     int lists_read = 0;
     for (int k = 0; k < LIST_COUNT; k++) {
@@ -1498,7 +1494,7 @@ core_chance_run(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
             Py_ssize_t chance = child;
             if (chance == UNVISITED && (chance = add_chance_node(&t, node, i)) < 0)
                 goto done;
-            if (push(&path, &capacity, &depth, chance) < 0)
+            if (path_push(&path, &capacity, &depth, (int32_t)chance) < 0)
                 goto done;
             Py_ssize_t j = 0, outcome = UNVISITED;
             PyObject *drawn;
@@ -1506,14 +1502,14 @@ core_chance_run(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
                 goto done;
             if (outcome != UNVISITED) {
                 node = outcome;
-                if (push(&path, &capacity, &depth, node) < 0)
+                if (path_push(&path, &capacity, &depth, (int32_t)node) < 0)
                     goto done;
                 continue;
             }
             /* 2. Expansion of the new outcome j drawn at the chance node. */
             node = expand(&t, chance, j, drawn);
             Py_DECREF(drawn);
-            if (node < 0 || push(&path, &capacity, &depth, node) < 0)
+            if (node < 0 || path_push(&path, &capacity, &depth, (int32_t)node) < 0)
                 goto done;
             break;
         }

@@ -1024,7 +1024,7 @@ lists_intact(StoreObject *store, const char *during)
 }
 
 /* path[depth++] = node, growing path (doubling); 0, or -1 with MemoryError set. */
-static int
+int
 path_push(int32_t **path, Py_ssize_t *capacity, Py_ssize_t *depth, int32_t node)
 {
     if (*depth == *capacity) {

@@ -134,27 +134,9 @@ def test_pig_trees_are_the_pure_trees(config, compiled_runs):
     both(lambda: MCTS(model, iterations=800, seed=4, **config), states, compiled_runs)
 
 
-class Logged(ChanceGame):
-    """A table game logging every call of its methods, in order."""
+class Logging:
+    """Logs every call of a table game's methods, in order (``log``)."""
 
-    def __init__(self, table, key=None):
-        super().__init__(table, key)
-        self.log = []
-
-    def actions(self, state):
-        self.log.append(("actions", state))
-        return super().actions(state)
-
-    def player(self, state):
-        self.log.append(("player", state))
-        return super().player(state)
-
-    def outcomes(self, state, action):
-        self.log.append(("outcomes", state, action))
-        return super().outcomes(state, action)
-
-
-class LoggedSampled(SampledGame):
     log: list
 
     def actions(self, state):
@@ -165,6 +147,14 @@ class LoggedSampled(SampledGame):
         self.log.append(("player", state))
         return super().player(state)
 
+
+class Logged(Logging, ChanceGame):
+    def outcomes(self, state, action):
+        self.log.append(("outcomes", state, action))
+        return super().outcomes(state, action)
+
+
+class LoggedSampled(Logging, SampledGame):
     def sample_step(self, state, action, rng):
         self.log.append(("sample_step", state, action))
         return super().sample_step(state, action, rng)
@@ -270,6 +260,7 @@ class Failing(Logged):
 
     def __init__(self, table, method):
         super().__init__(table)
+        self.log = []
         self.method, self.left = method, None
 
     def outcomes(self, state, action):
