@@ -95,6 +95,39 @@ typedef struct {
     PyObject **legal_tuples, *state_type, *result_type, **rewards, **next_cells, *empty;
 } TableRollout;
 
+/* Reads a state the table takes: a GymnasiumState (snapshot, steps_left, actions, observation)
+ * whose snapshot is an exact tuple of exact ints, the first a cell (*s), its steps left None
+ * (*counted 0) or an exact int (*steps_left), its actions an exact tuple. 1, or 0 for any other
+ * state (then left to the Python code). */
+static int
+table_position(TableRollout *t, PyObject *state, Py_ssize_t *s, int *counted,
+               long long *steps_left)
+{
+    if (Py_TYPE(state) != (PyTypeObject *)t->state_type || PyTuple_GET_SIZE(state) != 4)
+        return 0;
+    PyObject *snapshot = PyTuple_GET_ITEM(state, 0), *steps_obj = PyTuple_GET_ITEM(state, 1);
+    if (!PyTuple_CheckExact(snapshot) || PyTuple_GET_SIZE(snapshot) < 2 ||
+        !PyTuple_CheckExact(PyTuple_GET_ITEM(state, 2)))
+        return 0;
+    *s = small_index(PyTuple_GET_ITEM(snapshot, 0), t->cells);
+    if (*s < 0)
+        return 0;
+    for (Py_ssize_t k = 2; k < PyTuple_GET_SIZE(snapshot); k++)
+        if (!PyLong_CheckExact(PyTuple_GET_ITEM(snapshot, k)))
+            return 0;
+    *steps_left = 0;
+    *counted = steps_obj != Py_None;
+    if (*counted) {
+        int overflow;
+        if (!PyLong_CheckExact(steps_obj))
+            return 0;
+        *steps_left = PyLong_AsLongLongAndOverflow(steps_obj, &overflow);
+        if (overflow)
+            return 0;
+    }
+    return 1;
+}
+
 /* The generic rollout (MCTS._rollouts, no rollout_policy) of a GymnasiumModel whose outcomes
  * are its TableOutcomes' (mcts_agent/adapters/gymnasium/stochastic.py), one player: the
  * action actions[int(random() * len(actions))]; the outcome drawn as chance.sampler draws
@@ -107,27 +140,15 @@ table_rollout(NativeChance *self, PyObject *state, double (*random)(void *), voi
               long long limit, double gamma, double *g)
 {
     TableRollout *t = (TableRollout *)self;
-    if (!PyTuple_Check(state) || PyTuple_GET_SIZE(state) != 4)
+    Py_ssize_t s;
+    int counted;
+    long long steps_left;
+    if (!table_position(t, state, &s, &counted, &steps_left))
         return 0;
-    PyObject *snapshot = PyTuple_GET_ITEM(state, 0), *steps_obj = PyTuple_GET_ITEM(state, 1);
     PyObject *first_actions = PyTuple_GET_ITEM(state, 2);
-    if (!PyTuple_Check(snapshot) || PyTuple_GET_SIZE(snapshot) < 1 ||
-        !PyTuple_CheckExact(first_actions) || PyTuple_GET_SIZE(first_actions) == 0)
-        return 0;
-    Py_ssize_t s = small_index(PyTuple_GET_ITEM(snapshot, 0), t->cells);
-    if (s < 0)
-        return 0;
-    long long steps_left = 0;
-    int counted = steps_obj != Py_None;
-    if (counted) {
-        int overflow;
-        if (!PyLong_CheckExact(steps_obj))
-            return 0;
-        steps_left = PyLong_AsLongLongAndOverflow(steps_obj, &overflow);
-        if (overflow)
-            return 0;
-    }
     Py_ssize_t count = PyTuple_GET_SIZE(first_actions);
+    if (count == 0)
+        return 0;
     for (Py_ssize_t k = 0; k < count; k++)
         if (small_index(PyTuple_GET_ITEM(first_actions, k), t->actions) < 0)
             return 0;
@@ -264,37 +285,20 @@ table_record(NativeChance *self, PyObject *state, PyObject *action, PyObject **c
              PyObject **results, PyObject **keys)
 {
     TableRollout *t = (TableRollout *)self;
-    if (Py_TYPE(state) != (PyTypeObject *)t->state_type || PyTuple_GET_SIZE(state) != 4)
+    Py_ssize_t s, a = small_index(action, t->actions);
+    int counted;
+    long long steps_left;
+    if (a < 0 || !table_position(t, state, &s, &counted, &steps_left))
         return 0;
-    PyObject *snapshot = PyTuple_GET_ITEM(state, 0), *steps_obj = PyTuple_GET_ITEM(state, 1);
-    PyObject *actions = PyTuple_GET_ITEM(state, 2);
-    if (!PyTuple_CheckExact(snapshot) || PyTuple_GET_SIZE(snapshot) < 2 ||
-        !PyTuple_CheckExact(actions))
-        return 0;
-    Py_ssize_t s = small_index(PyTuple_GET_ITEM(snapshot, 0), t->cells);
-    Py_ssize_t a = small_index(action, t->actions);
-    if (s < 0 || a < 0)
-        return 0;
+    PyObject *snapshot = PyTuple_GET_ITEM(state, 0), *actions = PyTuple_GET_ITEM(state, 2);
     int legal = 0;
     for (Py_ssize_t k = 0; k < PyTuple_GET_SIZE(actions); k++)
         if (PyTuple_GET_ITEM(actions, k) == action)
             legal = 1;
     if (!legal) /* outcomes raises (or compares by ==): the Python code decides */
         return 0;
-    for (Py_ssize_t k = 2; k < PyTuple_GET_SIZE(snapshot); k++)
-        if (!PyLong_CheckExact(PyTuple_GET_ITEM(snapshot, k)))
-            return 0;
-    long long steps_left = 0;
-    int counted = steps_obj != Py_None;
-    if (counted) {
-        int overflow;
-        if (!PyLong_CheckExact(steps_obj))
-            return 0;
-        steps_left = PyLong_AsLongLongAndOverflow(steps_obj, &overflow);
-        if (overflow)
-            return 0;
+    if (counted)
         steps_left -= 1;
-    }
     Py_ssize_t at = s * t->actions + a, first = t->first[at];
     Py_ssize_t count = t->first[at + 1] - first, size = PyTuple_GET_SIZE(snapshot);
     PyObject *steps = counted ? PyLong_FromLongLong(steps_left) : Py_NewRef(Py_None);
@@ -850,15 +854,6 @@ int_item(PyObject *list, Py_ssize_t i)
     return PyLong_AsLongLong(x);
 }
 
-/* list[i] = value (a new reference, stolen); -1 if value is NULL. */
-static inline int
-put(PyObject *list, Py_ssize_t i, PyObject *value)
-{
-    if (value == NULL)
-        return -1;
-    PyList_SetItem(list, i, value);
-    return 0;
-}
 
 /* Appends one node to every list (``fields`` in GuidedTree.append_node's order, new references,
  * all stolen, NULLs failing); returns its index, or -1 with an exception. */
@@ -930,7 +925,7 @@ link_child(Loop *t, Py_ssize_t parent, Py_ssize_t child, Py_ssize_t i, long long
         return -1;
     }
     PyList_SetItem(t->list[CHILDREN], parent, linked);
-    return put(t->list[UNTRIED], parent, PyLong_FromLongLong(left - 1));
+    return set_new(t->list[UNTRIED], parent, PyLong_FromLongLong(left - 1));
 bad_child:
     if (!PyErr_Occurred())
         PyErr_Format(PyExc_IndexError, "node %zd has a child not in the tree", parent);
@@ -1280,7 +1275,7 @@ cross(Loop *t, Py_ssize_t node, Py_ssize_t chance, Py_ssize_t *j, Py_ssize_t *ch
     PyTuple_SET_ITEM(grown_priors, priors_count, zero);
     PyList_SetItem(t->list[ACTIONS], chance, grown);
     PyList_SetItem(t->list[PRIORS], chance, grown_priors);
-    if (put(t->list[UNTRIED], chance, PyLong_FromLongLong(untried + 1)) < 0)
+    if (set_new(t->list[UNTRIED], chance, PyLong_FromLongLong(untried + 1)) < 0)
         goto done;
     *j = new_j;
     *child = UNVISITED;
@@ -1573,9 +1568,9 @@ core_chance_run(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
             n += 1;
             w = w + g;
             double q = w / (double)n;
-            if (put(t.list[VISITS], at, PyLong_FromLongLong(n)) < 0 ||
-                put(t.list[VALUE_SUMS], at, PyFloat_FromDouble(w)) < 0 ||
-                put(t.list[VALUES], at, PyFloat_FromDouble(q)) < 0)
+            if (set_new(t.list[VISITS], at, PyLong_FromLongLong(n)) < 0 ||
+                set_new(t.list[VALUE_SUMS], at, PyFloat_FromDouble(w)) < 0 ||
+                set_new(t.list[VALUES], at, PyFloat_FromDouble(q)) < 0)
                 goto done;
             if (normalising) {
                 if (q < lo)
@@ -1586,7 +1581,7 @@ core_chance_run(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
         }
         long long root_n = int_item(t.list[VISITS], 0);
         if ((root_n == -1 && PyErr_Occurred()) ||
-            put(t.list[VISITS], 0, PyLong_FromLongLong(root_n + 1)) < 0)
+            set_new(t.list[VISITS], 0, PyLong_FromLongLong(root_n + 1)) < 0)
             goto done;
         if (normalising) {
             span = hi - lo;
@@ -1602,8 +1597,8 @@ done:
         PyErr_Fetch(&type, &value, &tb);
         int failed = rng_to_python(&t) < 0;
         if (!failed && normalising && lists_read) {
-            failed = put(value_range, 0, PyFloat_FromDouble(lo)) < 0 ||
-                     put(value_range, 1, PyFloat_FromDouble(hi)) < 0;
+            failed = set_new(value_range, 0, PyFloat_FromDouble(lo)) < 0 ||
+                     set_new(value_range, 1, PyFloat_FromDouble(hi)) < 0;
         }
         if (failed) {
             Py_XDECREF(type);

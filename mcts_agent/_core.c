@@ -1477,7 +1477,7 @@ done:
 static PyObject *zero_int, *one_int; /* the ints 0 and 1 (set by the module's init) */
 
 /* Sets list[index] to a new reference (stolen); -1 if it is NULL. */
-static inline int
+int
 set_new(PyObject *list, Py_ssize_t index, PyObject *value)
 {
     if (value == NULL)

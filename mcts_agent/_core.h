@@ -37,6 +37,9 @@ PyObject *call3(PyObject *f, PyObject *x, PyObject *y, PyObject *z);
 /* path[depth++] = node, growing path (doubling); 0, or -1 with MemoryError set. */
 int path_push(int32_t **path, Py_ssize_t *capacity, Py_ssize_t *depth, int32_t node);
 
+/* Sets list[index] to a new reference (stolen); -1 if it is NULL. */
+int set_new(PyObject *list, Py_ssize_t index, PyObject *value);
+
 /* A float or an int of the tree's lists as a double (no Python code run); TypeError else. */
 double as_double(PyObject *x);
 /* uniform_priors(count) (mcts_agent.evaluator's), kept for counts up to 64: a new reference. */
