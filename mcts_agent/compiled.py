@@ -94,8 +94,10 @@ def core_backend() -> str:
 
     ``"python"`` when ``mcts_agent._core`` was not built (no C compiler at
     install) or ``MCTS_AGENT_PURE_PYTHON=1`` was set when ``mcts_agent`` was
-    imported. The general loop (PUCT, evaluators, the solver, chance...) is
-    Python either way (``docs/guides/compiled-core.md``).
+    imported. With ``"compiled"``, leaf batching's rounds and a stochastic
+    model's UCT loop (:mod:`mcts_agent.compiled_chance`) run in C too; the rest
+    of the general loop (PUCT, evaluators, the solver...) is Python either way
+    (``docs/guides/compiled-core.md``).
     """
     return "python" if _core is None else "compiled"
 
