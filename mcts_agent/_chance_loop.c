@@ -51,7 +51,7 @@
  *
  * record(self, state, action, &cumulative, &results, &keys), or NULL: what
  * chance.new_record(outcomes, key, None, state, action) keeps in a new chance node's
- * ChanceRecord, as new lists (the running sums of the probabilities, the last infinity; the
+ * ChanceRecord, as new tuples (the running sums of the probabilities, the last infinity; the
  * checked StepResults; their keys), with the model's outcomes and key that it fuses.
  *
  * Each returns 1; 0, having drawn and made nothing, for an input it does not take (the Python
@@ -229,7 +229,18 @@ untracked(PyObject *x)
     return x;
 }
 
-/* A record's failure: its lists dropped; -1. */
+/* A record's three new tuples of ``count`` items, untracked (their items will be immutable
+ * objects made before them): 0, or -1 with the tuples made so far left to dropped(). */
+static int
+new_record(Py_ssize_t count, PyObject **cumulative, PyObject **results, PyObject **keys)
+{
+    *cumulative = untracked(PyTuple_New(count));
+    *results = untracked(PyTuple_New(count));
+    *keys = untracked(PyTuple_New(count));
+    return *cumulative != NULL && *results != NULL && *keys != NULL ? 0 : -1;
+}
+
+/* A record's failure: its tuples dropped; -1. */
 static int
 dropped(PyObject **cumulative, PyObject **results, PyObject **keys)
 {
@@ -302,18 +313,16 @@ table_record(NativeChance *self, PyObject *state, PyObject *action, PyObject **c
     Py_ssize_t at = s * t->actions + a, first = t->first[at];
     Py_ssize_t count = t->first[at + 1] - first, size = PyTuple_GET_SIZE(snapshot);
     PyObject *steps = counted ? PyLong_FromLongLong(steps_left) : Py_NewRef(Py_None);
-    *cumulative = PyList_New(count);
-    *results = PyList_New(count);
-    *keys = PyList_New(count);
-    if (steps == NULL || *cumulative == NULL || *results == NULL || *keys == NULL)
+    if (steps == NULL || new_record(count, cumulative, results, keys) < 0)
         goto fail;
     double running = 0.0;
     for (Py_ssize_t k = 0; k < count; k++) {
         const TableEntry *e = &t->entries[first + k];
         running += e->probability;
-        if (PyList_SetItem(*cumulative, k,
-                           PyFloat_FromDouble(k == count - 1 ? INFINITY : running)) < 0)
+        PyObject *sum = PyFloat_FromDouble(k == count - 1 ? INFINITY : running);
+        if (sum == NULL)
             goto fail;
+        PyTuple_SET_ITEM(*cumulative, k, sum);
         PyObject *next_snapshot = untracked(PyTuple_New(size)); /* ints */
         if (next_snapshot == NULL)
             goto fail;
@@ -345,8 +354,8 @@ table_record(NativeChance *self, PyObject *state, PyObject *action, PyObject **c
             Py_XDECREF(key);
             goto fail;
         }
-        PyList_SET_ITEM(*results, k, result);
-        PyList_SET_ITEM(*keys, k, key);
+        PyTuple_SET_ITEM(*results, k, result);
+        PyTuple_SET_ITEM(*keys, k, key);
     }
     Py_DECREF(steps);
     return 1;
@@ -595,10 +604,7 @@ pig_record(NativeChance *self, PyObject *state, PyObject *action, PyObject **cum
         return 0;
     long long player = v[0], i = v[1], j = v[2], k = v[3], goal = p->goal;
     Py_ssize_t count = roll ? 6 : 1;
-    *cumulative = PyList_New(count);
-    *results = PyList_New(count);
-    *keys = PyList_New(count);
-    if (*cumulative == NULL || *results == NULL || *keys == NULL)
+    if (new_record(count, cumulative, results, keys) < 0)
         goto fail;
     const double sixth = 1.0 / 6.0;
     double running = 0.0;
@@ -624,9 +630,9 @@ pig_record(NativeChance *self, PyObject *state, PyObject *action, PyObject **cum
             Py_XDECREF(key);
             goto fail;
         }
-        PyList_SET_ITEM(*cumulative, face - 1, sum);
-        PyList_SET_ITEM(*results, face - 1, result);
-        PyList_SET_ITEM(*keys, face - 1, key);
+        PyTuple_SET_ITEM(*cumulative, face - 1, sum);
+        PyTuple_SET_ITEM(*results, face - 1, result);
+        PyTuple_SET_ITEM(*keys, face - 1, key);
     }
     return 1;
 fail:
@@ -1142,20 +1148,20 @@ cross(Loop *t, Py_ssize_t node, Py_ssize_t chance, Py_ssize_t *j, Py_ssize_t *ch
         PyObject *keys = record_slot(t, record, SLOT_KEYS);
         Py_ssize_t drawn = 0;
         int ok = cumulative != NULL && results != NULL && keys != NULL;
-        if (ok && (!PyList_CheckExact(cumulative) || !PyList_CheckExact(results) ||
-                   !PyList_CheckExact(keys))) {
+        if (ok && (!PyTuple_CheckExact(cumulative) || !PyTuple_CheckExact(results) ||
+                   !PyTuple_CheckExact(keys))) {
             PyErr_SetString(PyExc_TypeError, "a chance record's cumulative, results and keys "
-                                             "are lists");
+                                             "are tuples");
             ok = 0;
         }
-        if (ok && PyList_GET_SIZE(cumulative) != 1) {
+        if (ok && PyTuple_GET_SIZE(cumulative) != 1) {
             double u = 0.0;
             ok = draw(t, &u) == 0;
             /* bisect.bisect_right(cumulative, u): the first running sum above u */
-            Py_ssize_t lo = 0, hi = PyList_GET_SIZE(cumulative);
+            Py_ssize_t lo = 0, hi = PyTuple_GET_SIZE(cumulative);
             while (ok && lo < hi) {
                 Py_ssize_t mid = (lo + hi) / 2;
-                double sum = number(PyList_GET_ITEM(cumulative, mid));
+                double sum = number(PyTuple_GET_ITEM(cumulative, mid));
                 if (sum == -1.0 && PyErr_Occurred())
                     ok = 0;
                 else if (u < sum)
@@ -1165,13 +1171,13 @@ cross(Loop *t, Py_ssize_t node, Py_ssize_t chance, Py_ssize_t *j, Py_ssize_t *ch
             }
             drawn = lo;
         }
-        if (ok && (drawn >= PyList_GET_SIZE(results) || drawn >= PyList_GET_SIZE(keys))) {
-            PyErr_SetString(PyExc_IndexError, "list index out of range");
+        if (ok && (drawn >= PyTuple_GET_SIZE(results) || drawn >= PyTuple_GET_SIZE(keys))) {
+            PyErr_SetString(PyExc_IndexError, "tuple index out of range");
             ok = 0;
         }
         if (ok) {
-            *result = Py_NewRef(PyList_GET_ITEM(results, drawn));
-            outcome = Py_NewRef(PyList_GET_ITEM(keys, drawn));
+            *result = Py_NewRef(PyTuple_GET_ITEM(results, drawn));
+            outcome = Py_NewRef(PyTuple_GET_ITEM(keys, drawn));
         }
         Py_XDECREF(cumulative);
         Py_XDECREF(results);

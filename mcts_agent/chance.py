@@ -86,11 +86,15 @@ class ChanceRecord:
         index: dict, outcome key -> index of the outcome among the node's
             actions and children (``tree.actions[node]`` lists the keys in
             that order; the index survives tree reuse's renumbering).
-        cumulative: for ``outcomes`` models, the running sums of the
-            outcomes' probabilities (the last is 1.0), else None.
-        results: for ``outcomes`` models, the outcomes' ``StepResult``s
-            (checked), in the model's order, else None.
-        keys: for ``outcomes`` models, each outcome's key, else None.
+        cumulative: for ``outcomes`` models, the tuple of the running sums of
+            the outcomes' probabilities (the last set to infinity), else None.
+        results: for ``outcomes`` models, the tuple of the outcomes'
+            ``StepResult``s (checked), in the model's order, else None.
+        keys: for ``outcomes`` models, the tuple of each outcome's key, else None.
+
+    The three are tuples: fixed once the node is made, shared by the copies of
+    tree reuse, and (their items immutable) left out of the garbage
+    collector's walks, which a large tree would otherwise slow.
     """
 
     __slots__ = ("action", "index", "cumulative", "results", "keys")
@@ -98,9 +102,9 @@ class ChanceRecord:
     def __init__(
         self,
         action: Any,
-        cumulative: list[float] | None = None,
-        results: list[StepResult] | None = None,
-        keys: list[Hashable] | None = None,
+        cumulative: tuple[float, ...] | None = None,
+        results: tuple[StepResult, ...] | None = None,
+        keys: tuple[Hashable, ...] | None = None,
     ) -> None:
         self.action = action
         self.index: dict[Hashable, int] = {}
@@ -384,7 +388,7 @@ def new_record(
     it is asked once, here, and its answer checked in full
     (:func:`checked_outcomes`): the record keeps the outcomes' results, their
     keys (:func:`outcome_key`) and the running sums of their probabilities,
-    the last set to infinity (every ``u < 1`` falls in some outcome).
+    the last set to infinity (every ``u < 1`` falls in some outcome), as tuples.
     ``players``: as :func:`checked_result`'s. Also called by the compiled
     chance loop (``mcts_agent/_chance_loop.c``) when it makes a chance node.
 
@@ -395,13 +399,14 @@ def new_record(
     if outcomes is not None:
         pairs = checked_outcomes(outcomes(state, action), state, action, players)
         running = 0.0
-        record.cumulative = []
+        cumulative = []
         for probability, _ in pairs:
             running += probability
-            record.cumulative.append(running)
-        record.cumulative[-1] = math.inf  # every u < 1 falls in some outcome
-        record.results = [result for _, result in pairs]
-        record.keys = [outcome_key(key, result) for result in record.results]
+            cumulative.append(running)
+        cumulative[-1] = math.inf  # every u < 1 falls in some outcome
+        record.cumulative = tuple(cumulative)
+        record.results = tuple(result for _, result in pairs)
+        record.keys = tuple(outcome_key(key, result) for result in record.results)
     return record
 
 
