@@ -96,7 +96,8 @@ typedef struct {
 } TableRollout;
 
 /* Reads a state the table takes: a GymnasiumState (snapshot, steps_left, actions, observation)
- * whose snapshot is an exact tuple of exact ints, the first a cell (*s), its steps left None
+ * whose snapshot is an exact tuple of exact ints (bools after the first two), the first a
+ * cell (*s), its steps left None
  * (*counted 0) or an exact int (*steps_left), its actions an exact tuple. 1, or 0 for any other
  * state (then left to the Python code). */
 static int
@@ -112,8 +113,9 @@ table_position(TableRollout *t, PyObject *state, Py_ssize_t *s, int *counted,
     *s = small_index(PyTuple_GET_ITEM(snapshot, 0), t->cells);
     if (*s < 0)
         return 0;
-    for (Py_ssize_t k = 2; k < PyTuple_GET_SIZE(snapshot); k++)
-        if (!PyLong_CheckExact(PyTuple_GET_ITEM(snapshot, k)))
+    for (Py_ssize_t k = 2; k < PyTuple_GET_SIZE(snapshot); k++) /* (Taxi's: a bool, an int) */
+        if (!PyLong_CheckExact(PyTuple_GET_ITEM(snapshot, k)) &&
+            !PyBool_Check(PyTuple_GET_ITEM(snapshot, k)))
             return 0;
     *steps_left = 0;
     *counted = steps_obj != Py_None;

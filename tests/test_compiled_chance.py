@@ -123,7 +123,14 @@ def test_rainy_taxi_with_its_masks_builds_the_pure_tree(compiled_runs):
     env_id = "Taxi-v4" if "Taxi-v4" in gym.registry else "Taxi-v3"
     model, state = toy_text(env_id, is_rainy=True)
     assert model.native_chance() is not None
-    both(lambda: MCTS(model, iterations=300, seed=2, rollout_limit=20), [state], compiled_runs)
+    planner, _ = both(
+        lambda: MCTS(model, iterations=300, seed=2, rollout_limit=20), [state], compiled_runs
+    )
+    # Its snapshots hold a bool (fickle_step): the native records made the chance nodes.
+    later = planner.tree.states[2]
+    assert any(v.__class__ is bool for v in later.snapshot)
+    rng = random.Random(0)
+    assert CORE.call_chance_rollout(model.native_chance(), later, rng, 5, 1.0) is not None
 
 
 @pytest.mark.parametrize("config", [*CONFIGS, {"goal": 12, "gamma": 0.8}])
