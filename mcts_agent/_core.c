@@ -151,19 +151,7 @@ mt_write(PyObject *rng, const MTState *mt, PyObject *old)
 
 /* ------------------------------------------------------------------ native rollouts */
 
-/* The protocol (docs/guides/compiled-core.md): a capsule named NATIVE_ROLLOUT_NAME whose
- * pointer is a NativeRollout. rollout(state, random, rng, limit, gamma, &g) plays the model's
- * random rollout from state (limit >= 1 moves, at least one legal action), drawing every
- * random number as random() (a float in [0, 1), random.Random.random's), and writes its
- * return to *g; it returns 0, or -1 with a Python exception set. */
-#define NATIVE_ROLLOUT_NAME "mcts_agent.native_rollout"
-#define NATIVE_ROLLOUT_VERSION 1
-
-typedef struct {
-    int version;
-    int (*rollout)(PyObject *state, double (*random)(void *), void *rng, long long limit,
-                   double gamma, double *g);
-} NativeRollout;
+/* The protocol: NativeRollout, in _core.h. */
 
 static uint8_t ttt_has_line[512];
 
@@ -177,8 +165,8 @@ popcount64(uint64_t b)
 }
 
 static int
-ttt_rollout(PyObject *state, double (*random)(void *), void *rng, long long limit,
-            double gamma, double *g)
+ttt_rollout(NativeRollout *self, PyObject *state, double (*random)(void *), void *rng,
+            long long limit, double gamma, double *g)
 {
     /* TicTacToeModel.rollout: the empty cells in increasing order, a uniform index
      * int(random() * n), swap-remove, the mover's line test, coef *= -gamma. */
@@ -253,8 +241,8 @@ c4_has_four(uint64_t b)
 }
 
 static int
-c4_rollout(PyObject *state, double (*random)(void *), void *rng, long long limit,
-           double gamma, double *g)
+c4_rollout(NativeRollout *self, PyObject *state, double (*random)(void *), void *rng,
+           long long limit, double gamma, double *g)
 {
     /* ConnectFourModel.rollout: free[] holds the lowest empty cell of each column not full,
      * in column order; a uniform index, the cell moves up (the column leaves when it fills),
@@ -1328,7 +1316,8 @@ core_run(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
             g = 0.0;
         else if (native != NULL) {
             if (lists_intact(store, "before a rollout") < 0 ||
-                native->rollout(PyList_GET_ITEM(states, node), mt_random, mt, limit, gamma, &g) < 0)
+                native->rollout(native, PyList_GET_ITEM(states, node), mt_random, mt, limit, gamma,
+                                &g) < 0)
                 goto done;
             rollout_value = g;
             native_rolled = 1;
@@ -2652,7 +2641,7 @@ core_call_native(PyObject *module, PyObject *args)
     PyObject *returns = PyList_New(count);
     for (Py_ssize_t i = 0; returns != NULL && i < count; i++) {
         double g = 0.0;
-        PyObject *x = native->rollout(state, mt_random, &mt, limit, gamma, &g) < 0
+        PyObject *x = native->rollout(native, state, mt_random, &mt, limit, gamma, &g) < 0
                           ? NULL : PyFloat_FromDouble(g);
         if (x == NULL)
             Py_CLEAR(returns);
@@ -2764,6 +2753,7 @@ static PyMethodDef core_methods[] = {
     {"random", (PyCFunction)core_random, METH_VARARGS,
      "random(rng, count) -> list of floats: rng.random() drawn by the C generator."},
     CHANCE_LOOP_METHODS /* _chance_loop.c */
+    GYM_ROLLOUT_METHODS /* _gym_rollouts.c */
     {NULL},
 };
 

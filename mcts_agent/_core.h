@@ -2,7 +2,8 @@
  *
  * _core.c: the plain loop, leaf batching's rounds, the Mersenne Twister that continues a
  * random.Random's state; _chance_loop.c: the general loop for a stochastic model (chance
- * nodes), with native chance rollouts. The functions below are _core.c's, used by both.
+ * nodes), with native chance rollouts; _gym_rollouts.c: native rollouts of the deterministic
+ * Gymnasium envs GymnasiumModel knows. The functions below are _core.c's, used by the others.
  */
 #ifndef MCTS_AGENT_CORE_H
 #define MCTS_AGENT_CORE_H
@@ -18,6 +19,21 @@ typedef struct {
     uint32_t state[MT_N];
     int index;
 } MTState;
+
+/* The native rollout protocol (docs/guides/compiled-core.md): a capsule named
+ * NATIVE_ROLLOUT_NAME whose pointer is a NativeRollout (its own data may follow these fields).
+ * rollout(self, state, random, rng, limit, gamma, &g) plays the model's random rollout from
+ * state (limit >= 1 moves, at least one legal action), drawing every random number as
+ * random(rng) (a float in [0, 1), random.Random.random's), and writes its return to *g; it
+ * returns 0, or -1 with a Python exception set. */
+#define NATIVE_ROLLOUT_NAME "mcts_agent.native_rollout"
+#define NATIVE_ROLLOUT_VERSION 2
+
+typedef struct NativeRollout {
+    int version;
+    int (*rollout)(struct NativeRollout *self, PyObject *state, double (*random)(void *),
+                   void *rng, long long limit, double gamma, double *g);
+} NativeRollout;
 
 /* 1 with a TypeError if a METH_FASTCALL function got ``nargs`` arguments, not ``expected``. */
 int wrong_nargs(const char *name, Py_ssize_t nargs, Py_ssize_t expected);
@@ -62,5 +78,13 @@ extern const char chance_run_doc[], table_rollout_doc[], pig_rollout_doc[],
          pig_rollout_doc},                                                                     \
         {"call_chance_rollout", (PyCFunction)(void (*)(void))core_call_chance_rollout,         \
          METH_FASTCALL, call_chance_rollout_doc},
+
+/* _gym_rollouts.c's function, in the module's method table (_core.c). */
+PyObject *core_gym_rollout(PyObject *module, PyObject *const *args, Py_ssize_t nargs);
+extern const char gym_rollout_doc[];
+
+#define GYM_ROLLOUT_METHODS                                                                    \
+    {"gym_rollout", (PyCFunction)(void (*)(void))core_gym_rollout, METH_FASTCALL,              \
+     gym_rollout_doc},
 
 #endif

@@ -191,6 +191,7 @@ from mcts_agent.adapters.gymnasium.known_envs import (
     KNOWN_TERMINATIONS,
     known_chance,
 )
+from mcts_agent.adapters.gymnasium.native_rollouts import NativeRollouts
 from mcts_agent.adapters.gymnasium.parameters import (
     Parameters,
     changed_parameters,
@@ -357,6 +358,7 @@ class GymnasiumModel:
             raise ValueError(f'clone must be None, "snapshot" or "deepcopy", got {clone!r}')
 
         self.env = env
+        self._native_rollouts = NativeRollouts(self)
         # What pickling sends to a worker process (MCTS(workers=k)): the recipe, see __reduce__.
         self._arguments = {
             "get_state": get_state,
@@ -610,6 +612,33 @@ class GymnasiumModel:
                     self._check_chance(snapshot, *checked)
                 return float(g)
             coef *= gamma
+
+    def native_rollout(self) -> Any:
+        """The compiled core's rollout of this deterministic env, in C, or None.
+
+        For the envs the adapter knows (exact classes, ``"snapshot"`` clone,
+        deterministic model): FrozenLake, CliffWalking and Taxi stepped by
+        their table, CartPole, MountainCar and Acrobot without torque noise
+        (:mod:`~mcts_agent.adapters.gymnasium.native_rollouts`). It returns
+        exactly what :meth:`rollout` returns for the same state and generator,
+        drawing the same random numbers (``docs/guides/compiled-core.md``,
+        "Native rollouts"); the capsule is made with the parameters the model
+        plans with, and a new one when they change. Made once, it is checked
+        against :meth:`rollout` from a few states and seeds.
+
+        Returns:
+            A ``PyCapsule`` named ``"mcts_agent.native_rollout"``; None when
+            there is none, and then :attr:`native_rollout_refusal` says why
+            (no compiled core, another env or clone, a stochastic env, the
+            user's ``action_mask``, or the start-up check found a difference):
+            the Python :meth:`rollout` runs.
+        """
+        return self._native_rollouts.capsule()
+
+    @property
+    def native_rollout_refusal(self) -> str | None:
+        """Why the last :meth:`native_rollout` call returned None; None if it gave a capsule."""
+        return self._native_rollouts.refusal
 
     def native_chance(self) -> Any:
         """The compiled core's rollout and records of a toy-text table, or None.

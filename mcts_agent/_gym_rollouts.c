@@ -1,0 +1,568 @@
+/* mcts_agent._core's native rollouts of the deterministic Gymnasium envs that GymnasiumModel
+ * knows (docs/guides/compiled-core.md, docs/guides/gymnasium.md).
+ *
+ * Each is GymnasiumModel.rollout (mcts_agent/adapters/gymnasium/model.py), the fused rollout,
+ * for one env, statement for statement: the action actions[int(random() * len(actions))],
+ * the env's step, g += coef * reward, the moves left (min(limit, steps left)) counted down,
+ * the end at termination, at no move left or at no legal action, coef *= gamma. The steps
+ * are the ones the Python rollout runs, with the same IEEE operations in the same order
+ * (built with floating-point contraction off; cos and sin are the C library's, which numpy
+ * and math call on the machines where mcts_agent/adapters/gymnasium/native_rollouts.py's
+ * start-up check passes):
+ *
+ * - "table": a deterministic toy-text table (FrozenLake, CliffWalking, Taxi): known_envs.py's
+ *   _TableStepper, its next cell, reward and termination by (cell, action), and the legal
+ *   actions after reaching each cell (Taxi's masks);
+ * - "cartpole": known_envs.py's _CartPoleStepper (CartPoleEnv.step);
+ * - "mountain_car": MountainCarEnv.step (Gymnasium 1.4);
+ * - "acrobot": AcrobotEnv.step (Gymnasium 1.4, no torque noise): _dsdt, rk4 over [0, dt],
+ *   wrap and bound, the terminal test.
+ *
+ * The env's parameters are copied into the capsule when it is made (native_rollouts.py makes
+ * a new one when they change). Actions: the model's actions are numbered k = 0..A-1 in the
+ * model's order (a dict maps each to its k); the capsule holds, by k, what the env's step
+ * reads of the inner action (CartPole's force, MountainCar's (action - 1) * force, Acrobot's
+ * torque; the table's columns are by k).
+ */
+#include "_core.h"
+
+#include <math.h>
+#include <string.h>
+
+#if defined(__clang__)
+#pragma STDC FP_CONTRACT OFF
+#endif
+
+#define GYM_PI 3.141592653589793 /* numpy.pi, math.pi */
+#define GYM_MAX_ACTIONS 64
+
+enum { GYM_TABLE, GYM_CARTPOLE, GYM_MOUNTAIN_CAR, GYM_ACROBOT };
+
+static const char *const gym_kinds[] = {"table", "cartpole", "mountain_car", "acrobot"};
+static const Py_ssize_t gym_parameter_counts[] = {0, 10, 6, 11};
+
+/* CartPole's parameters, in the order gym_rollout takes them. */
+enum { CP_GRAVITY, CP_MASSPOLE, CP_TOTAL_MASS, CP_LENGTH, CP_POLEMASS_LENGTH, CP_TAU, CP_EULER,
+       CP_THETA_THRESHOLD, CP_X_THRESHOLD, CP_SUTTON_BARTO };
+/* MountainCar's. */
+enum { MC_GRAVITY, MC_MAX_SPEED, MC_MIN_POSITION, MC_MAX_POSITION, MC_GOAL_POSITION,
+       MC_GOAL_VELOCITY };
+/* Acrobot's (LINK_MASS_1, LINK_MASS_2, LINK_LENGTH_1, LINK_COM_POS_1, LINK_COM_POS_2,
+ * LINK_MOI twice, MAX_VEL_1, MAX_VEL_2, dt, book_or_nips == "nips"). */
+enum { AC_M1, AC_M2, AC_L1, AC_LC1, AC_LC2, AC_I1, AC_I2, AC_MAX_VEL_1, AC_MAX_VEL_2, AC_DT,
+       AC_NIPS };
+
+typedef struct {
+    NativeRollout base;
+    int kind;
+    PyObject *action_index; /* dict: the model's action -> k */
+    Py_ssize_t actions;     /* A */
+    double push[GYM_MAX_ACTIONS];
+    int32_t every[GYM_MAX_ACTIONS]; /* every[k] = k */
+    double p[16];
+    /* "table": by cell s and k, at s * A + k; legal actions (k) after reaching s:
+     * legal[legal_first[s] .. legal_first[s + 1]) */
+    Py_ssize_t cells;
+    int32_t *next;
+    double *reward;
+    uint8_t *terminated;
+    Py_ssize_t *legal_first;
+    int32_t *legal;
+} GymRollout;
+
+/* A state's parts: its snapshot, the moves the rollout may play (min(limit, steps left)) and
+ * the k of its legal actions; 0, or -1 with ValueError. */
+static int
+gym_position(GymRollout *t, PyObject *state, long long limit, PyObject **snapshot,
+             long long *moves_left, int32_t *first, Py_ssize_t *count)
+{
+    if (!PyTuple_Check(state) || PyTuple_GET_SIZE(state) != 4 ||
+        !PyTuple_Check(PyTuple_GET_ITEM(state, 0)) ||
+        !PyTuple_Check(PyTuple_GET_ITEM(state, 2))) {
+        PyErr_Format(PyExc_ValueError,
+                     "a native Gymnasium rollout takes a GymnasiumState (snapshot, steps_left, "
+                     "actions, observation), got %R", state);
+        return -1;
+    }
+    *snapshot = PyTuple_GET_ITEM(state, 0);
+    PyObject *steps = PyTuple_GET_ITEM(state, 1), *actions = PyTuple_GET_ITEM(state, 2);
+    *moves_left = limit;
+    if (steps != Py_None) {
+        long long steps_left = PyLong_AsLongLong(steps);
+        if (steps_left == -1 && PyErr_Occurred())
+            return -1;
+        if (steps_left < limit)
+            *moves_left = steps_left;
+    }
+    *count = PyTuple_GET_SIZE(actions);
+    if (*count == 0 || *count > t->actions) {
+        PyErr_Format(PyExc_ValueError, "a native Gymnasium rollout needs 1 to %zd legal "
+                     "actions, got %R", t->actions, actions);
+        return -1;
+    }
+    for (Py_ssize_t i = 0; i < *count; i++) {
+        PyObject *k = PyDict_GetItemWithError(t->action_index, PyTuple_GET_ITEM(actions, i));
+        if (k == NULL) {
+            if (!PyErr_Occurred())
+                PyErr_Format(PyExc_ValueError, "%R is not an action of the model",
+                             PyTuple_GET_ITEM(actions, i));
+            return -1;
+        }
+        first[i] = (int32_t)PyLong_AsLong(k);
+    }
+    return 0;
+}
+
+/* snapshot[index] as a double, or item ``item`` of it when item >= 0 (a sequence); -1 with an
+ * exception set (*x unset) on failure, else 0. */
+static int
+gym_number(PyObject *snapshot, Py_ssize_t index, Py_ssize_t item, double *x)
+{
+    if (PyTuple_GET_SIZE(snapshot) <= index) {
+        PyErr_Format(PyExc_ValueError, "a snapshot of %zd items, got %R", index + 1, snapshot);
+        return -1;
+    }
+    PyObject *v = PyTuple_GET_ITEM(snapshot, index);
+    if (item >= 0) {
+        v = PySequence_GetItem(v, item);
+        if (v == NULL)
+            return -1;
+    }
+    else
+        Py_INCREF(v);
+    *x = PyFloat_AsDouble(v);
+    Py_DECREF(v);
+    return *x == -1.0 && PyErr_Occurred() ? -1 : 0;
+}
+
+static int
+table_play(GymRollout *t, PyObject *snapshot, const int32_t *legal, Py_ssize_t count,
+           double (*random)(void *), void *rng, long long moves_left, double gamma, double *g)
+{
+    Py_ssize_t s = PyTuple_GET_SIZE(snapshot) ? PyNumber_AsSsize_t(PyTuple_GET_ITEM(snapshot, 0),
+                                                                   PyExc_OverflowError)
+                                              : -1;
+    if (s == -1 && PyErr_Occurred())
+        return -1;
+    if (s < 0 || s >= t->cells) {
+        PyErr_Format(PyExc_ValueError, "not a cell of the table (0 to %zd): %R", t->cells - 1,
+                     snapshot);
+        return -1;
+    }
+    double total = 0.0, coef = 1.0;
+    for (;;) {
+        Py_ssize_t at = s * t->actions + legal[(Py_ssize_t)(random(rng) * (double)count)];
+        total += coef * t->reward[at];
+        moves_left -= 1;
+        s = t->next[at];
+        legal = &t->legal[t->legal_first[s]];
+        count = t->legal_first[s + 1] - t->legal_first[s];
+        if (t->terminated[at] || moves_left <= 0 || count == 0)
+            break;
+        coef *= gamma;
+    }
+    *g = total;
+    return 0;
+}
+
+static int
+cartpole_play(GymRollout *t, PyObject *snapshot, const int32_t *legal, Py_ssize_t count,
+              double (*random)(void *), void *rng, long long moves_left, double gamma, double *g)
+{
+    /* _CartPoleStepper.step; snapshot (state, steps_beyond_terminated). */
+    const double *p = t->p;
+    double x, x_dot, theta, theta_dot;
+    if (gym_number(snapshot, 0, 0, &x) < 0 || gym_number(snapshot, 0, 1, &x_dot) < 0 ||
+        gym_number(snapshot, 0, 2, &theta) < 0 || gym_number(snapshot, 0, 3, &theta_dot) < 0)
+        return -1;
+    long long beyond = -1; /* steps_beyond_terminated; -1 for None */
+    if (PyTuple_GET_SIZE(snapshot) != 2) {
+        PyErr_Format(PyExc_ValueError, "a CartPole snapshot is (state, steps_beyond_terminated),"
+                     " got %R", snapshot);
+        return -1;
+    }
+    if (PyTuple_GET_ITEM(snapshot, 1) != Py_None) {
+        beyond = PyLong_AsLongLong(PyTuple_GET_ITEM(snapshot, 1));
+        if (beyond == -1 && PyErr_Occurred())
+            return -1;
+    }
+    int sutton_barto = p[CP_SUTTON_BARTO] != 0.0;
+    double total = 0.0, coef = 1.0;
+    for (;;) {
+        double force = t->push[legal[(Py_ssize_t)(random(rng) * (double)count)]];
+        double costheta = cos(theta);
+        double sintheta = sin(theta);
+        double temp = (force + p[CP_POLEMASS_LENGTH] * (theta_dot * theta_dot) * sintheta) /
+                      p[CP_TOTAL_MASS];
+        double thetaacc =
+            (p[CP_GRAVITY] * sintheta - costheta * temp) /
+            (p[CP_LENGTH] *
+             (4.0 / 3.0 - p[CP_MASSPOLE] * (costheta * costheta) / p[CP_TOTAL_MASS]));
+        double xacc = temp - p[CP_POLEMASS_LENGTH] * thetaacc * costheta / p[CP_TOTAL_MASS];
+        double tau = p[CP_TAU];
+        if (p[CP_EULER] != 0.0) {
+            x = x + tau * x_dot;
+            x_dot = x_dot + tau * xacc;
+            theta = theta + tau * theta_dot;
+            theta_dot = theta_dot + tau * thetaacc;
+        }
+        else {
+            x_dot = x_dot + tau * xacc;
+            x = x + tau * x_dot;
+            theta_dot = theta_dot + tau * thetaacc;
+            theta = theta + tau * theta_dot;
+        }
+        int terminated = x < -p[CP_X_THRESHOLD] || x > p[CP_X_THRESHOLD] ||
+                         theta < -p[CP_THETA_THRESHOLD] || theta > p[CP_THETA_THRESHOLD];
+        double reward;
+        if (!terminated)
+            reward = sutton_barto ? 0.0 : 1.0;
+        else if (beyond < 0) {
+            beyond = 0;
+            reward = sutton_barto ? -1.0 : 1.0;
+        }
+        else {
+            beyond += 1;
+            reward = sutton_barto ? -1.0 : 0.0;
+        }
+        total += coef * reward;
+        moves_left -= 1;
+        if (terminated || moves_left <= 0)
+            break;
+        legal = t->every; /* every action is legal after a step */
+        count = t->actions;
+        coef *= gamma;
+    }
+    *g = total;
+    return 0;
+}
+
+/* np.clip(x, lo, hi) of a float64 scalar (no NaN here: the min of the max). */
+static inline double
+gym_clip(double x, double lo, double hi)
+{
+    double y = x >= lo ? x : lo;
+    return y <= hi ? y : hi;
+}
+
+static int
+mountain_car_play(GymRollout *t, PyObject *snapshot, const int32_t *legal, Py_ssize_t count,
+                  double (*random)(void *), void *rng, long long moves_left, double gamma,
+                  double *g)
+{
+    /* MountainCarEnv.step; snapshot (state,), state (position, velocity). */
+    const double *p = t->p;
+    double position, velocity;
+    if (gym_number(snapshot, 0, 0, &position) < 0 || gym_number(snapshot, 0, 1, &velocity) < 0)
+        return -1;
+    double total = 0.0, coef = 1.0;
+    for (;;) {
+        double push = t->push[legal[(Py_ssize_t)(random(rng) * (double)count)]];
+        velocity = velocity + (push + cos(3.0 * position) * (-p[MC_GRAVITY]));
+        velocity = gym_clip(velocity, -p[MC_MAX_SPEED], p[MC_MAX_SPEED]);
+        position = position + velocity;
+        position = gym_clip(position, p[MC_MIN_POSITION], p[MC_MAX_POSITION]);
+        if (position == p[MC_MIN_POSITION] && velocity < 0.0)
+            velocity = 0.0;
+        int terminated = position >= p[MC_GOAL_POSITION] && velocity >= p[MC_GOAL_VELOCITY];
+        total += coef * -1.0;
+        moves_left -= 1;
+        if (terminated || moves_left <= 0)
+            break;
+        legal = t->every;
+        count = t->actions;
+        coef *= gamma;
+    }
+    *g = total;
+    return 0;
+}
+
+/* AcrobotEnv._dsdt of y = (theta1, theta2, dtheta1, dtheta2, torque). */
+static void
+acrobot_dsdt(const double *p, const double *y, double *dy)
+{
+    double m1 = p[AC_M1], m2 = p[AC_M2], l1 = p[AC_L1], lc1 = p[AC_LC1], lc2 = p[AC_LC2];
+    double I1 = p[AC_I1], I2 = p[AC_I2], g = 9.8;
+    double a = y[4], theta1 = y[0], theta2 = y[1], dtheta1 = y[2], dtheta2 = y[3];
+    double d1 =
+        m1 * pow(lc1, 2) + m2 * (pow(l1, 2) + pow(lc2, 2) + 2.0 * l1 * lc2 * cos(theta2)) + I1 +
+        I2;
+    double d2 = m2 * (pow(lc2, 2) + l1 * lc2 * cos(theta2)) + I2;
+    double phi2 = m2 * lc2 * g * cos(theta1 + theta2 - GYM_PI / 2.0);
+    double phi1 = -m2 * l1 * lc2 * pow(dtheta2, 2) * sin(theta2) -
+                  2.0 * m2 * l1 * lc2 * dtheta2 * dtheta1 * sin(theta2) +
+                  (m1 * lc1 + m2 * l1) * g * cos(theta1 - GYM_PI / 2.0) + phi2;
+    double ddtheta2;
+    if (p[AC_NIPS] != 0.0)
+        ddtheta2 = (a + d2 / d1 * phi1 - phi2) / (m2 * pow(lc2, 2) + I2 - pow(d2, 2) / d1);
+    else
+        ddtheta2 = (a + d2 / d1 * phi1 - m2 * l1 * lc2 * pow(dtheta1, 2) * sin(theta2) - phi2) /
+                   (m2 * pow(lc2, 2) + I2 - pow(d2, 2) / d1);
+    double ddtheta1 = -(d2 * ddtheta2 + phi1) / d1;
+    dy[0] = dtheta1;
+    dy[1] = dtheta2;
+    dy[2] = ddtheta1;
+    dy[3] = ddtheta2;
+    dy[4] = 0.0;
+}
+
+/* acrobot.py's wrap(x, -pi, pi). */
+static double
+acrobot_wrap(double x)
+{
+    double m = -GYM_PI, M = GYM_PI, diff = M - m;
+    while (x > M)
+        x = x - diff;
+    while (x < m)
+        x = x + diff;
+    return x;
+}
+
+/* acrobot.py's bound(x, -M, M): min(max(x, m), M) of Python's builtins. */
+static double
+acrobot_bound(double x, double M)
+{
+    double m = -M;
+    double y = m > x ? m : x;
+    return M < y ? M : y;
+}
+
+static int
+acrobot_play(GymRollout *t, PyObject *snapshot, const int32_t *legal, Py_ssize_t count,
+             double (*random)(void *), void *rng, long long moves_left, double gamma, double *g)
+{
+    /* AcrobotEnv.step; snapshot (state,), state (theta1, theta2, dtheta1, dtheta2). */
+    const double *p = t->p;
+    double s[4];
+    for (Py_ssize_t i = 0; i < 4; i++)
+        if (gym_number(snapshot, 0, i, &s[i]) < 0)
+            return -1;
+    double dt = p[AC_DT] - 0.0, dt2 = dt / 2.0; /* rk4 over t = [0, dt] */
+    double total = 0.0, coef = 1.0;
+    for (;;) {
+        double y0[5] = {s[0], s[1], s[2], s[3], t->push[legal[(Py_ssize_t)(random(rng) *
+                                                                           (double)count)]]};
+        double k1[5], k2[5], k3[5], k4[5], y[5];
+        acrobot_dsdt(p, y0, k1);
+        for (int i = 0; i < 5; i++)
+            y[i] = y0[i] + dt2 * k1[i];
+        acrobot_dsdt(p, y, k2);
+        for (int i = 0; i < 5; i++)
+            y[i] = y0[i] + dt2 * k2[i];
+        acrobot_dsdt(p, y, k3);
+        for (int i = 0; i < 5; i++)
+            y[i] = y0[i] + dt * k3[i];
+        acrobot_dsdt(p, y, k4);
+        for (int i = 0; i < 4; i++)
+            s[i] = y0[i] + dt / 6.0 * (k1[i] + 2.0 * k2[i] + 2.0 * k3[i] + k4[i]);
+        s[0] = acrobot_wrap(s[0]);
+        s[1] = acrobot_wrap(s[1]);
+        s[2] = acrobot_bound(s[2], p[AC_MAX_VEL_1]);
+        s[3] = acrobot_bound(s[3], p[AC_MAX_VEL_2]);
+        int terminated = -cos(s[0]) - cos(s[1] + s[0]) > 1.0;
+        total += coef * (terminated ? 0.0 : -1.0);
+        moves_left -= 1;
+        if (terminated || moves_left <= 0)
+            break;
+        legal = t->every;
+        count = t->actions;
+        coef *= gamma;
+    }
+    *g = total;
+    return 0;
+}
+
+static int
+gym_rollout(NativeRollout *self, PyObject *state, double (*random)(void *), void *rng,
+            long long limit, double gamma, double *g)
+{
+    GymRollout *t = (GymRollout *)self;
+    PyObject *snapshot;
+    long long moves_left;
+    int32_t first[GYM_MAX_ACTIONS];
+    Py_ssize_t count;
+    if (gym_position(t, state, limit, &snapshot, &moves_left, first, &count) < 0)
+        return -1;
+    switch (t->kind) {
+    case GYM_TABLE:
+        return table_play(t, snapshot, first, count, random, rng, moves_left, gamma, g);
+    case GYM_CARTPOLE:
+        return cartpole_play(t, snapshot, first, count, random, rng, moves_left, gamma, g);
+    case GYM_MOUNTAIN_CAR:
+        return mountain_car_play(t, snapshot, first, count, random, rng, moves_left, gamma, g);
+    default:
+        return acrobot_play(t, snapshot, first, count, random, rng, moves_left, gamma, g);
+    }
+}
+
+static void
+gym_free(PyObject *capsule)
+{
+    GymRollout *t = PyCapsule_GetPointer(capsule, NATIVE_ROLLOUT_NAME);
+    if (t == NULL) {
+        PyErr_Clear();
+        return;
+    }
+    Py_XDECREF(t->action_index);
+    PyMem_Free(t->next);
+    PyMem_Free(t->reward);
+    PyMem_Free(t->terminated);
+    PyMem_Free(t->legal_first);
+    PyMem_Free(t->legal);
+    PyMem_Free(t);
+}
+
+/* Reads the table (next, reward, terminated, legal) into t; 0, or -1 with an exception. */
+static int
+gym_read_table(GymRollout *t, PyObject *table)
+{
+    PyObject *next, *reward, *terminated, *legal;
+    if (!PyTuple_Check(table) ||
+        !PyArg_UnpackTuple(table, "table", 4, 4, &next, &reward, &terminated, &legal))
+        return -1;
+    if (!PyList_CheckExact(next) || !PyList_CheckExact(reward) ||
+        !PyList_CheckExact(terminated) || !PyList_CheckExact(legal) ||
+        PyList_GET_SIZE(legal) == 0 ||
+        PyList_GET_SIZE(next) != PyList_GET_SIZE(legal) * t->actions ||
+        PyList_GET_SIZE(reward) != PyList_GET_SIZE(next) ||
+        PyList_GET_SIZE(terminated) != PyList_GET_SIZE(next)) {
+        PyErr_SetString(PyExc_TypeError, "gym_rollout: the table is (next, reward, terminated, "
+                        "legal), lists of cells * actions entries and of one tuple per cell");
+        return -1;
+    }
+    t->cells = PyList_GET_SIZE(legal);
+    Py_ssize_t entries = PyList_GET_SIZE(next), legal_count = 0;
+    for (Py_ssize_t s = 0; s < t->cells; s++) {
+        if (!PyTuple_CheckExact(PyList_GET_ITEM(legal, s))) {
+            PyErr_SetString(PyExc_TypeError, "gym_rollout: legal[s] is a tuple of action "
+                                             "numbers");
+            return -1;
+        }
+        legal_count += PyTuple_GET_SIZE(PyList_GET_ITEM(legal, s));
+    }
+    t->next = PyMem_Malloc((size_t)entries * sizeof(int32_t));
+    t->reward = PyMem_Malloc((size_t)entries * sizeof(double));
+    t->terminated = PyMem_Malloc((size_t)entries);
+    t->legal_first = PyMem_Malloc((size_t)(t->cells + 1) * sizeof(Py_ssize_t));
+    t->legal = PyMem_Malloc((size_t)(legal_count ? legal_count : 1) * sizeof(int32_t));
+    if (t->next == NULL || t->reward == NULL || t->terminated == NULL ||
+        t->legal_first == NULL || t->legal == NULL) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    for (Py_ssize_t e = 0; e < entries; e++) {
+        Py_ssize_t cell = PyLong_AsSsize_t(PyList_GET_ITEM(next, e));
+        double r = PyFloat_AsDouble(PyList_GET_ITEM(reward, e));
+        if (PyErr_Occurred())
+            return -1;
+        if (cell < 0 || cell >= t->cells || !isfinite(r) ||
+            !PyBool_Check(PyList_GET_ITEM(terminated, e))) {
+            PyErr_Format(PyExc_ValueError, "gym_rollout: entry %zd of the table is not a cell, "
+                         "a finite reward and a bool", e);
+            return -1;
+        }
+        t->next[e] = (int32_t)cell;
+        t->reward[e] = r;
+        t->terminated[e] = PyList_GET_ITEM(terminated, e) == Py_True;
+    }
+    Py_ssize_t l = 0;
+    for (Py_ssize_t s = 0; s < t->cells; s++) {
+        PyObject *allowed = PyList_GET_ITEM(legal, s);
+        t->legal_first[s] = l;
+        for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(allowed); i++, l++) {
+            Py_ssize_t k = PyLong_AsSsize_t(PyTuple_GET_ITEM(allowed, i));
+            if (k == -1 && PyErr_Occurred())
+                return -1;
+            if (k < 0 || k >= t->actions) {
+                PyErr_Format(PyExc_ValueError, "gym_rollout: legal[%zd] has %zd, not an action "
+                             "number", s, k);
+                return -1;
+            }
+            t->legal[l] = (int32_t)k;
+        }
+    }
+    t->legal_first[t->cells] = l;
+    return 0;
+}
+
+const char gym_rollout_doc[] =
+    "gym_rollout(kind, action_index, push, parameters, table) -> capsule: the native rollout of "
+    "a deterministic Gymnasium env (GymnasiumModel.rollout; mcts_agent/adapters/gymnasium/"
+    "native_rollouts.py makes and checks it).\n\n"
+    "``kind``: 'table', 'cartpole', 'mountain_car' or 'acrobot'. ``action_index``: a dict, the "
+    "model's action -> its number k (0 to A - 1, the model's order; A <= 64). ``push``: a tuple "
+    "of A floats, by k (CartPole's force, MountainCar's (action - 1) * force, Acrobot's torque; "
+    "empty for a table). ``parameters``: a tuple of floats, the env's (_gym_rollouts.c's order "
+    "for the kind; empty for a table). ``table``: None, or for 'table' (next, reward, "
+    "terminated, legal): lists of the next cell, reward and termination at s * A + k, and "
+    "legal[s] the tuple of the k legal after reaching cell s.";
+
+PyObject *
+core_gym_rollout(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (wrong_nargs("gym_rollout", nargs, 5))
+        return NULL;
+    const char *name = PyUnicode_Check(args[0]) ? PyUnicode_AsUTF8(args[0]) : NULL;
+    int kind = -1;
+    for (int i = 0; name != NULL && i < 4; i++)
+        if (strcmp(name, gym_kinds[i]) == 0)
+            kind = i;
+    if (kind < 0) {
+        PyErr_Format(PyExc_ValueError, "gym_rollout: kind must be 'table', 'cartpole', "
+                     "'mountain_car' or 'acrobot', got %R", args[0]);
+        return NULL;
+    }
+    PyObject *action_index = args[1], *push = args[2], *parameters = args[3], *table = args[4];
+    Py_ssize_t actions = PyDict_CheckExact(action_index) ? PyDict_GET_SIZE(action_index) : -1;
+    if (actions < 1 || actions > GYM_MAX_ACTIONS || !PyTuple_CheckExact(push) ||
+        PyTuple_GET_SIZE(push) != (kind == GYM_TABLE ? 0 : actions) ||
+        !PyTuple_CheckExact(parameters) ||
+        PyTuple_GET_SIZE(parameters) != gym_parameter_counts[kind] ||
+        (kind == GYM_TABLE) == (table == Py_None)) {
+        PyErr_Format(PyExc_TypeError, "gym_rollout: a dict of 1 to %d actions, a tuple of a push "
+                     "per action (none for a table), a tuple of %zd parameters, a table for "
+                     "'table' only", GYM_MAX_ACTIONS, gym_parameter_counts[kind]);
+        return NULL;
+    }
+    GymRollout *t = PyMem_Calloc(1, sizeof(GymRollout));
+    if (t == NULL)
+        return PyErr_NoMemory();
+    t->base.version = NATIVE_ROLLOUT_VERSION;
+    t->base.rollout = gym_rollout;
+    t->kind = kind;
+    t->actions = actions;
+    t->action_index = Py_NewRef(action_index);
+    PyObject *capsule = PyCapsule_New(t, NATIVE_ROLLOUT_NAME, gym_free);
+    if (capsule == NULL) {
+        Py_DECREF(t->action_index);
+        PyMem_Free(t);
+        return NULL;
+    }
+    /* from here on the capsule frees t */
+    Py_ssize_t position = 0;
+    PyObject *key, *value;
+    int seen[GYM_MAX_ACTIONS] = {0};
+    while (PyDict_Next(action_index, &position, &key, &value)) {
+        Py_ssize_t k = PyLong_CheckExact(value) ? PyLong_AsSsize_t(value) : -1;
+        if (k < 0 || k >= actions || seen[k]) {
+            PyErr_Clear();
+            PyErr_SetString(PyExc_ValueError, "gym_rollout: action_index must number the "
+                                              "actions 0 to A - 1, each once");
+            goto fail;
+        }
+        seen[k] = 1;
+        t->every[k] = (int32_t)k;
+    }
+    for (Py_ssize_t k = 0; k < PyTuple_GET_SIZE(push); k++)
+        t->push[k] = PyFloat_AsDouble(PyTuple_GET_ITEM(push, k));
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(parameters); i++)
+        t->p[i] = PyFloat_AsDouble(PyTuple_GET_ITEM(parameters, i));
+    if (PyErr_Occurred())
+        goto fail;
+    if (kind == GYM_TABLE && gym_read_table(t, table) < 0)
+        goto fail;
+    return capsule;
+fail:
+    Py_DECREF(capsule);
+    return NULL;
+}

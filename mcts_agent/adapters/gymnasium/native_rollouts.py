@@ -1,0 +1,267 @@
+"""Native rollouts of the deterministic Gymnasium envs the adapter knows, in the compiled core.
+
+:meth:`GymnasiumModel.native_rollout
+<mcts_agent.adapters.gymnasium.model.GymnasiumModel.native_rollout>` hands
+the compiled core (``docs/guides/compiled-core.md``, "Native rollouts") the
+model's fused rollout in C (``mcts_agent/_gym_rollouts.c``) for these envs,
+exact classes, with the ``"snapshot"`` clone and a deterministic model:
+
+* the toy-text tables, FrozenLake (``is_slippery=False``), CliffWalking and
+  Taxi (defaults): the table stepper's next cell, reward and termination by
+  cell and action, and the legal actions after each cell (Taxi's
+  ``info["action_mask"]``, precomputed per cell);
+* CartPole: the fast stepper's step (``CartPoleEnv.step`` on Python floats);
+* MountainCar (``MountainCarEnv``, discrete actions);
+* Acrobot without torque noise (``torque_noise_max == 0``): its
+  ``_dsdt``, ``rk4``, ``wrap`` and ``bound``.
+
+The C rollout returns exactly what :meth:`GymnasiumModel.rollout` returns for
+the same state and generator: the same random numbers (one
+``rng.random()`` per move), the same floating-point operations in the same
+order, the same end (termination, ``limit``, the ``TimeLimit``'s steps left,
+no legal action). The env's parameters are read from the object the Python
+rollout steps (the model's scratch env or fast stepper, which holds the
+parameters the model was built with) when the capsule is made, and read again
+at every :meth:`NativeRollouts.capsule` call: a changed parameter gives a new
+capsule, never a stale one.
+
+Start-up check: a new capsule's rollouts are compared with the Python
+rollout's (return bits and the generator's final state) from a few states
+near the live env's position, with a few seeds, limits and discount rates.
+If they differ (e.g. numpy's ``sin``/``cos`` rounding differently from the C
+library's on some machine), there is no capsule: the Python rollout runs,
+and :attr:`NativeRollouts.refusal` (the model's ``native_rollout_refusal``)
+says why.
+"""
+
+from __future__ import annotations
+
+import operator
+import random
+from typing import Any
+
+from gymnasium import spaces
+
+from mcts_agent.adapters.gymnasium.known_envs import (
+    TABLE_ENVS,
+    AcrobotEnv,
+    CartPoleEnv,
+    MountainCarEnv,
+)
+
+__all__ = ["CHECK_LIMITS", "CHECK_SEEDS", "NativeRollouts", "native_parameters"]
+
+CHECK_SEEDS = (0, 1)
+"""The generator seeds of the start-up check."""
+
+CHECK_LIMITS = ((1, 1.0), (20, 0.97), (200, 1.0))
+"""The ``(limit, gamma)`` pairs of the start-up check's rollouts."""
+
+_CHECK_STATES = 3
+"""States of the start-up check: the live position and states a few random steps from it."""
+
+_KINDS = {CartPoleEnv: "cartpole", MountainCarEnv: "mountain_car", AcrobotEnv: "acrobot"}
+
+_CARTPOLE = operator.attrgetter(
+    "gravity",
+    "masspole",
+    "total_mass",
+    "length",
+    "polemass_length",
+    "tau",
+    "euler",
+    "theta_threshold",
+    "x_threshold",
+    "sutton_barto_reward",
+)
+_MOUNTAIN_CAR = operator.attrgetter(
+    "gravity", "max_speed", "min_position", "max_position", "goal_position", "goal_velocity"
+)
+_ACROBOT = operator.attrgetter(
+    "LINK_MASS_1",
+    "LINK_MASS_2",
+    "LINK_LENGTH_1",
+    "LINK_COM_POS_1",
+    "LINK_COM_POS_2",
+    "LINK_MOI",
+    "LINK_MOI",
+    "MAX_VEL_1",
+    "MAX_VEL_2",
+    "dt",
+)
+
+
+def native_parameters(model: Any, scratch: Any) -> tuple | str:
+    """What a native rollout of ``model`` is made of, read from the object its rollout steps.
+
+    Args:
+        model: a :class:`~mcts_agent.adapters.gymnasium.model.GymnasiumModel`.
+        scratch: the env (or fast stepper) ``model``'s rollout steps.
+
+    Returns:
+        ``(kind, push, parameters, table)``, the arguments of the core's
+        ``gym_rollout`` after the action numbers (``_gym_rollouts.c``), all
+        plain floats, ints and bools; or a string saying why this model has
+        no native rollout.
+    """
+    env_class = type(model._unwrapped)
+    if model.chance is not None:
+        return f"the env is stochastic ({model.chance}): the chance loop plans it"
+    if type(model).rollout is not _model_class().rollout or "rollout" in vars(model):
+        return "the model's rollout is not GymnasiumModel.rollout"
+    if model.clone_method != "snapshot":
+        return f'the env is cloned by "{model.clone_method}", not by the known "snapshot"'
+    if model._user_mask is not None:
+        return "the model has the user's action_mask function"
+    if not isinstance(model.env.action_space, spaces.Discrete):
+        return f"the action space is {model.env.action_space}, not Discrete"
+    inner = [model._inner_actions[a] for a in model._all_actions]
+    if not all(isinstance(a, int) for a in inner):
+        return f"the env's actions are not ints: {inner!r}"
+    if env_class in TABLE_ENVS:
+        return _table(model, scratch, inner)
+    kind = _KINDS.get(env_class)
+    if kind is None:
+        return f"the core has no native rollout of {env_class.__name__}"
+    space = model._unwrapped.action_space
+    if not all(space.contains(a) for a in inner):
+        return f"the inner actions {inner!r} are not all in the env's {space}"
+    if kind == "cartpole":
+        push = tuple(scratch.force_mag if a == 1 else -scratch.force_mag for a in inner)
+        values = _CARTPOLE(scratch)
+    elif kind == "mountain_car":
+        push = tuple((a - 1) * scratch.force for a in inner)
+        values = _MOUNTAIN_CAR(scratch)
+    else:
+        if scratch.torque_noise_max != 0:
+            return "Acrobot's torque_noise_max is not 0 (its step draws)"
+        if scratch.book_or_nips not in ("book", "nips"):
+            return f"Acrobot's book_or_nips is {scratch.book_or_nips!r}"
+        push = tuple(scratch.AVAIL_TORQUE[a] for a in inner)
+        values = (*_ACROBOT(scratch), scratch.book_or_nips == "nips")
+    numbers = (*push, *values)
+    if not all(type(x) in (int, float, bool) and abs(x) < 2**53 for x in numbers):
+        return f"the env's parameters are not all floats: {numbers!r}"
+    return kind, tuple(map(float, push)), tuple(map(float, values)), None
+
+
+def _table(model: Any, stepper: Any, inner: list[int]) -> tuple | str:
+    """``native_parameters`` of a toy-text env stepped by its table (``_TableStepper``)."""
+    transitions = stepper.transitions
+    cells = len(transitions)
+    if list(transitions) != list(range(cells)):
+        return "the table's cells are not numbered 0 to n - 1"
+    next_cells, rewards, terminated, legal = [], [], [], []
+    index = {a: k for k, a in enumerate(model._all_actions)}
+    for s in range(cells):
+        for a in inner:
+            next_s, reward, ended = transitions[s][a]
+            next_cells.append(int(next_s))
+            rewards.append(float(reward))
+            terminated.append(bool(ended))
+        if stepper.masks is None:
+            legal.append(tuple(range(len(inner))))
+        else:  # what the rollout's next_actions reads: the step's info["action_mask"]
+            legal.append(tuple(index[a] for a in model._legal_actions(stepper.masks[s])))
+    return "table", (), (), (next_cells, rewards, terminated, legal)
+
+
+def _model_class() -> type:
+    from mcts_agent.adapters.gymnasium.model import GymnasiumModel
+
+    return GymnasiumModel
+
+
+class NativeRollouts:
+    """A model's native rollout capsule: made, checked and kept up to date.
+
+    Args:
+        model: the :class:`~mcts_agent.adapters.gymnasium.model.GymnasiumModel`.
+
+    Attributes:
+        refusal: None, or why the last :meth:`capsule` call gave None (no
+            compiled core, an env or model the core has no rollout for, or the
+            start-up check's difference).
+    """
+
+    def __init__(self, model: Any) -> None:
+        self.model = model
+        self.refusal: str | None = None
+        self._made: tuple | str | None = None  # the parameters of _capsule (or the refusal)
+        self._capsule: Any = None
+        self._table: tuple = ()  # a table's (transitions, masks), read once: they never change
+
+    def capsule(self) -> Any:
+        """The capsule for the model's current parameters (made and checked once), or None.
+
+        Returns:
+            A ``PyCapsule`` named ``"mcts_agent.native_rollout"``, or None
+            (then :attr:`refusal` says why).
+        """
+        from mcts_agent import compiled
+
+        core = compiled._core_module
+        if core is None:
+            self.refusal = "the compiled core mcts_agent._core is not built"
+            return None
+        model = self.model
+        scratch = model._checkout(model._capture(model._unwrapped))
+        table = (getattr(scratch, "transitions", None), getattr(scratch, "masks", None))
+        if self._table and all(a is b for a, b in zip(table, self._table, strict=True)):
+            return self._capsule  # the stepper's own table, private and never changed
+        made = native_parameters(model, scratch)
+        if made == self._made:
+            return self._capsule
+        self._made, self._capsule, self._table = None, None, ()
+        if isinstance(made, str):
+            self._made, self.refusal = made, made
+            return None
+        try:
+            states = _check_states(model)
+        except ValueError as error:  # not kept: the next call checks again
+            self.refusal = f"the start-up check needs the live env's position: {error}"
+            return None
+        index = {a: k for k, a in enumerate(model._all_actions)}
+        capsule = core.gym_rollout(made[0], index, *made[1:])
+        self._made, self.refusal = made, _check(core, model, capsule, states)
+        if self.refusal is None:
+            self._capsule = capsule
+            if made[0] == "table":
+                self._table = table
+        return self._capsule
+
+
+def _check_states(model: Any) -> list:
+    """The start-up check's states: the live position and a few random steps on from it.
+
+    Raises:
+        ValueError: if the live env's position cannot be planned
+            (:meth:`~mcts_agent.adapters.gymnasium.model.GymnasiumModel.state_of`).
+    """
+    state = model.state_of(model.env)
+    walk = random.Random(0)
+    states = [state]
+    while len(states) < _CHECK_STATES:
+        result = model.step(state, state.actions[int(walk.random() * len(state.actions))])
+        if result.terminated:
+            break
+        state = result.next_state
+        states.append(state)
+    return states
+
+
+def _check(core: Any, model: Any, capsule: Any, states: list) -> str | None:
+    """The start-up check: None if the capsule's rollouts are the Python rollout's, else why."""
+    for state in states:
+        for seed in CHECK_SEEDS:
+            for limit, gamma in CHECK_LIMITS:
+                python_rng, native_rng = random.Random(seed), random.Random(seed)
+                expected = model.rollout(state, python_rng, limit, gamma)
+                got = core.call_native(capsule, state, native_rng, limit, gamma)
+                if expected.hex() != got.hex() or python_rng.getstate() != native_rng.getstate():
+                    return (
+                        f"the native rollout differs from the Python one (returns {got!r} and "
+                        f"{expected!r}, or the generators' states) from {state!r} with seed "
+                        f"{seed}, limit {limit}, gamma {gamma}: the Python rollout runs"
+                    )
+    return None

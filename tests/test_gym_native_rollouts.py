@@ -1,0 +1,228 @@
+"""Native rollouts of the deterministic Gymnasium envs (mcts_agent/_gym_rollouts.c).
+
+The C rollout of each env returns the Python fused rollout's return bit for bit
+and leaves the generator where it leaves it; searches build the pure loop's
+trees; the capsule follows the parameters; a difference is refused, not hidden.
+"""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+import pytest
+from gymnasium_envs import make
+
+from mcts_agent import MCTS, compiled
+from mcts_agent.adapters import GymnasiumModel
+from mcts_agent.adapters.gymnasium import native_rollouts
+from mcts_agent.compiled import pure_python
+
+CORE = compiled._core_module
+pytestmark = pytest.mark.skipif(CORE is None, reason="the compiled core is not built")
+
+ENVS = {
+    "Taxi-v4": {},
+    "FrozenLake-v1": {"is_slippery": False},
+    "CliffWalking-v1": {},
+    "CartPole-v1": {},
+    "MountainCar-v0": {},
+    "Acrobot-v1": {},
+}
+SLOW = {"MountainCar-v0", "Acrobot-v1"}  # Python steps of 30 us and 100 us: fewer, shorter
+
+
+def positions(model, env, count, seed):
+    """``count`` states: the live position and states along random walks from resets."""
+    walk = random.Random(seed)
+    states = []
+    reset = 0
+    while len(states) < count:
+        env.reset(seed=seed * 100 + reset)
+        reset += 1
+        state = model.state_of(env)
+        for _ in range(walk.randrange(40)):
+            states.append(state)
+            result = model.step(state, state.actions[walk.randrange(len(state.actions))])
+            if result.terminated:
+                break
+            state = result.next_state
+    return states[:count]
+
+
+def assert_same_rollouts(model, capsule, states, cases):
+    for state in states:
+        for seed, limit, gamma in cases:
+            python_rng, native_rng = random.Random(seed), random.Random(seed)
+            expected = model.rollout(state, python_rng, limit, gamma)
+            got = CORE.call_native(capsule, state, native_rng, limit, gamma)
+            assert got.hex() == expected.hex(), (state, seed, limit, gamma)
+            assert native_rng.getstate() == python_rng.getstate()
+
+
+@pytest.mark.parametrize("env_id", ENVS)
+def test_the_native_rollout_returns_the_python_rollouts_return(env_id):
+    env = make(env_id, **ENVS[env_id])
+    model = GymnasiumModel(env)
+    capsule = model.native_rollout()
+    assert capsule is not None, model.native_rollout_refusal
+    assert model.native_rollout_refusal is None
+    slow = env_id in SLOW
+    states = positions(model, env, 12 if slow else 40, seed=1)
+    limits = (1, 2, 7, 40) if slow else (1, 2, 7, 40, 300)
+    cases = [
+        (seed, limit, gamma)
+        for seed in range(2 if slow else 3)
+        for limit in limits
+        for gamma in (1.0, 0.9, 0.0)
+    ]
+    assert_same_rollouts(model, capsule, states, cases)
+    # whole episodes, to the TimeLimit or the end (CliffWalking has no TimeLimit): a few
+    assert_same_rollouts(model, capsule, states[:3], [(7, 3000, 0.99)])
+
+
+def test_rollouts_that_reach_the_end_of_the_time_limit_agree():
+    env = make("CliffWalking-v1", max_episode_steps=30)  # steps left 30: most rollouts run out
+    model = GymnasiumModel(env)
+    capsule = model.native_rollout()
+    states = positions(model, env, 20, seed=2)
+    assert {s.steps_left for s in states} > {30, 29}
+    assert_same_rollouts(model, capsule, states, [(s, 10**6, 0.95) for s in range(5)])
+
+
+def test_mountain_cars_stop_at_the_left_wall_agrees():
+    # At the left wall with a velocity < 0 the env's step sets it to the int 0.
+    env = make("MountainCar-v0")
+    env.unwrapped.state = np.array([-1.19, -0.05])
+    model = GymnasiumModel(env)
+    state = model.step(model.state_of(env), 0).next_state
+    assert state.snapshot[0][1] == 0
+    assert_same_rollouts(model, model.native_rollout(), [state], [(s, 30, 0.9) for s in range(6)])
+
+
+def key_snapshot(planner):
+    """The tree's fields (states by the model's key), the summary, the move, the generator."""
+    tree = planner.tree
+    fields = [list(getattr(tree, name)) for name in ("rewards", "discounts", "actions")]
+    fields += [list(getattr(tree, name)) for name in ("children", "untried", "visits")]
+    fields += [list(getattr(tree, name)) for name in ("value_sums", "values", "players")]
+    states = [planner.model.key(state) for state in tree.states]
+    summary = planner.summary()._replace(elapsed=0.0)
+    return fields, states, summary, planner.best_action(), planner.rng.getstate()
+
+
+@pytest.mark.parametrize("env_id", ENVS)
+@pytest.mark.parametrize(
+    "config",
+    [
+        {"gamma": 1.0},
+        {"gamma": 0.95, "value_normalization": True, "reuse_tree": True},
+    ],
+)
+def test_searches_with_the_native_rollout_build_the_pure_trees(env_id, config):
+    iterations, limit = (12, 60) if env_id in SLOW else (200, 1000)
+    trees = []
+    for backend in ("python", "compiled"):
+        env = make(env_id, seed=3, **ENVS[env_id])
+        model = GymnasiumModel(env)
+        config = {"iterations": iterations, "rollout_limit": limit, "seed": 4, **config}
+        if backend == "python":
+            with pure_python():
+                planner = MCTS(model, **config)
+        else:
+            planner = MCTS(model, **config)
+            fused, _ = planner._rollouts()
+            assert compiled._native(planner, fused) is model.native_rollout() is not None
+        searches = []
+        for _ in range(3):  # along the live episode, the tree reused
+            if backend == "python":
+                with pure_python():
+                    planner.search(model.state_of(env))
+            else:
+                planner.search(model.state_of(env))
+            action = planner.best_action()
+            searches.append(key_snapshot(planner))
+            _, _, terminated, truncated, _ = env.step(model.to_env_action(action))
+            if terminated or truncated:
+                break
+        trees.append(searches)
+    assert trees[0] == trees[1]
+
+
+def scratch_of(model):
+    """The object the model's rollout steps (its fast stepper or scratch env)."""
+    return model._checkout(model._capture(model._unwrapped))
+
+
+def test_a_changed_parameter_gives_a_new_capsule():
+    env = make("CartPole-v1", seed=5)
+    model = GymnasiumModel(env)
+    capsule = model.native_rollout()
+    assert model.native_rollout() is capsule  # made once
+    state = model.state_of(env)
+    cases = [(s, 200, 1.0) for s in range(8)]
+    old = [CORE.call_native(capsule, state, random.Random(s), 200, 1.0) for s, *_ in cases]
+
+    # the live env's parameter: the model refuses it; a new model (MCTSAgent's) plans with it
+    env.unwrapped.force_mag = 30.0
+    with pytest.raises(ValueError, match="force_mag"):
+        model.state_of(env)
+    rebuilt = GymnasiumModel(env)
+    new = rebuilt.native_rollout()
+    assert_same_rollouts(rebuilt, new, [state], cases)
+    assert [CORE.call_native(new, state, random.Random(s), 200, 1.0) for s, *_ in cases] != old
+
+    # the parameter the model's rollout steps with: the next call makes a capsule for it
+    model = GymnasiumModel(make("CartPole-v1", seed=5))
+    capsule = model.native_rollout()
+    scratch_of(model).force_mag = 30.0
+    changed = model.native_rollout()
+    assert changed is not capsule and changed is not None
+    assert_same_rollouts(model, changed, [state], cases)
+
+
+def test_a_changed_table_reward_is_planned_by_a_new_model():
+    env = make("FrozenLake-v1", is_slippery=False)
+    env.unwrapped.P[14][2] = [(1.0, 15, 5.0, True)]  # the goal pays 5
+    model = GymnasiumModel(env)
+    states = positions(model, env, 30, seed=6)
+    assert_same_rollouts(model, model.native_rollout(), states, [(s, 100, 1.0) for s in range(6)])
+    assert max(model.rollout(s, random.Random(k), 100, 1.0) for s in states for k in range(40)) == 5
+
+
+@pytest.mark.parametrize(
+    ("env_id", "kwargs", "arguments", "reason"),
+    [
+        ("FrozenLake-v1", {"is_slippery": True}, {}, "stochastic"),
+        ("CartPole-v1", {}, {"clone": "deepcopy"}, '"deepcopy"'),
+        (
+            "FrozenLake-v1",
+            {"is_slippery": False},
+            {"action_mask": lambda env: np.ones(4, np.int8)},
+            "action_mask",
+        ),
+        ("Pendulum-v1", {}, {}, "not ints"),
+    ],
+)
+def test_models_without_a_native_rollout_say_why(env_id, kwargs, arguments, reason):
+    env = make(env_id, **kwargs)
+    if env_id == "Pendulum-v1":
+        from gymnasium.wrappers import DiscretizeAction
+
+        env = DiscretizeAction(env, bins=3)
+    model = GymnasiumModel(env, **arguments)
+    assert model.native_rollout() is None
+    assert reason in model.native_rollout_refusal
+
+
+def test_a_native_rollout_that_differs_is_refused_at_start_up(monkeypatch):
+    made = native_rollouts.native_parameters
+
+    def lighter(model, scratch):  # CartPole with another gravity: not the model's dynamics
+        kind, push, parameters, table = made(model, scratch)
+        return kind, push, (parameters[0] / 2, *parameters[1:]), table
+
+    monkeypatch.setattr(native_rollouts, "native_parameters", lighter)
+    model = GymnasiumModel(make("CartPole-v1"))
+    assert model.native_rollout() is None
+    assert "differs from the Python one" in model.native_rollout_refusal
