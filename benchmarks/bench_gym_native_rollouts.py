@@ -1,0 +1,84 @@
+"""MCTS iterations per second on Gymnasium envs with and without the native rollouts, in one run.
+
+For each deterministic env the compiled core has a rollout of
+(``mcts_agent/_gym_rollouts.c``): Taxi-v4, FrozenLake-v1 (4x4, not slippery),
+CliffWalking-v1, CartPole-v1, MountainCar-v0 and Acrobot-v1, the compiled
+plain loop searches from the env's reset position with the native rollout
+(``GymnasiumModel.native_rollout``) and with the Python fused rollout (a
+subclass whose ``native_rollout`` returns None); the two are run in turn,
+``--repeats`` times (interleaved), and the medians are printed with their
+ratio. The trees are the same either way (tests/test_gym_native_rollouts.py).
+
+Usage::
+
+    python benchmarks/bench_gym_native_rollouts.py [--repeats 5] [--scale 1.0]
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import time
+
+import gymnasium as gym
+
+from mcts_agent import MCTS, core_backend
+from mcts_agent.adapters import GymnasiumModel
+
+CASES = [  # env id, arguments, iterations per search (at --scale 1)
+    ("Taxi-v4", {}, 1000),
+    ("FrozenLake-v1", {"is_slippery": False}, 5000),
+    ("CliffWalking-v1", {}, 300),
+    ("CartPole-v1", {}, 3000),
+    ("MountainCar-v0", {}, 100),
+    ("Acrobot-v1", {}, 15),
+]
+
+
+class PythonRollouts(GymnasiumModel):
+    """The same model, without the native rollout: the core calls the Python fused rollout."""
+
+    def native_rollout(self) -> None:
+        """None: no capsule (the compiled loop then calls ``rollout``)."""
+        return None
+
+
+def iterations_per_second(model: GymnasiumModel, env: gym.Env, iterations: int) -> float:
+    """One search of ``iterations`` from the env's position (seed 0, value normalisation on)."""
+    planner = MCTS(model, iterations=iterations, seed=0, value_normalization=True)
+    state = model.state_of(env)
+    start = time.perf_counter()
+    planner.search(state)
+    return iterations / (time.perf_counter() - start)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--scale", type=float, default=1.0, help="times the iterations")
+    args = parser.parse_args()
+    if core_backend() != "compiled":
+        raise SystemExit("the compiled core is off (MCTS_AGENT_PURE_PYTHON=1 or not built)")
+    print(f"compiled plain loop; medians of {args.repeats} interleaved searches\n")
+    header = (
+        f"{'env':16s} {'iterations':>10s} {'it/s native':>12s} {'it/s Python':>12s} {'ratio':>7s}"
+    )
+    print(header)
+    print("-" * len(header))
+    for env_id, kwargs, iterations in CASES:
+        iterations = max(1, round(iterations * args.scale))
+        env = gym.make(env_id, **kwargs)
+        env.reset(seed=0)
+        native, python = GymnasiumModel(env), PythonRollouts(env)
+        if native.native_rollout() is None:
+            raise SystemExit(f"{env_id}: no native rollout ({native.native_rollout_refusal})")
+        speeds: dict[str, list[float]] = {"native": [], "python": []}
+        for _ in range(args.repeats):
+            speeds["native"].append(iterations_per_second(native, env, iterations))
+            speeds["python"].append(iterations_per_second(python, env, iterations))
+        fast, slow = (statistics.median(speeds[k]) for k in ("native", "python"))
+        print(f"{env_id:16s} {iterations:10d} {fast:12.0f} {slow:12.0f} {fast / slow:6.1f}x")
+
+
+if __name__ == "__main__":
+    main()
