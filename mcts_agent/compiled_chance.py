@@ -15,21 +15,23 @@ place, as the pure loop does. :func:`applies` says when it runs; the pure loop
 stays the reference and the fallback (``MCTS_AGENT_PURE_PYTHON=1``, or
 :func:`mcts_agent.compiled.pure_python`).
 
-Native chance rollouts: a model whose class defines
-``native_chance(self)`` returning a capsule named
-:data:`NATIVE_CHANCE_CAPSULE` (or None) hands the loop its rollout in
-C, which draws exactly the random numbers of the Python rollout it replaces:
+Native chance: a model whose class defines ``native_chance(self)`` returning
+a capsule named :data:`NATIVE_CHANCE_CAPSULE` (or None) hands the loop C code
+(``docs/guides/compiled-core.md``, "Native chance"):
 
-* where the pure loop calls the model's own ``rollout`` (no
+* its rollout, which draws exactly the random numbers of the Python rollout it
+  replaces: where the pure loop calls the model's own ``rollout`` (no
   ``rollout_policy``), only while ``type(model).rollout`` is the ``rollout``
-  of the class that defines ``native_chance`` (Pig: :func:`pig_rollout`);
-* where the pure loop plays the generic rollout (no ``rollout_policy``, the
-  model has no callable ``rollout``), through ``outcomes``, ``actions`` and
-  ``player``: the model's ``native_chance`` itself must then return
-  None unless those are the methods its capsule fuses
-  (:class:`~mcts_agent.adapters.gymnasium.model.GymnasiumModel` on a toy-text
-  table: :func:`table_rollout`).
+  of the class that defines ``native_chance`` (Pig: :func:`pig_rollout`); where
+  the pure loop plays the generic rollout (no ``rollout_policy``, the model
+  has no callable ``rollout``), through ``outcomes``, ``actions`` and
+  ``player`` (:class:`~mcts_agent.adapters.gymnasium.model.GymnasiumModel` on
+  a toy-text table: :func:`table_rollout`);
+* its records: a new chance node's outcomes and keys, in place of the model's
+  ``outcomes`` and ``key`` (:func:`mcts_agent.chance.new_record`'s results).
 
+The model's ``native_chance`` must return None unless the methods its capsule
+fuses (``outcomes``, ``key``, ``actions``, ``player``) are its class's own.
 The loop's random numbers then come from a Mersenne Twister that continues the
 generator's state (``docs/guides/compiled-core.md``).
 """
