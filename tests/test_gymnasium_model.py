@@ -927,3 +927,13 @@ def test_an_env_too_large_to_check_for_sharing_is_refused_with_the_limit(monkeyp
     np.testing.assert_array_equal(env.observation, [0.0])
     env.table = [list(range(600))]  # numbers are not counted
     assert GymnasiumModel(env).clone_method == "deepcopy"
+
+
+def test_lunar_lander_is_refused_with_its_cause():
+    """Box2D's world does not survive copy.deepcopy: the refusal says so and where it failed."""
+    pytest.importorskip("Box2D", reason="LunarLander needs Box2D (pip install -e '.[box2d]')")
+    env = gym.make("LunarLander-v3")
+    env.reset(seed=0)
+    with pytest.raises(ValueError, match=r"AssertionError at lunar_lander\.py:\d+: .*lander") as info:
+        GymnasiumModel(env)
+    assert "Box2D worlds" in str(info.value)

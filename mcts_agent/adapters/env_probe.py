@@ -665,7 +665,9 @@ def is_render_object(value: Any) -> bool:
 
 
 def _is_pygame_object(value: Any) -> bool:
-    return type(value).__module__.partition(".")[0] == "pygame"
+    # getattr: some extension types (Box2D's SWIG proxies) raise AttributeError for __module__.
+    module = getattr(type(value), "__module__", None)
+    return isinstance(module, str) and module.partition(".")[0] == "pygame"
 
 
 # ------------------------------------------------------------------- comparisons

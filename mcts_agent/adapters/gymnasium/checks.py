@@ -9,8 +9,10 @@ from __future__ import annotations
 
 import copy
 import operator
+import os
 import random
 import re
+import traceback
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -136,8 +138,11 @@ def _check_clone_and_determinism(model: GymnasiumModel, env: gym.Env) -> tuple[A
         raise
     except Exception as error:
         raise ValueError(
-            f"stepping a clone of {name} failed at start-up ({type(error).__name__}: "
-            f"{error}); was the env reset?"
+            f"stepping a clone of {name} failed at start-up ({_failure(error)}): either the "
+            "env was not reset, or its state does not survive the copy (Box2D worlds, for "
+            "one, lose their bodies in copy.deepcopy, so LunarLander and BipedalWalker "
+            "cannot be planned on copies): give GymnasiumModel get_state= and set_state= "
+            "that save and restore the whole position"
         ) from error
     if model._position_mask is None and any("action_mask" in out[4] for out in reference):
         raise ValueError(
@@ -285,6 +290,15 @@ def _copy_with_generators(model: GymnasiumModel, check: bool) -> tuple[Any, list
                 ),
             )
     return clone, [g for g in made if id(g) not in places]
+
+
+def _failure(error: Exception) -> str:
+    """``Type: message``, and where it was raised when the message is empty (a bare assert)."""
+    if str(error) or error.__traceback__ is None:
+        return f"{type(error).__name__}: {error}"
+    frame = traceback.extract_tb(error.__traceback__)[-1]
+    where = f"{os.path.basename(frame.filename)}:{frame.lineno}"
+    return f"{type(error).__name__} at {where}: `{frame.line}`"
 
 
 def _check_deep_copies_agree(model: GymnasiumModel, actions: Sequence) -> None:
