@@ -35,6 +35,8 @@ import numpy as np
 
 from mcts_agent.adapters.env_probe import freeze, generators_at, reseed
 from mcts_agent.adapters.gymnasium.known_envs import TaxiEnv
+from mcts_agent.chance import PROBABILITY_TOLERANCE
+from mcts_agent.compiled_chance import table_rollout
 from mcts_agent.model import StepResult
 
 if TYPE_CHECKING:
@@ -94,8 +96,8 @@ class TableOutcomes:
         return self._native
 
     def _make_native(self) -> Any:
-        from mcts_agent.chance import PROBABILITY_TOLERANCE
-        from mcts_agent.compiled_chance import table_rollout
+        """:meth:`native_rollout`'s capsule, or None (its docstring says when)."""
+        from mcts_agent.adapters.gymnasium.model import GymnasiumState  # it imports this module
 
         model = self.model
         cells = range(len(self.transitions))
@@ -120,8 +122,6 @@ class TableOutcomes:
             legal = [actions for _ in cells]
         else:
             legal = [model._legal_actions(self.masks[s]) for s in cells]
-        from mcts_agent.adapters.gymnasium.model import GymnasiumState
-
         return table_rollout(table, legal, GymnasiumState, StepResult)
 
     def outcomes(self, state: GymnasiumState, action: Any) -> list[tuple[float, StepResult]]:
