@@ -934,6 +934,7 @@ def test_lunar_lander_is_refused_with_its_cause():
     pytest.importorskip("Box2D", reason="LunarLander needs Box2D (pip install -e '.[box2d]')")
     env = gym.make("LunarLander-v3")
     env.reset(seed=0)
-    with pytest.raises(ValueError, match=r"AssertionError at lunar_lander\.py:\d+: .*lander") as info:
+    failure = r"AssertionError at lunar_lander\.py:\d+: .*lander"
+    with pytest.raises(ValueError, match=failure) as info:
         GymnasiumModel(env)
     assert "Box2D worlds" in str(info.value)
