@@ -120,7 +120,9 @@ def key_snapshot(planner):
     ],
 )
 def test_searches_with_the_native_rollout_build_the_pure_trees(env_id, config):
-    iterations, limit = (12, 60) if env_id in SLOW else (200, 1000)
+    iterations, limit = {"MountainCar-v0": (12, 60), "Acrobot-v1": (12, 60)}.get(
+        env_id, (120, 1000)
+    )
     trees = []
     for backend in ("python", "compiled"):
         env = make(env_id, seed=3, **ENVS[env_id])

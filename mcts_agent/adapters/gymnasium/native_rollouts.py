@@ -43,6 +43,7 @@ from typing import Any
 from gymnasium import spaces
 
 from mcts_agent.adapters.gymnasium.known_envs import (
+    FAST_STEPPERS,
     TABLE_ENVS,
     AcrobotEnv,
     CartPoleEnv,
@@ -62,7 +63,7 @@ _CHECK_STATES = 3
 
 _KINDS = {CartPoleEnv: "cartpole", MountainCarEnv: "mountain_car", AcrobotEnv: "acrobot"}
 
-_CARTPOLE = operator.attrgetter(
+_CARTPOLE_NAMES = (
     "gravity",
     "masspole",
     "total_mass",
@@ -74,10 +75,15 @@ _CARTPOLE = operator.attrgetter(
     "x_threshold",
     "sutton_barto_reward",
 )
-_MOUNTAIN_CAR = operator.attrgetter(
-    "gravity", "max_speed", "min_position", "max_position", "goal_position", "goal_velocity"
+_MOUNTAIN_CAR_NAMES = (
+    "gravity",
+    "max_speed",
+    "min_position",
+    "max_position",
+    "goal_position",
+    "goal_velocity",
 )
-_ACROBOT = operator.attrgetter(
+_ACROBOT_NAMES = (
     "LINK_MASS_1",
     "LINK_MASS_2",
     "LINK_LENGTH_1",
@@ -89,6 +95,15 @@ _ACROBOT = operator.attrgetter(
     "MAX_VEL_2",
     "dt",
 )
+
+
+_WATCHED = {  # by the type of the object the Python rollout steps
+    FAST_STEPPERS[CartPoleEnv]: operator.attrgetter("force_mag", *_CARTPOLE_NAMES),
+    MountainCarEnv: operator.attrgetter("force", *_MOUNTAIN_CAR_NAMES),
+    AcrobotEnv: operator.attrgetter(
+        "AVAIL_TORQUE", "torque_noise_max", "book_or_nips", *_ACROBOT_NAMES
+    ),
+}
 
 
 def native_parameters(model: Any, scratch: Any) -> tuple | str:
@@ -128,17 +143,17 @@ def native_parameters(model: Any, scratch: Any) -> tuple | str:
         return f"the inner actions {inner!r} are not all in the env's {space}"
     if kind == "cartpole":
         push = tuple(scratch.force_mag if a == 1 else -scratch.force_mag for a in inner)
-        values = _CARTPOLE(scratch)
+        values = operator.attrgetter(*_CARTPOLE_NAMES)(scratch)
     elif kind == "mountain_car":
         push = tuple((a - 1) * scratch.force for a in inner)
-        values = _MOUNTAIN_CAR(scratch)
+        values = operator.attrgetter(*_MOUNTAIN_CAR_NAMES)(scratch)
     else:
         if scratch.torque_noise_max != 0:
             return "Acrobot's torque_noise_max is not 0 (its step draws)"
         if scratch.book_or_nips not in ("book", "nips"):
             return f"Acrobot's book_or_nips is {scratch.book_or_nips!r}"
         push = tuple(scratch.AVAIL_TORQUE[a] for a in inner)
-        values = (*_ACROBOT(scratch), scratch.book_or_nips == "nips")
+        values = (*operator.attrgetter(*_ACROBOT_NAMES)(scratch), scratch.book_or_nips == "nips")
     numbers = (*push, *values)
     if not all(type(x) in (int, float, bool) and abs(x) < 2**53 for x in numbers):
         return f"the env's parameters are not all floats: {numbers!r}"
@@ -187,12 +202,16 @@ class NativeRollouts:
     def __init__(self, model: Any) -> None:
         self.model = model
         self.refusal: str | None = None
-        self._made: tuple | str | None = None  # the parameters of _capsule (or the refusal)
+        self._scratch: Any = None  # what the model's rollout steps (one object per model)
+        self._watched: tuple | None = None  # _watched(scratch) when _capsule was made
         self._capsule: Any = None
-        self._table: tuple = ()  # a table's (transitions, masks), read once: they never change
 
     def capsule(self) -> Any:
         """The capsule for the model's current parameters (made and checked once), or None.
+
+        Every call reads the parameters again (a few attributes, about a
+        microsecond: the compiled loop asks once per chunk of iterations) and
+        makes a new capsule if they changed.
 
         Returns:
             A ``PyCapsule`` named ``"mcts_agent.native_rollout"``, or None
@@ -205,16 +224,15 @@ class NativeRollouts:
             self.refusal = "the compiled core mcts_agent._core is not built"
             return None
         model = self.model
-        scratch = model._checkout(model._capture(model._unwrapped))
-        table = (getattr(scratch, "transitions", None), getattr(scratch, "masks", None))
-        if self._table and all(a is b for a, b in zip(table, self._table, strict=True)):
-            return self._capsule  # the stepper's own table, private and never changed
-        made = native_parameters(model, scratch)
-        if made == self._made:
+        if self._scratch is None:
+            self._scratch = model._checkout(model._capture(model._unwrapped))
+        watched = _watched(self._scratch)
+        if watched == self._watched:
             return self._capsule
-        self._made, self._capsule, self._table = None, None, ()
+        self._watched, self._capsule = None, None
+        made = native_parameters(model, self._scratch)
         if isinstance(made, str):
-            self._made, self.refusal = made, made
+            self._watched, self.refusal = watched, made
             return None
         try:
             states = _check_states(model)
@@ -223,12 +241,22 @@ class NativeRollouts:
             return None
         index = {a: k for k, a in enumerate(model._all_actions)}
         capsule = core.gym_rollout(made[0], index, *made[1:])
-        self._made, self.refusal = made, _check(core, model, capsule, states)
+        self._watched, self.refusal = watched, _check(core, model, capsule, states)
         if self.refusal is None:
             self._capsule = capsule
-            if made[0] == "table":
-                self._table = table
         return self._capsule
+
+
+def _watched(scratch: Any) -> tuple:
+    """What a capsule copies from ``scratch``, to compare: the parameters, a table's identity.
+
+    A table stepper's ``transitions`` and ``masks`` are its own (built from
+    ``P`` with the model, never changed), so their identity stands for them.
+    """
+    names = _WATCHED.get(type(scratch))
+    if names is None:
+        return (id(getattr(scratch, "transitions", None)), id(getattr(scratch, "masks", None)))
+    return tuple(tuple(v) if isinstance(v, list) else v for v in names(scratch))
 
 
 def _check_states(model: Any) -> list:
