@@ -79,7 +79,10 @@ def selection_rule(
     with one change: a tried child whose ``tree.proven_values`` entry is not
     None scores exactly that value, with no exploration term. UCT tries a
     node's untried actions first, in order; PUCT scores them
-    ``unvisited_value + c * P * sqrt(max(N, 1))``.
+    ``unvisited_value + c * P * sqrt(max(N, 1))``. Leaf batching selects with
+    this rule too: with ``virtual_loss=0`` a child added in the current round
+    has no visits until the round's backup, and UCT then takes the first such
+    child, as UCB1 pulls an arm never pulled before the others.
 
     Args:
         tree: the tree searched.
@@ -117,8 +120,11 @@ def selection_rule(
         for kid in kids:
             score = proven_values[kid]
             if score is None:
+                n = visits[kid]
+                if not n:  # a leaf of this leaf-batching round (virtual_loss=0): pulled first
+                    return action_indices[kid], kid
                 q = values[kid] if span is None else (values[kid] - lo) / span
-                score = q + c * sqrt(log_n / visits[kid])
+                score = q + c * sqrt(log_n / n)
             elif span is not None:
                 score = (score - lo) / span
             if score > best_score:

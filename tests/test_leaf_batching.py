@@ -211,3 +211,18 @@ def test_a_batch_of_the_wrong_length_is_a_value_error():
     planner = MCTS(TicTacToeModel(), 20, evaluator=Short(), leaf_batch=4, seed=0)
     with pytest.raises(ValueError, match="returned 1 evaluations for 4 states"):
         planner.search(EMPTY_BOARD)
+
+
+def test_uct_without_virtual_loss_takes_a_round_s_new_leaf_first():
+    # With virtual_loss=0 a child added in a round has N = 0 until the round's backup; UCB1
+    # would divide by it. It is taken first (an arm never pulled), a collision the round
+    # backs up twice, and the tree keeps the invariants.
+    model = TicTacToeModel()
+    planner = MCTS(model, 400, leaf_batch=4, virtual_loss=0.0, seed=0)
+    planner.search(EMPTY_BOARD)
+    tree = planner.tree
+    assert tree.visits[ROOT] == 400
+    assert sum(tree.visits[child] for child in tree.children[ROOT]) == 400
+    for node in range(1, len(tree)):
+        if tree.children[node]:
+            assert tree.visits[node] >= sum(tree.visits[child] for child in tree.children[node])
