@@ -135,106 +135,119 @@ gym_number(PyObject *snapshot, Py_ssize_t index, Py_ssize_t item, double *x)
     return *x == -1.0 && PyErr_Occurred() ? -1 : 0;
 }
 
+/* Where the rollout is: a table's cell, or the physical state (and CartPole's
+ * steps_beyond_terminated, -1 for None). */
+typedef struct {
+    Py_ssize_t cell;
+    double x[4];
+    long long beyond;
+} Position;
+
+/* Reads the snapshot (known_envs.KNOWN_SNAPSHOTS' attributes) into *at; 0, or -1 with an
+ * exception. */
 static int
-table_play(GymRollout *t, PyObject *snapshot, const int32_t *legal, Py_ssize_t count,
-           double (*random)(void *), void *rng, long long moves_left, double gamma, double *g)
+gym_read_position(GymRollout *t, PyObject *snapshot, Position *at)
 {
-    Py_ssize_t s = PyTuple_GET_SIZE(snapshot) ? PyNumber_AsSsize_t(PyTuple_GET_ITEM(snapshot, 0),
-                                                                   PyExc_OverflowError)
-                                              : -1;
-    if (s == -1 && PyErr_Occurred())
-        return -1;
-    if (s < 0 || s >= t->cells) {
-        PyErr_Format(PyExc_ValueError, "not a cell of the table (0 to %zd): %R", t->cells - 1,
-                     snapshot);
+    if (t->kind == GYM_TABLE) {
+        /* (s, lastaction, ...): the cell; the table stepper reads nothing else */
+        at->cell = PyTuple_GET_SIZE(snapshot) == 0
+                       ? -1
+                       : PyNumber_AsSsize_t(PyTuple_GET_ITEM(snapshot, 0), PyExc_OverflowError);
+        if (at->cell == -1 && PyErr_Occurred())
+            return -1;
+        if (at->cell < 0 || at->cell >= t->cells) {
+            PyErr_Format(PyExc_ValueError, "not a cell of the table (0 to %zd): %R",
+                         t->cells - 1, snapshot);
+            return -1;
+        }
+        return 0;
+    }
+    /* (state,) or CartPole's (state, steps_beyond_terminated) */
+    Py_ssize_t size = t->kind == GYM_CARTPOLE ? 2 : 1;
+    Py_ssize_t dimension = t->kind == GYM_MOUNTAIN_CAR ? 2 : 4;
+    if (PyTuple_GET_SIZE(snapshot) != size) {
+        PyErr_Format(PyExc_ValueError, "a %s snapshot has %zd items, got %R", gym_kinds[t->kind],
+                     size, snapshot);
         return -1;
     }
-    double total = 0.0, coef = 1.0;
-    for (;;) {
-        Py_ssize_t at = s * t->actions + legal[(Py_ssize_t)(random(rng) * (double)count)];
-        total += coef * t->reward[at];
-        moves_left -= 1;
-        s = t->next[at];
-        legal = &t->legal[t->legal_first[s]];
-        count = t->legal_first[s + 1] - t->legal_first[s];
-        if (t->terminated[at] || moves_left <= 0 || count == 0)
-            break;
-        coef *= gamma;
+    for (Py_ssize_t i = 0; i < dimension; i++)
+        if (gym_number(snapshot, 0, i, &at->x[i]) < 0)
+            return -1;
+    at->beyond = -1;
+    if (size == 2 && PyTuple_GET_ITEM(snapshot, 1) != Py_None) {
+        at->beyond = PyLong_AsLongLong(PyTuple_GET_ITEM(snapshot, 1));
+        if (at->beyond == -1 && PyErr_Occurred())
+            return -1;
     }
-    *g = total;
     return 0;
 }
 
+/* The steps: each moves *at by action k, sets *reward and returns 1 if the episode terminated.
+ * After a step that does not end it the legal actions are *legal[0 .. *count). */
+
 static int
-cartpole_play(GymRollout *t, PyObject *snapshot, const int32_t *legal, Py_ssize_t count,
-              double (*random)(void *), void *rng, long long moves_left, double gamma, double *g)
+table_step(GymRollout *t, Position *at, int32_t k, double *reward, const int32_t **legal,
+           Py_ssize_t *count)
 {
-    /* _CartPoleStepper.step; snapshot (state, steps_beyond_terminated). */
+    /* _TableStepper.step: the table's entry, and the mask of the cell reached (Taxi's
+     * info["action_mask"]) */
+    Py_ssize_t entry = at->cell * t->actions + k, s = t->next[entry];
+    *reward = t->reward[entry];
+    at->cell = s;
+    *legal = &t->legal[t->legal_first[s]];
+    *count = t->legal_first[s + 1] - t->legal_first[s];
+    return t->terminated[entry];
+}
+
+static int
+cartpole_step(GymRollout *t, Position *at, int32_t k, double *reward, const int32_t **legal,
+              Py_ssize_t *count)
+{
+    /* _CartPoleStepper.step */
     const double *p = t->p;
-    double x, x_dot, theta, theta_dot;
-    if (gym_number(snapshot, 0, 0, &x) < 0 || gym_number(snapshot, 0, 1, &x_dot) < 0 ||
-        gym_number(snapshot, 0, 2, &theta) < 0 || gym_number(snapshot, 0, 3, &theta_dot) < 0)
-        return -1;
-    long long beyond = -1; /* steps_beyond_terminated; -1 for None */
-    if (PyTuple_GET_SIZE(snapshot) != 2) {
-        PyErr_Format(PyExc_ValueError, "a CartPole snapshot is (state, steps_beyond_terminated),"
-                     " got %R", snapshot);
-        return -1;
+    double x = at->x[0], x_dot = at->x[1], theta = at->x[2], theta_dot = at->x[3];
+    double force = t->push[k];
+    double costheta = cos(theta);
+    double sintheta = sin(theta);
+    double temp = (force + p[CP_POLEMASS_LENGTH] * (theta_dot * theta_dot) * sintheta) /
+                  p[CP_TOTAL_MASS];
+    double thetaacc =
+        (p[CP_GRAVITY] * sintheta - costheta * temp) /
+        (p[CP_LENGTH] * (4.0 / 3.0 - p[CP_MASSPOLE] * (costheta * costheta) / p[CP_TOTAL_MASS]));
+    double xacc = temp - p[CP_POLEMASS_LENGTH] * thetaacc * costheta / p[CP_TOTAL_MASS];
+    double tau = p[CP_TAU];
+    if (p[CP_EULER] != 0.0) {
+        x = x + tau * x_dot;
+        x_dot = x_dot + tau * xacc;
+        theta = theta + tau * theta_dot;
+        theta_dot = theta_dot + tau * thetaacc;
     }
-    if (PyTuple_GET_ITEM(snapshot, 1) != Py_None) {
-        beyond = PyLong_AsLongLong(PyTuple_GET_ITEM(snapshot, 1));
-        if (beyond == -1 && PyErr_Occurred())
-            return -1;
+    else { /* semi-implicit Euler */
+        x_dot = x_dot + tau * xacc;
+        x = x + tau * x_dot;
+        theta_dot = theta_dot + tau * thetaacc;
+        theta = theta + tau * theta_dot;
     }
+    at->x[0] = x;
+    at->x[1] = x_dot;
+    at->x[2] = theta;
+    at->x[3] = theta_dot;
+    int terminated = x < -p[CP_X_THRESHOLD] || x > p[CP_X_THRESHOLD] ||
+                     theta < -p[CP_THETA_THRESHOLD] || theta > p[CP_THETA_THRESHOLD];
     int sutton_barto = p[CP_SUTTON_BARTO] != 0.0;
-    double total = 0.0, coef = 1.0;
-    for (;;) {
-        double force = t->push[legal[(Py_ssize_t)(random(rng) * (double)count)]];
-        double costheta = cos(theta);
-        double sintheta = sin(theta);
-        double temp = (force + p[CP_POLEMASS_LENGTH] * (theta_dot * theta_dot) * sintheta) /
-                      p[CP_TOTAL_MASS];
-        double thetaacc =
-            (p[CP_GRAVITY] * sintheta - costheta * temp) /
-            (p[CP_LENGTH] *
-             (4.0 / 3.0 - p[CP_MASSPOLE] * (costheta * costheta) / p[CP_TOTAL_MASS]));
-        double xacc = temp - p[CP_POLEMASS_LENGTH] * thetaacc * costheta / p[CP_TOTAL_MASS];
-        double tau = p[CP_TAU];
-        if (p[CP_EULER] != 0.0) {
-            x = x + tau * x_dot;
-            x_dot = x_dot + tau * xacc;
-            theta = theta + tau * theta_dot;
-            theta_dot = theta_dot + tau * thetaacc;
-        }
-        else {
-            x_dot = x_dot + tau * xacc;
-            x = x + tau * x_dot;
-            theta_dot = theta_dot + tau * thetaacc;
-            theta = theta + tau * theta_dot;
-        }
-        int terminated = x < -p[CP_X_THRESHOLD] || x > p[CP_X_THRESHOLD] ||
-                         theta < -p[CP_THETA_THRESHOLD] || theta > p[CP_THETA_THRESHOLD];
-        double reward;
-        if (!terminated)
-            reward = sutton_barto ? 0.0 : 1.0;
-        else if (beyond < 0) {
-            beyond = 0;
-            reward = sutton_barto ? -1.0 : 1.0;
-        }
-        else {
-            beyond += 1;
-            reward = sutton_barto ? -1.0 : 0.0;
-        }
-        total += coef * reward;
-        moves_left -= 1;
-        if (terminated || moves_left <= 0)
-            break;
-        legal = t->every; /* every action is legal after a step */
-        count = t->actions;
-        coef *= gamma;
+    if (!terminated)
+        *reward = sutton_barto ? 0.0 : 1.0;
+    else if (at->beyond < 0) {
+        at->beyond = 0;
+        *reward = sutton_barto ? -1.0 : 1.0;
     }
-    *g = total;
-    return 0;
+    else {
+        at->beyond += 1;
+        *reward = sutton_barto ? -1.0 : 0.0;
+    }
+    *legal = t->every;
+    *count = t->actions;
+    return terminated;
 }
 
 /* np.clip(x, lo, hi) of a float64 scalar (no NaN here: the min of the max). */
@@ -246,35 +259,24 @@ gym_clip(double x, double lo, double hi)
 }
 
 static int
-mountain_car_play(GymRollout *t, PyObject *snapshot, const int32_t *legal, Py_ssize_t count,
-                  double (*random)(void *), void *rng, long long moves_left, double gamma,
-                  double *g)
+mountain_car_step(GymRollout *t, Position *at, int32_t k, double *reward,
+                  const int32_t **legal, Py_ssize_t *count)
 {
-    /* MountainCarEnv.step; snapshot (state,), state (position, velocity). */
+    /* MountainCarEnv.step; state (position, velocity) */
     const double *p = t->p;
-    double position, velocity;
-    if (gym_number(snapshot, 0, 0, &position) < 0 || gym_number(snapshot, 0, 1, &velocity) < 0)
-        return -1;
-    double total = 0.0, coef = 1.0;
-    for (;;) {
-        double push = t->push[legal[(Py_ssize_t)(random(rng) * (double)count)]];
-        velocity = velocity + (push + cos(3.0 * position) * (-p[MC_GRAVITY]));
-        velocity = gym_clip(velocity, -p[MC_MAX_SPEED], p[MC_MAX_SPEED]);
-        position = position + velocity;
-        position = gym_clip(position, p[MC_MIN_POSITION], p[MC_MAX_POSITION]);
-        if (position == p[MC_MIN_POSITION] && velocity < 0.0)
-            velocity = 0.0;
-        int terminated = position >= p[MC_GOAL_POSITION] && velocity >= p[MC_GOAL_VELOCITY];
-        total += coef * -1.0;
-        moves_left -= 1;
-        if (terminated || moves_left <= 0)
-            break;
-        legal = t->every;
-        count = t->actions;
-        coef *= gamma;
-    }
-    *g = total;
-    return 0;
+    double position = at->x[0], velocity = at->x[1];
+    velocity = velocity + (t->push[k] + cos(3.0 * position) * (-p[MC_GRAVITY]));
+    velocity = gym_clip(velocity, -p[MC_MAX_SPEED], p[MC_MAX_SPEED]);
+    position = position + velocity;
+    position = gym_clip(position, p[MC_MIN_POSITION], p[MC_MAX_POSITION]);
+    if (position == p[MC_MIN_POSITION] && velocity < 0.0)
+        velocity = 0.0;
+    at->x[0] = position;
+    at->x[1] = velocity;
+    *reward = -1.0;
+    *legal = t->every;
+    *count = t->actions;
+    return position >= p[MC_GOAL_POSITION] && velocity >= p[MC_GOAL_VELOCITY];
 }
 
 /* AcrobotEnv._dsdt of y = (theta1, theta2, dtheta1, dtheta2, torque). */
@@ -328,71 +330,72 @@ acrobot_bound(double x, double M)
 }
 
 static int
-acrobot_play(GymRollout *t, PyObject *snapshot, const int32_t *legal, Py_ssize_t count,
-             double (*random)(void *), void *rng, long long moves_left, double gamma, double *g)
+acrobot_step(GymRollout *t, Position *at, int32_t k, double *reward, const int32_t **legal,
+             Py_ssize_t *count)
 {
-    /* AcrobotEnv.step; snapshot (state,), state (theta1, theta2, dtheta1, dtheta2). */
+    /* AcrobotEnv.step: rk4 over t = [0, dt] of (state, torque), then wrap and bound */
     const double *p = t->p;
-    double s[4];
-    for (Py_ssize_t i = 0; i < 4; i++)
-        if (gym_number(snapshot, 0, i, &s[i]) < 0)
-            return -1;
-    double dt = p[AC_DT] - 0.0, dt2 = dt / 2.0; /* rk4 over t = [0, dt] */
-    double total = 0.0, coef = 1.0;
-    for (;;) {
-        double y0[5] = {s[0], s[1], s[2], s[3], t->push[legal[(Py_ssize_t)(random(rng) *
-                                                                           (double)count)]]};
-        double k1[5], k2[5], k3[5], k4[5], y[5];
-        acrobot_dsdt(p, y0, k1);
-        for (int i = 0; i < 5; i++)
-            y[i] = y0[i] + dt2 * k1[i];
-        acrobot_dsdt(p, y, k2);
-        for (int i = 0; i < 5; i++)
-            y[i] = y0[i] + dt2 * k2[i];
-        acrobot_dsdt(p, y, k3);
-        for (int i = 0; i < 5; i++)
-            y[i] = y0[i] + dt * k3[i];
-        acrobot_dsdt(p, y, k4);
-        for (int i = 0; i < 4; i++)
-            s[i] = y0[i] + dt / 6.0 * (k1[i] + 2.0 * k2[i] + 2.0 * k3[i] + k4[i]);
-        s[0] = acrobot_wrap(s[0]);
-        s[1] = acrobot_wrap(s[1]);
-        s[2] = acrobot_bound(s[2], p[AC_MAX_VEL_1]);
-        s[3] = acrobot_bound(s[3], p[AC_MAX_VEL_2]);
-        int terminated = -cos(s[0]) - cos(s[1] + s[0]) > 1.0;
-        total += coef * (terminated ? 0.0 : -1.0);
-        moves_left -= 1;
-        if (terminated || moves_left <= 0)
-            break;
-        legal = t->every;
-        count = t->actions;
-        coef *= gamma;
-    }
-    *g = total;
-    return 0;
+    double dt = p[AC_DT] - 0.0, dt2 = dt / 2.0;
+    double y0[5] = {at->x[0], at->x[1], at->x[2], at->x[3], t->push[k]};
+    double k1[5], k2[5], k3[5], k4[5], y[5];
+    acrobot_dsdt(p, y0, k1);
+    for (int i = 0; i < 5; i++)
+        y[i] = y0[i] + dt2 * k1[i];
+    acrobot_dsdt(p, y, k2);
+    for (int i = 0; i < 5; i++)
+        y[i] = y0[i] + dt2 * k2[i];
+    acrobot_dsdt(p, y, k3);
+    for (int i = 0; i < 5; i++)
+        y[i] = y0[i] + dt * k3[i];
+    acrobot_dsdt(p, y, k4);
+    double *s = at->x;
+    for (int i = 0; i < 4; i++)
+        s[i] = y0[i] + dt / 6.0 * (k1[i] + 2.0 * k2[i] + 2.0 * k3[i] + k4[i]);
+    s[0] = acrobot_wrap(s[0]);
+    s[1] = acrobot_wrap(s[1]);
+    s[2] = acrobot_bound(s[2], p[AC_MAX_VEL_1]);
+    s[3] = acrobot_bound(s[3], p[AC_MAX_VEL_2]);
+    int terminated = -cos(s[0]) - cos(s[1] + s[0]) > 1.0;
+    *reward = terminated ? 0.0 : -1.0;
+    *legal = t->every;
+    *count = t->actions;
+    return terminated;
 }
+
+static int (*const gym_steps[])(GymRollout *, Position *, int32_t, double *, const int32_t **,
+                                Py_ssize_t *) = {table_step, cartpole_step, mountain_car_step,
+                                                 acrobot_step};
 
 static int
 gym_rollout(NativeRollout *self, PyObject *state, double (*random)(void *), void *rng,
             long long limit, double gamma, double *g)
 {
+    /* GymnasiumModel.rollout's loop */
     GymRollout *t = (GymRollout *)self;
     PyObject *snapshot;
     long long moves_left;
     int32_t first[GYM_MAX_ACTIONS];
     Py_ssize_t count;
-    if (gym_position(t, state, limit, &snapshot, &moves_left, first, &count) < 0)
+    Position at;
+    if (gym_position(t, state, limit, &snapshot, &moves_left, first, &count) < 0 ||
+        gym_read_position(t, snapshot, &at) < 0)
         return -1;
-    switch (t->kind) {
-    case GYM_TABLE:
-        return table_play(t, snapshot, first, count, random, rng, moves_left, gamma, g);
-    case GYM_CARTPOLE:
-        return cartpole_play(t, snapshot, first, count, random, rng, moves_left, gamma, g);
-    case GYM_MOUNTAIN_CAR:
-        return mountain_car_play(t, snapshot, first, count, random, rng, moves_left, gamma, g);
-    default:
-        return acrobot_play(t, snapshot, first, count, random, rng, moves_left, gamma, g);
+    int (*step)(GymRollout *, Position *, int32_t, double *, const int32_t **, Py_ssize_t *) =
+        gym_steps[t->kind];
+    const int32_t *legal = first;
+    double total = 0.0, coef = 1.0;
+    for (;;) {
+        double reward;
+        int32_t k = legal[(Py_ssize_t)(random(rng) * (double)count)];
+        int terminated = step(t, &at, k, &reward, &legal, &count);
+        total += coef * reward;
+        moves_left -= 1;
+        if (terminated || moves_left <= 0 || count == 0)
+            break;
+        coef *= gamma;
     }
+    *g = total;
+    return 0;
 }
 
 static void
