@@ -79,12 +79,14 @@ extern const char chance_run_doc[], table_rollout_doc[], pig_rollout_doc[],
         {"call_chance_rollout", (PyCFunction)(void (*)(void))core_call_chance_rollout,         \
          METH_FASTCALL, call_chance_rollout_doc},
 
-/* _gym_rollouts.c's function, in the module's method table (_core.c). */
+/* _gym_rollouts.c's functions, in the module's method table (_core.c). */
 PyObject *core_gym_rollout(PyObject *module, PyObject *const *args, Py_ssize_t nargs);
-extern const char gym_rollout_doc[];
+PyObject *core_gym_step(PyObject *module, PyObject *const *args, Py_ssize_t nargs);
+extern const char gym_rollout_doc[], gym_step_doc[];
 
 #define GYM_ROLLOUT_METHODS                                                                    \
     {"gym_rollout", (PyCFunction)(void (*)(void))core_gym_rollout, METH_FASTCALL,              \
-     gym_rollout_doc},
+     gym_rollout_doc},                                                                         \
+        {"gym_step", (PyCFunction)(void (*)(void))core_gym_step, METH_FASTCALL, gym_step_doc},
 
 #endif

@@ -19,7 +19,7 @@
  *   wrap and bound, the terminal test.
  *
  * The env's parameters are copied into the capsule when it is made (native_rollouts.py makes
- * a new one when they change). Actions: the model's actions are numbered k = 0..A-1 in the
+ * a new one when they change). gym_step runs one of its steps, for the start-up check. Actions: the model's actions are numbered k = 0..A-1 in the
  * model's order (a dict maps each to its k); the capsule holds, by k, what the env's step
  * reads of the inner action (CartPole's force, MountainCar's (action - 1) * force, Acrobot's
  * torque; the table's columns are by k).
@@ -568,4 +568,49 @@ core_gym_rollout(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
 fail:
     Py_DECREF(capsule);
     return NULL;
+}
+
+const char gym_step_doc[] =
+    "gym_step(capsule, snapshot, k) -> (position, reward, terminated): one step of a "
+    "gym_rollout capsule's env from ``snapshot`` (a GymnasiumState's) by the action numbered "
+    "k; ``position`` the cell (an int) or the tuple of the state's floats. For the start-up "
+    "check, which compares it with the Python step.";
+
+PyObject *
+core_gym_step(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (wrong_nargs("gym_step", nargs, 3))
+        return NULL;
+    GymRollout *t = PyCapsule_GetPointer(args[0], NATIVE_ROLLOUT_NAME);
+    if (t == NULL)
+        return NULL;
+    if (t->base.rollout != gym_rollout || !PyTuple_Check(args[1])) {
+        PyErr_SetString(PyExc_TypeError, "gym_step takes a gym_rollout capsule and a snapshot");
+        return NULL;
+    }
+    long k = PyLong_AsLong(args[2]);
+    if (k == -1 && PyErr_Occurred())
+        return NULL;
+    if (k < 0 || k >= t->actions) {
+        PyErr_Format(PyExc_ValueError, "gym_step: action number %ld out of 0 to %zd", k,
+                     t->actions - 1);
+        return NULL;
+    }
+    Position at;
+    if (gym_read_position(t, args[1], &at) < 0)
+        return NULL;
+    const int32_t *legal;
+    Py_ssize_t count;
+    double reward;
+    int terminated = gym_steps[t->kind](t, &at, (int32_t)k, &reward, &legal, &count);
+    PyObject *position;
+    if (t->kind == GYM_TABLE)
+        position = PyLong_FromSsize_t(at.cell);
+    else if (t->kind == GYM_MOUNTAIN_CAR)
+        position = Py_BuildValue("(dd)", at.x[0], at.x[1]);
+    else
+        position = Py_BuildValue("(dddd)", at.x[0], at.x[1], at.x[2], at.x[3]);
+    if (position == NULL)
+        return NULL;
+    return Py_BuildValue("(NdN)", position, reward, PyBool_FromLong(terminated));
 }

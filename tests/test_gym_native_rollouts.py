@@ -217,14 +217,15 @@ def test_models_without_a_native_rollout_say_why(env_id, kwargs, arguments, reas
     assert reason in model.native_rollout_refusal
 
 
-def test_a_native_rollout_that_differs_is_refused_at_start_up(monkeypatch):
+@pytest.mark.parametrize("env_id", ["CartPole-v1", "MountainCar-v0", "Acrobot-v1"])
+def test_a_native_rollout_that_differs_by_a_bit_is_refused_at_start_up(monkeypatch, env_id):
     made = native_rollouts.native_parameters
 
-    def lighter(model, scratch):  # CartPole with another gravity: not the model's dynamics
+    def nudged(model, scratch):  # the first parameter (a gravity, a mass) a few ulps off
         kind, push, parameters, table = made(model, scratch)
-        return kind, push, (parameters[0] / 2, *parameters[1:]), table
+        return kind, push, (parameters[0] * (1 + 2**-45), *parameters[1:]), table
 
-    monkeypatch.setattr(native_rollouts, "native_parameters", lighter)
-    model = GymnasiumModel(make("CartPole-v1"))
+    monkeypatch.setattr(native_rollouts, "native_parameters", nudged)
+    model = GymnasiumModel(make(env_id))
     assert model.native_rollout() is None
-    assert "differs from the Python one" in model.native_rollout_refusal
+    assert "the native step differs from the Python one" in model.native_rollout_refusal

@@ -210,6 +210,7 @@ from mcts_agent.adapters.gymnasium.wrappers import (
     steps_before_truncation,
 )
 from mcts_agent.model import StepResult
+from mcts_agent.rollout_policies import CautiousRolloutPolicy
 
 __all__ = ["MAX_ACTIONS", "GymnasiumModel", "GymnasiumState"]
 
@@ -457,6 +458,7 @@ class GymnasiumModel:
             stepped = changed_parameters(read_parameters(unwrapped, ()), probed)
             position = set(KNOWN_SNAPSHOTS.get(env_class, ())).union(stepped)
             self._parameters = read_parameters(unwrapped, position)
+        self._native_rollouts.prepare()  # its start-up check, here rather than in a search
 
     def __reduce__(self) -> tuple:
         """Pickles the model as the recipe to make it again: its env (a copy) and arguments.
@@ -623,8 +625,9 @@ class GymnasiumModel:
         exactly what :meth:`rollout` returns for the same state and generator,
         drawing the same random numbers (``docs/guides/compiled-core.md``,
         "Native rollouts"); the capsule is made with the parameters the model
-        plans with, and a new one when they change. Made once, it is checked
-        against :meth:`rollout` from a few states and seeds.
+        plans with, and a new one when they change. Made when the model is
+        built (with the compiled loop on), it is checked against
+        :meth:`rollout` from a few states and seeds.
 
         Returns:
             A ``PyCapsule`` named ``"mcts_agent.native_rollout"``; None when
@@ -665,6 +668,24 @@ class GymnasiumModel:
         ):
             return None
         return table.native_rollout()
+
+    def native_chance_for(self, rollout_policy: Any) -> Any:
+        """The compiled core's rollout of a toy-text table played with ``rollout_policy``, or None.
+
+        For a :class:`~mcts_agent.rollout_policies.CautiousRolloutPolicy`
+        (exact class) built on this model, while :meth:`native_chance` has a
+        capsule: the search's generic rollout with that policy, in C, drawing
+        the same random numbers (:meth:`TableOutcomes.native_rollout`). None
+        for any other policy (its Python ``__call__`` runs at every move).
+        """
+        if (
+            type(rollout_policy) is not CautiousRolloutPolicy
+            or rollout_policy.model is not self
+            or "safe_actions" in vars(rollout_policy)
+            or self.native_chance() is None
+        ):
+            return None
+        return self._table.native_rollout(rollout_policy)
 
     # ------------------------------------------------------- the live env
 

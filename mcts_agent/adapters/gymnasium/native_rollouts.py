@@ -25,9 +25,15 @@ parameters the model was built with) when the capsule is made, and read again
 at every :meth:`NativeRollouts.capsule` call: a changed parameter gives a new
 capsule, never a stale one.
 
-Start-up check: a new capsule's rollouts are compared with the Python
-rollout's (return bits and the generator's final state) from a few states
-near the live env's position, with a few seeds, limits and discount rates.
+Start-up check, when the model is built (with the compiled loop on; else
+when the capsule is first asked for): along two random walks from the live
+env's position, every step of the capsule is compared with the model's
+``step`` (the position's floats bit for bit, the reward, the termination: a
+rollout's return alone shows little of the dynamics, the rewards of
+CartPole, MountainCar and Acrobot being constant until the end); then its
+rollouts with Python's (return bits and the generator's final state) from a
+few of those states, with a few seeds, limits and discount rates
+(:data:`CHECK_ROLLOUTS`).
 If they differ (e.g. numpy's ``sin``/``cos`` rounding differently from the C
 library's on some machine), there is no capsule: the Python rollout runs,
 and :attr:`NativeRollouts.refusal` (the model's ``native_rollout_refusal``)
@@ -40,6 +46,7 @@ import operator
 import random
 from typing import Any
 
+import numpy as np
 from gymnasium import spaces
 
 from mcts_agent.adapters.gymnasium.known_envs import (
@@ -50,16 +57,13 @@ from mcts_agent.adapters.gymnasium.known_envs import (
     MountainCarEnv,
 )
 
-__all__ = ["CHECK_LIMITS", "CHECK_SEEDS", "NativeRollouts", "native_parameters"]
+__all__ = ["CHECK_ROLLOUTS", "CHECK_WALK", "NativeRollouts", "native_parameters"]
 
-CHECK_SEEDS = (0, 1)
-"""The generator seeds of the start-up check."""
+CHECK_ROLLOUTS = ((0, 1, 1.0), (1, 10, 0.97), (2, 60, 1.0))
+"""The start-up check's rollouts from each of its states: ``(seed, limit, gamma)``."""
 
-CHECK_LIMITS = ((1, 1.0), (20, 0.97), (200, 1.0))
-"""The ``(limit, gamma)`` pairs of the start-up check's rollouts."""
-
-_CHECK_STATES = 3
-"""States of the start-up check: the live position and states a few random steps from it."""
+CHECK_WALK = 30
+"""Steps of each of the start-up check's two random walks from the live position."""
 
 _KINDS = {CartPoleEnv: "cartpole", MountainCarEnv: "mountain_car", AcrobotEnv: "acrobot"}
 
@@ -206,6 +210,19 @@ class NativeRollouts:
         self._watched: tuple | None = None  # _watched(scratch) when _capsule was made
         self._capsule: Any = None
 
+    def prepare(self) -> None:
+        """Makes and checks the capsule now if the compiled loop is on (the model's ``__init__``).
+
+        So that the start-up check's Python rollouts (a few ms; about 25 ms on
+        Acrobot) are spent when the model is built, not inside a search's
+        ``time_limit``. With the pure-Python loop on, :meth:`capsule` makes it
+        when first asked.
+        """
+        from mcts_agent import compiled
+
+        if compiled._core is not None:
+            self.capsule()
+
     def capsule(self) -> Any:
         """The capsule for the model's current parameters (made and checked once), or None.
 
@@ -235,13 +252,13 @@ class NativeRollouts:
             self._watched, self.refusal = watched, made
             return None
         try:
-            states = _check_states(model)
+            root = model.state_of(model.env)
         except ValueError as error:  # not kept: the next call checks again
             self.refusal = f"the start-up check needs the live env's position: {error}"
             return None
         index = {a: k for k, a in enumerate(model._all_actions)}
         capsule = core.gym_rollout(made[0], index, *made[1:])
-        self._watched, self.refusal = watched, _check(core, model, capsule, states)
+        self._watched, self.refusal = watched, _check(core, model, capsule, root)
         if self.refusal is None:
             self._capsule = capsule
         return self._capsule
@@ -259,37 +276,61 @@ def _watched(scratch: Any) -> tuple:
     return tuple(tuple(v) if isinstance(v, list) else v for v in names(scratch))
 
 
-def _check_states(model: Any) -> list:
-    """The start-up check's states: the live position and a few random steps on from it.
+def _check(core: Any, model: Any, capsule: Any, root: Any) -> str | None:
+    """The start-up check: None if the capsule's steps and rollouts are Python's, else why.
 
-    Raises:
-        ValueError: if the live env's position cannot be planned
-            (:meth:`~mcts_agent.adapters.gymnasium.model.GymnasiumModel.state_of`).
+    Two random walks of :data:`CHECK_WALK` steps from ``root`` (the live
+    position): every step of the capsule (``gym_step``) must give the
+    position (the floats bit for bit), reward and termination of the model's
+    ``step``; then the :data:`CHECK_ROLLOUTS` from three of the walks' states
+    must return the Python rollout's return, bit for bit, and leave the
+    generator in the same state.
     """
-    state = model.state_of(model.env)
+    index = {a: k for k, a in enumerate(model._all_actions)}
     walk = random.Random(0)
-    states = [state]
-    while len(states) < _CHECK_STATES:
-        result = model.step(state, state.actions[int(walk.random() * len(state.actions))])
-        if result.terminated:
-            break
-        state = result.next_state
-        states.append(state)
-    return states
-
-
-def _check(core: Any, model: Any, capsule: Any, states: list) -> str | None:
-    """The start-up check: None if the capsule's rollouts are the Python rollout's, else why."""
-    for state in states:
-        for seed in CHECK_SEEDS:
-            for limit, gamma in CHECK_LIMITS:
-                python_rng, native_rng = random.Random(seed), random.Random(seed)
-                expected = model.rollout(state, python_rng, limit, gamma)
-                got = core.call_native(capsule, state, native_rng, limit, gamma)
-                if expected.hex() != got.hex() or python_rng.getstate() != native_rng.getstate():
-                    return (
-                        f"the native rollout differs from the Python one (returns {got!r} and "
-                        f"{expected!r}, or the generators' states) from {state!r} with seed "
-                        f"{seed}, limit {limit}, gamma {gamma}: the Python rollout runs"
-                    )
+    states = []
+    for _ in range(2):
+        state = root
+        for _ in range(CHECK_WALK):
+            states.append(state)
+            action = state.actions[int(walk.random() * len(state.actions))]
+            result = model.step(state, action)
+            position, reward, terminated = core.gym_step(capsule, state.snapshot, index[action])
+            expected = _position(result.next_state.snapshot[0])
+            if (
+                _bits(position) != _bits(expected)
+                or reward.hex() != result.reward.hex()
+                or (terminated != result.terminated and result.next_state.steps_left != 0)
+            ):
+                return (
+                    f"the native step differs from the Python one: {(position, reward, terminated)}"
+                    f" against {(expected, result.reward, result.terminated)} by action {action!r}"
+                    f" from {state!r}: the Python rollout runs"
+                )
+            if result.terminated:
+                break
+            state = result.next_state
+    for state in (states[0], states[len(states) // 2], states[-1]):
+        for seed, limit, gamma in CHECK_ROLLOUTS:
+            python_rng, native_rng = random.Random(seed), random.Random(seed)
+            expected = model.rollout(state, python_rng, limit, gamma)
+            got = core.call_native(capsule, state, native_rng, limit, gamma)
+            if expected.hex() != got.hex() or python_rng.getstate() != native_rng.getstate():
+                return (
+                    f"the native rollout differs from the Python one (returns {got!r} and "
+                    f"{expected!r}, or the generators' states) from {state!r} with seed "
+                    f"{seed}, limit {limit}, gamma {gamma}: the Python rollout runs"
+                )
     return None
+
+
+def _position(first: Any) -> Any:
+    """The position in a snapshot's first item: a table's cell, or the state's floats."""
+    if isinstance(first, int | np.integer):
+        return int(first)
+    return tuple(float(v) for v in first)
+
+
+def _bits(position: Any) -> Any:
+    """A position with its floats as their exact hex strings (to compare bit for bit)."""
+    return position if isinstance(position, int) else tuple(v.hex() for v in position)
