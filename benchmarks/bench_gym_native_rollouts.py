@@ -8,6 +8,8 @@ plain loop searches from the env's reset position with the native rollout
 subclass whose ``native_rollout`` returns None); the two are run in turn,
 ``--repeats`` times (interleaved), and the medians are printed with their
 ratio. The trees are the same either way (tests/test_gym_native_rollouts.py).
+Then the iterations that one search with ``time_limit=0.1`` (``MCTSAgent``'s
+default) runs, the same way.
 
 Usage::
 
@@ -52,6 +54,13 @@ def iterations_per_second(model: GymnasiumModel, env: gym.Env, iterations: int) 
     return iterations / (time.perf_counter() - start)
 
 
+def iterations_in(model: GymnasiumModel, env: gym.Env, seconds: float) -> float:
+    """The iterations of one search with ``time_limit=seconds`` from the env's position."""
+    planner = MCTS(model, time_limit=seconds, seed=0, value_normalization=True)
+    planner.search(model.state_of(env))
+    return planner.summary().iterations
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=5)
@@ -65,6 +74,7 @@ def main() -> None:
     )
     print(header)
     print("-" * len(header))
+    models = {}
     for env_id, kwargs, iterations in CASES:
         iterations = max(1, round(iterations * args.scale))
         env = gym.make(env_id, **kwargs)
@@ -72,12 +82,24 @@ def main() -> None:
         native, python = GymnasiumModel(env), PythonRollouts(env)
         if native.native_rollout() is None:
             raise SystemExit(f"{env_id}: no native rollout ({native.native_rollout_refusal})")
+        models[env_id] = env, native, python
         speeds: dict[str, list[float]] = {"native": [], "python": []}
         for _ in range(args.repeats):
             speeds["native"].append(iterations_per_second(native, env, iterations))
             speeds["python"].append(iterations_per_second(python, env, iterations))
         fast, slow = (statistics.median(speeds[k]) for k in ("native", "python"))
         print(f"{env_id:16s} {iterations:10d} {fast:12.0f} {slow:12.0f} {fast / slow:6.1f}x")
+    print(f"\niterations of a search with time_limit=0.1 (medians of {args.repeats})\n")
+    header = f"{'env':16s} {'native':>10s} {'Python':>10s} {'ratio':>7s}"
+    print(header)
+    print("-" * len(header))
+    for env_id, (env, native, python) in models.items():
+        counts: dict[str, list[float]] = {"native": [], "python": []}
+        for _ in range(args.repeats):
+            counts["native"].append(iterations_in(native, env, 0.1))
+            counts["python"].append(iterations_in(python, env, 0.1))
+        fast, slow = (statistics.median(counts[k]) for k in ("native", "python"))
+        print(f"{env_id:16s} {fast:10.0f} {slow:10.0f} {fast / slow:6.1f}x")
 
 
 if __name__ == "__main__":
