@@ -81,6 +81,26 @@ def test_the_native_rollout_returns_the_python_rollouts_return(env_id):
     assert_same_rollouts(model, capsule, states[:3], [(7, 3000, 0.99)])
 
 
+@pytest.mark.parametrize(
+    ("env_id", "kwargs", "attributes"),
+    [
+        ("CartPole-v1", {"sutton_barto_reward": True}, {}),
+        ("CartPole-v1", {}, {"kinematics_integrator": "semi-implicit euler"}),
+        ("MountainCar-v0", {"goal_velocity": 0.01}, {}),
+        ("Acrobot-v1", {}, {"book_or_nips": "nips"}),
+    ],
+)
+def test_the_envs_variants_agree_too(env_id, kwargs, attributes):
+    env = make(env_id, **kwargs)
+    for name, value in attributes.items():
+        setattr(env.unwrapped, name, value)
+    model = GymnasiumModel(env)
+    capsule = model.native_rollout()
+    assert capsule is not None, model.native_rollout_refusal
+    states = positions(model, env, 6, seed=7)
+    assert_same_rollouts(model, capsule, states, [(s, 40, 0.9) for s in range(3)])
+
+
 def test_rollouts_that_reach_the_end_of_the_time_limit_agree():
     env = make("CliffWalking-v1", max_episode_steps=30)  # steps left 30: most rollouts run out
     model = GymnasiumModel(env)
