@@ -96,6 +96,10 @@ typedef struct {
     TableEntry *entries;
     Py_ssize_t *legal_first; /* legal actions after reaching s: legal[legal_first[s]...] */
     int32_t *legal;
+    /* Or NULL: the actions a move from s draws from, choice[choice_first[c]...] with c = s,
+     * or cells + s for the last move of a counted episode (a CautiousRolloutPolicy's). */
+    Py_ssize_t *choice_first;
+    int32_t *choice;
     /* For records: the legal actions' tuples by cell, GymnasiumState, StepResult, the
      * outcomes' rewards and cells as Python objects (by entry), the empty tuple. */
     PyObject **legal_tuples, *state_type, *result_type, **rewards, **next_cells, *empty;
@@ -136,9 +140,12 @@ table_position(TableRollout *t, PyObject *state, Py_ssize_t *s, int *counted,
     return 1;
 }
 
-/* The generic rollout (MCTS._rollouts, no rollout_policy) of a GymnasiumModel whose outcomes
- * are its TableOutcomes' (mcts_agent/adapters/gymnasium/stochastic.py), one player: the
- * action actions[int(random() * len(actions))]; the outcome drawn as chance.sampler draws
+/* The generic rollout (MCTS._rollouts) of a GymnasiumModel whose outcomes are its
+ * TableOutcomes' (mcts_agent/adapters/gymnasium/stochastic.py), one player: the action
+ * drawn[int(random() * len(drawn))], drawn the legal actions (no rollout_policy) or the
+ * choices of the cell (a CautiousRolloutPolicy's safe actions: the choices of cells + s when
+ * the steps left are 1, and then only states whose actions are their cell's legal ones are
+ * taken, the policy's answers depending on these); the outcome drawn as chance.sampler draws
  * it (one random() if the action has more than one, the first whose running sum of
  * probabilities passes it, else the last); the steps left counted down (0 ends); G = sum of
  * coef * r, coef *= gamma after each move. State: GymnasiumState(snapshot, steps_left,
@@ -167,10 +174,22 @@ table_rollout(NativeChance *self, PyObject *state, double (*random)(void *), voi
         return 0;
     for (Py_ssize_t k = 0; k < count; k++)
         first_legal[k] = (int32_t)PyLong_AsLong(PyTuple_GET_ITEM(first_actions, k));
+    if (t->choice != NULL) {
+        if (count != t->legal_first[s + 1] - t->legal_first[s] ||
+            memcmp(first_legal, &t->legal[t->legal_first[s]], (size_t)count * sizeof(int32_t)))
+            return 0;
+    }
     double total = 0.0, coef = 1.0;
     long long moves_left = limit;
     for (;;) {
-        Py_ssize_t a = legal[(Py_ssize_t)(random(rng) * (double)count)];
+        const int32_t *drawn_from = legal;
+        Py_ssize_t choices = count;
+        if (t->choice != NULL) {
+            Py_ssize_t c = (counted && steps_left == 1 ? t->cells : 0) + s;
+            drawn_from = &t->choice[t->choice_first[c]];
+            choices = t->choice_first[c + 1] - t->choice_first[c];
+        }
+        Py_ssize_t a = drawn_from[(Py_ssize_t)(random(rng) * (double)choices)];
         Py_ssize_t at = s * t->actions + a;
         const TableEntry *entry = &t->entries[t->first[at]];
         Py_ssize_t outcomes = t->first[at + 1] - t->first[at];
@@ -222,6 +241,8 @@ table_clear(TableRollout *t)
     PyMem_Free(t->entries);
     PyMem_Free(t->legal_first);
     PyMem_Free(t->legal);
+    PyMem_Free(t->choice_first);
+    PyMem_Free(t->choice);
     PyMem_Free(t);
 }
 
@@ -380,22 +401,78 @@ table_free(PyObject *capsule)
         table_clear(t);
 }
 
+/* Reads table_rollout's ``choices`` into t (its legal actions read): 0, or -1 with an
+ * exception. */
+static int
+table_choices(TableRollout *t, PyObject *choices)
+{
+    if (!PyList_CheckExact(choices) || PyList_GET_SIZE(choices) != 2)
+        goto malformed;
+    Py_ssize_t total = 0;
+    for (int v = 0; v < 2; v++) {
+        PyObject *cells = PyList_GET_ITEM(choices, v);
+        if (!PyList_CheckExact(cells) || PyList_GET_SIZE(cells) != t->cells)
+            goto malformed;
+        for (Py_ssize_t s = 0; s < t->cells; s++) {
+            PyObject *drawn = PyList_GET_ITEM(cells, s);
+            if (!PyTuple_CheckExact(drawn) ||
+                (PyTuple_GET_SIZE(drawn) == 0) != (t->legal_first[s + 1] == t->legal_first[s]))
+                goto malformed;
+            total += PyTuple_GET_SIZE(drawn);
+        }
+    }
+    t->choice_first = PyMem_Malloc((size_t)(2 * t->cells + 1) * sizeof(Py_ssize_t));
+    t->choice = PyMem_Malloc((size_t)(total ? total : 1) * sizeof(int32_t));
+    if (t->choice_first == NULL || t->choice == NULL) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    Py_ssize_t c = 0;
+    for (int v = 0; v < 2; v++) {
+        PyObject *cells = PyList_GET_ITEM(choices, v);
+        for (Py_ssize_t s = 0; s < t->cells; s++) {
+            PyObject *drawn = PyList_GET_ITEM(cells, s);
+            t->choice_first[v * t->cells + s] = c;
+            for (Py_ssize_t k = 0; k < PyTuple_GET_SIZE(drawn); k++, c++) {
+                Py_ssize_t a = small_index(PyTuple_GET_ITEM(drawn, k), t->actions);
+                int legal = 0;
+                for (Py_ssize_t j = t->legal_first[s]; j < t->legal_first[s + 1]; j++)
+                    legal |= t->legal[j] == a;
+                if (!legal)
+                    goto malformed;
+                t->choice[c] = (int32_t)a;
+            }
+        }
+    }
+    t->choice_first[2 * t->cells] = c;
+    return 0;
+malformed:
+    PyErr_SetString(PyExc_ValueError,
+                    "table_rollout: choices must be None or a list of two lists of a tuple per "
+                    "cell, each a non-empty tuple of legal actions of the cell (empty where the "
+                    "cell has none)");
+    return -1;
+}
+
 const char table_rollout_doc[] =
-    "table_rollout(table, legal, state_type, result_type) -> capsule: the native chance "
+    "table_rollout(table, legal, state_type, result_type, choices) -> capsule: the native chance "
     "rollout and records of a toy-text table (GymnasiumModel's states and StepResults: "
     "``state_type`` and ``result_type``).\n\n"
     "``table[s][a]``: the tuple of (probability, next cell, reward, terminated) outcomes of "
     "action a in cell s (positive probabilities summing to 1 within the search's tolerance, "
     "in the order outcomes() gives them; cells and actions numbered from 0, every cell with "
     "the same number of actions); ``legal[s]``: the tuple of legal actions (ints) after a "
-    "move into cell s that does not end the episode.";
+    "move into cell s that does not end the episode; ``choices``: None (the rollout's actions "
+    "uniformly random legal ones) or two lists of a tuple per cell, the actions a move from s "
+    "draws from uniformly (``choices[1]`` when the move is the last counted step), each a "
+    "non-empty subset of legal[s] (empty where it is).";
 
 PyObject *
 core_table_rollout(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
 {
-    if (wrong_nargs("table_rollout", nargs, 4))
+    if (wrong_nargs("table_rollout", nargs, 5))
         return NULL;
-    PyObject *table = args[0], *legal = args[1];
+    PyObject *table = args[0], *legal = args[1], *choices = args[4];
     if (!PyType_Check(args[2]) || !PyType_IsSubtype((PyTypeObject *)args[2], &PyTuple_Type) ||
         !PyType_Check(args[3]) || !PyType_IsSubtype((PyTypeObject *)args[3], &PyTuple_Type)) {
         PyErr_SetString(PyExc_TypeError, "table_rollout: the state and result types are "
@@ -490,6 +567,8 @@ core_table_rollout(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
     }
     t->first[t->cells * t->actions] = e;
     t->legal_first[t->cells] = l;
+    if (choices != Py_None && table_choices(t, choices) < 0)
+        goto fail;
     PyObject *capsule = PyCapsule_New(t, NATIVE_CHANCE_NAME, table_free);
     if (capsule == NULL)
         goto fail;

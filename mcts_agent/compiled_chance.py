@@ -27,6 +27,13 @@ a capsule named :data:`NATIVE_CHANCE_CAPSULE` (or None) hands the loop C code
   has no callable ``rollout``), through ``outcomes``, ``actions`` and
   ``player`` (:class:`~mcts_agent.adapters.gymnasium.model.GymnasiumModel` on
   a toy-text table: :func:`table_rollout`);
+* with a ``rollout_policy``, the generic rollout played with that policy: a
+  model whose class defines ``native_chance_for(self, rollout_policy)`` may
+  return such a capsule (or None: the policy's ``__call__`` then runs at every
+  move, in Python); :meth:`GymnasiumModel.native_chance_for
+  <mcts_agent.adapters.gymnasium.model.GymnasiumModel.native_chance_for>`
+  does for a :class:`~mcts_agent.rollout_policies.CautiousRolloutPolicy` of
+  the model on a toy-text table;
 * its records: a new chance node's outcomes and keys, in place of the model's
   ``outcomes`` and ``key`` (:func:`mcts_agent.chance.new_record`'s results).
 
@@ -136,9 +143,21 @@ def run(planner: MCTS, tree: GuidedTree, iterations: int) -> int:
 
 
 def _rollout(planner: MCTS, native: Any, fused: Any, generic: Any) -> Any:
-    """``native`` (the model's capsule) if its rollout may replace the rollout, else None."""
+    """The capsule whose rollout may replace the planner's rollout, else None.
+
+    With a ``rollout_policy``: the model's ``native_chance_for(policy)``, if its
+    class defines it (the generic rollout plays the policy); without:
+    ``native`` (the model's ``native_chance()``).
+    """
     model = planner.model
-    if native is None or planner.rollout_policy is not None or (fused is None and generic is None):
+    if fused is None and generic is None:
+        return None
+    policy = planner.rollout_policy
+    if policy is not None:
+        if compiled._defining_class(model, "native_chance_for") is None:
+            return None
+        return model.native_chance_for(policy)
+    if native is None:
         return None
     if fused is not None:  # the model's own rollout, while it is the capsule's class's
         own = compiled._defining_class(model, "native_chance").__dict__.get("rollout")
@@ -149,13 +168,18 @@ def _rollout(planner: MCTS, native: Any, fused: Any, generic: Any) -> Any:
     return native
 
 
-def table_rollout(table: list, legal: list, state_type: type, result_type: type) -> Any:
+def table_rollout(
+    table: list, legal: list, state_type: type, result_type: type, choices: list | None = None
+) -> Any:
     """Returns the native chance rollout of a toy-text table, or None without the core.
 
     The generic rollout of a one-player model whose ``outcomes`` read the
     table (:class:`~mcts_agent.adapters.gymnasium.stochastic.TableOutcomes`):
-    each move a uniformly random legal action, then its outcome drawn as
-    :func:`mcts_agent.chance.sampler` draws it, the steps left counted down.
+    each move an action drawn uniformly (``drawn[int(rng.random() *
+    len(drawn))]``) from the legal actions, or from ``choices``' actions of the
+    cell, then its outcome drawn as :func:`mcts_agent.chance.sampler` draws
+    it, the steps left counted down. With ``choices`` the rollout takes only
+    states whose actions are the table's legal actions of their cell.
 
     Args:
         table: ``table[s][a]``, a tuple of ``(probability, next_cell, reward,
@@ -167,13 +191,20 @@ def table_rollout(table: list, legal: list, state_type: type, result_type: type)
         state_type: ``GymnasiumState``, the NamedTuple of the records' states,
             made as ``outcomes`` makes them (keys as ``snapshot_key`` makes them).
         result_type: ``StepResult``, the NamedTuple of the records' results.
+        choices: None (uniformly random legal actions), or two lists of a
+            tuple per cell: ``choices[0][s]`` the actions drawn from in cell
+            ``s`` by a move that is not the last of the episode's counted
+            steps (steps left None or not 1), ``choices[1][s]`` by one that is;
+            each a non-empty subset of ``legal[s]`` (empty where it is). The
+            ``rollout_policy`` they play: a
+            :class:`~mcts_agent.rollout_policies.CautiousRolloutPolicy`.
 
     Raises:
-        TypeError, ValueError: if the table is not of that form.
+        TypeError, ValueError: if the table or the choices are not of that form.
     """
     if compiled._core is None:
         return None
-    return compiled._core.table_rollout(table, legal, state_type, result_type)
+    return compiled._core.table_rollout(table, legal, state_type, result_type, choices)
 
 
 def pig_rollout(goal: int, state_type: type, result_type: type) -> Any:

@@ -78,25 +78,44 @@ class CautiousRolloutPolicy:
         self._safe: dict[Hashable, tuple[Any, ...]] = {}
 
     def safe_actions(self, state: Any, actions: Sequence[Any]) -> tuple[Any, ...]:
-        """The actions of ``actions`` whose probability of a losing end is least, in their order."""
+        """The actions of ``actions`` whose probability of a losing end is least, in their order.
+
+        :meth:`least_risky`, kept per key (asked once per position).
+        """
         key = state if self._key is None else self._key(state)
         safe = self._safe.get(key)
         if safe is None:
-            risks = []
-            for action in actions:
-                pairs = checked_outcomes(self._outcomes(state, action), state, action)
-                risks.append(
-                    sum(
-                        probability
-                        for probability, result in pairs
-                        if result.terminated and result.reward <= self.loss_reward
-                    )
-                )
-            least = min(risks)
-            safe = self._safe[key] = tuple(
-                action for action, risk in zip(actions, risks, strict=True) if risk <= least + 1e-12
-            )
+            safe = self._safe[key] = self.least_risky(state, actions)
         return safe
+
+    def least_risky(self, state: Any, actions: Sequence[Any]) -> tuple[Any, ...]:
+        """The actions of ``actions`` whose probability of a losing end is least, uncached.
+
+        Each action's risk is the sum, in the order of ``outcomes``, of the
+        probabilities of its outcomes that end the episode with a reward of at
+        most ``loss_reward``; the actions within 1e-12 of the least risk are
+        returned in the order of ``actions``. The compiled chance loop's table
+        rollouts draw from these per cell
+        (:meth:`~mcts_agent.adapters.gymnasium.model.GymnasiumModel.native_chance_for`).
+
+        Raises:
+            ValueError: if ``actions`` is empty; as
+                :func:`~mcts_agent.chance.checked_outcomes` for a malformed answer.
+        """
+        risks = []
+        for action in actions:
+            pairs = checked_outcomes(self._outcomes(state, action), state, action)
+            risks.append(
+                sum(
+                    probability
+                    for probability, result in pairs
+                    if result.terminated and result.reward <= self.loss_reward
+                )
+            )
+        least = min(risks)
+        return tuple(
+            action for action, risk in zip(actions, risks, strict=True) if risk <= least + 1e-12
+        )
 
     def __call__(self, state: Any, actions: Sequence[Any], rng: random.Random) -> Any:
         """Returns one of the safest actions of ``state``, drawn with one ``rng.random()``."""

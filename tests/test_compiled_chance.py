@@ -23,6 +23,7 @@ from mcts_agent.adapters import GymnasiumModel
 from mcts_agent.chance import new_record
 from mcts_agent.compiled import pure_python
 from mcts_agent.envs.pig import PigModel, PigState
+from mcts_agent.rollout_policies import CautiousRolloutPolicy
 
 CORE = compiled._core
 pytestmark = pytest.mark.skipif(CORE is None, reason="the compiled core is not built")
@@ -480,3 +481,160 @@ def test_the_pure_loop_runs_where_the_compiled_one_does_not_apply(compiled_runs)
         return planner
 
     both(make, [state], compiled_runs, compiled_expected=False)
+
+
+# ------------------------------------------------------------------ the cautious rollout policy
+
+
+@pytest.fixture
+def policy_moves(monkeypatch):
+    """The moves CautiousRolloutPolicy chose in Python (its safe_actions calls), by backend."""
+    moves = {"pure": 0, "compiled": 0}
+    safe_actions = CautiousRolloutPolicy.safe_actions
+
+    def counted(policy, state, actions):
+        moves["pure" if compiled._core is None else "compiled"] += 1
+        return safe_actions(policy, state, actions)
+
+    monkeypatch.setattr(CautiousRolloutPolicy, "safe_actions", counted)
+    return moves
+
+
+TAXI = "Taxi-v4" if "Taxi-v4" in gym.registry else "Taxi-v3"
+
+
+@pytest.mark.parametrize(
+    "config",
+    [{}, {"value_normalization": True}, {"reuse_tree": True, "gamma": 0.95}],
+    ids=["plain", "value_normalization", "reuse_tree"],
+)
+@pytest.mark.parametrize(
+    "env_id, kwargs, loss_reward, iterations",
+    [
+        ("FrozenLake-v1", {"is_slippery": True}, 0.0, 300),
+        ("FrozenLake-v1", {"is_slippery": True, "map_name": "8x8"}, 0.0, 150),
+        ("FrozenLake-v1", {"is_slippery": True, "max_episode_steps": 6}, 0.0, 200),
+        ("CliffWalking-v1", {"is_slippery": True}, -2.0, 150),
+        (TAXI, {"is_rainy": True}, 0.0, 150),
+    ],
+    ids=["frozen_lake_4x4", "frozen_lake_8x8", "frozen_lake_6_steps", "cliff_walking", "taxi"],
+)
+def test_cautious_rollouts_build_the_pure_trees_natively(
+    env_id, kwargs, loss_reward, iterations, config, compiled_runs, policy_moves
+):
+    model, state = toy_text(env_id, **kwargs)
+    limit = {} if env_id.startswith("Frozen") else {"rollout_limit": 30}
+
+    def make():
+        policy = CautiousRolloutPolicy(model, loss_reward=loss_reward)
+        return MCTS(model, iterations=iterations, seed=5, rollout_policy=policy, **limit, **config)
+
+    states = [state]
+    if config.get("reuse_tree"):  # two steps down the first search's tree
+        with pure_python():
+            planner = make()
+            planner.search(state)
+        tree = planner.tree
+        outcome = tree.children[tree.children[0][0]][0]
+        states += [tree.states[outcome], tree.states[tree.children[tree.children[outcome][0]][0]]]
+    policy_moves.update(pure=0, compiled=0)  # (the first search above counts too)
+    both(make, states, compiled_runs, invariants=False)
+    assert policy_moves["pure"] > 500
+    assert policy_moves["compiled"] == 0  # every rollout move chosen in C
+
+
+@pytest.mark.parametrize(
+    "env_id, kwargs, loss_reward",
+    [
+        ("FrozenLake-v1", {"is_slippery": True}, 0.0),
+        ("FrozenLake-v1", {"is_slippery": True, "map_name": "8x8"}, 0.0),
+        ("CliffWalking-v1", {"is_slippery": True}, 0.0),
+        ("CliffWalking-v1", {"is_slippery": True}, -50.0),
+    ],
+)
+@pytest.mark.parametrize("limit, gamma", [(1, 1.0), (7, 0.9), (200, 0.99)])
+def test_the_cautious_table_rollout_is_the_search_s_own(env_id, kwargs, loss_reward, limit, gamma):
+    model, start = toy_text(env_id, **kwargs)
+    capsule = model.native_chance_for(CautiousRolloutPolicy(model, loss_reward=loss_reward))
+    assert capsule is not None
+    with pure_python():
+        policy = CautiousRolloutPolicy(model, loss_reward=loss_reward)
+        planner = MCTS(model, iterations=1, rollout_limit=limit, gamma=gamma, rollout_policy=policy)
+    _, rollout = planner._rollouts()
+    states = [result.next_state for _, result in model.outcomes(start, 1)]
+    states += [result.next_state for _, result in model.outcomes(states[-1], 2)]
+    states = [state for state in states if state.actions]
+    # The last counted step (its safe actions are others: every outcome ends) and a few before.
+    states += [state._replace(steps_left=steps) for state in states for steps in (1, 2)]
+    for seed in range(30):
+        state = states[seed % len(states)]
+        planner.rng.seed(seed)
+        expected = rollout(state, state.actions, 0)
+        mine = random.Random(seed)
+        got = CORE.call_chance_rollout(capsule, state, mine, limit, gamma)
+        assert got.hex() == expected.hex()
+        assert mine.getstate() == planner.rng.getstate()
+
+
+def test_the_cautious_capsule_is_made_once_per_policy_and_loss():
+    model, start = toy_text("FrozenLake-v1", is_slippery=True)
+    policy = CautiousRolloutPolicy(model)
+    # Cell 6 (row 1, column 2), holes left (5) and right (7): left and right slip into one of
+    # them 1/3 of the time (a move slips to either side of its direction), down and up 2/3.
+    cell_6 = start._replace(snapshot=(6, 1), observation=6)
+    assert policy.least_risky(cell_6, cell_6.actions) == (0, 2)
+    capsule = model.native_chance_for(policy)
+    assert model.native_chance_for(policy) is capsule
+    assert model.native_chance_for(CautiousRolloutPolicy(model)) is not capsule
+    policy.loss_reward = -1.0
+    assert model.native_chance_for(policy) is not capsule
+
+
+class OwnCautious(CautiousRolloutPolicy):
+    pass
+
+
+def test_other_policies_keep_the_python_rollout(compiled_runs, policy_moves):
+    model, state = toy_text("FrozenLake-v1", is_slippery=True)
+    other_model, _ = toy_text("FrozenLake-v1", is_slippery=True)
+    policies = [OwnCautious(model), CautiousRolloutPolicy(other_model)]
+    for policy in policies:
+        assert model.native_chance_for(policy) is None
+        policy_moves.update(pure=0, compiled=0)
+        both(
+            lambda p=policy: MCTS(model, iterations=100, seed=4, rollout_policy=p),
+            [state],
+            compiled_runs,
+        )
+        assert policy_moves["compiled"] == policy_moves["pure"] > 100
+    assert model.native_chance_for(lambda state, actions, rng: actions[0]) is None
+
+
+def test_a_state_whose_actions_are_not_its_cell_s_is_left_to_python():
+    model, state = toy_text("FrozenLake-v1", is_slippery=True, map_name="8x8")
+    capsule = model.native_chance_for(CautiousRolloutPolicy(model))
+    later = next(r.next_state for _, r in model.outcomes(state, 2) if r.next_state.actions)
+    rng = random.Random(0)
+    before = rng.getstate()
+    assert CORE.call_chance_rollout(capsule, later._replace(actions=(0, 1)), rng, 10, 1.0) is None
+    assert rng.getstate() == before
+    assert CORE.call_chance_rollout(capsule, later, rng, 10, 1.0) is not None
+
+
+def test_malformed_choices_are_refused():
+    from mcts_agent.adapters.gymnasium.model import GymnasiumState
+    from mcts_agent.model import StepResult
+
+    table = [[((1.0, 0, 0.0, False),), ((1.0, 1, 1.0, True),)], [((1.0, 1, 0.0, True),)] * 2]
+    legal = [(0, 1), ()]
+    good = [[(1,), ()], [(0, 1), ()]]
+    assert CORE.table_rollout(table, legal, GymnasiumState, StepResult, good) is not None
+    for choices in (
+        [[(1,), ()]],
+        [[(), ()], [(0,), ()]],
+        [[(2,), ()], [(0,), ()]],
+        [[(1,), (0,)], [(0,), ()]],
+        [[[1], ()], [(0,), ()]],
+    ):
+        with pytest.raises(ValueError, match="choices must be None or a list of two lists"):
+            CORE.table_rollout(table, legal, GymnasiumState, StepResult, choices)

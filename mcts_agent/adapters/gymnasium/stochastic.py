@@ -43,6 +43,7 @@ if TYPE_CHECKING:
     import random
 
     from mcts_agent.adapters.gymnasium.model import GymnasiumModel, GymnasiumState
+    from mcts_agent.rollout_policies import CautiousRolloutPolicy
 
 __all__ = ["TableOutcomes", "observation_key", "reseed_from", "sampled_step", "snapshot_key"]
 
@@ -74,28 +75,45 @@ class TableOutcomes:
         self.masks = None
         if isinstance(env, TaxiEnv):
             self.masks = {s: env.action_mask(s) for s in self.transitions}
-        self._native: Any = False  # native_rollout's capsule (None: none), made once
+        self._native: Any = False  # native_rollout()'s capsule (None: none), made once
+        self._policy_native: tuple[Any, float, Any] | None = None  # (policy, its loss, capsule)
 
-    def native_rollout(self) -> Any:
+    def native_rollout(self, policy: CautiousRolloutPolicy | None = None) -> Any:
         """The compiled core's rollout and records of this table, or None (``compiled-core.md``).
 
-        The search's generic rollout through :meth:`outcomes` (uniformly random
-        legal actions, each outcome drawn as :func:`mcts_agent.chance.sampler`
-        draws it), and a new chance node's outcomes and keys
-        (:func:`snapshot_key`), in C: :func:`mcts_agent.compiled_chance.table_rollout`,
-        made once. None without the core, with the model's own ``action_mask``
-        function (the legal actions are then the env's to say), or a table
-        that is not one of cells and actions numbered from 0 (every cell with
-        the same actions, each the model's action of that number) whose
-        outcomes' probabilities sum to 1 within
+        The search's generic rollout through :meth:`outcomes` (each outcome
+        drawn as :func:`mcts_agent.chance.sampler` draws it), and a new chance
+        node's outcomes and keys (:func:`snapshot_key`), in C:
+        :func:`mcts_agent.compiled_chance.table_rollout`. Its actions are
+        uniformly random legal ones without ``policy``; with a
+        :class:`~mcts_agent.rollout_policies.CautiousRolloutPolicy` of the
+        model, uniformly random among the policy's
+        :meth:`~mcts_agent.rollout_policies.CautiousRolloutPolicy.least_risky`
+        actions of each cell, asked once per cell for a move that is not the
+        episode's last counted step and once for one that is (a cell's outcomes
+        depend on nothing else). Made once (per policy and ``loss_reward``).
+        None without the core, with the model's own ``action_mask`` function
+        (the legal actions are then the env's to say), or a table that is not
+        one of cells and actions numbered from 0 (every cell with the same
+        actions, each the model's action of that number) whose outcomes'
+        probabilities sum to 1 within
         :data:`~mcts_agent.chance.PROBABILITY_TOLERANCE` (the search raises
         there, in Python).
         """
-        if self._native is False:
-            self._native = self._make_native()
-        return self._native
+        if policy is None:
+            if self._native is False:
+                self._native = self._make_native(None)
+            return self._native
+        made = self._policy_native
+        if made is None or made[0] is not policy or made[1] != policy.loss_reward:
+            made = self._policy_native = (
+                policy,
+                policy.loss_reward,
+                self._make_native(policy),
+            )
+        return made[2]
 
-    def _make_native(self) -> Any:
+    def _make_native(self, policy: CautiousRolloutPolicy | None) -> Any:
         """:meth:`native_rollout`'s capsule, or None (its docstring says when)."""
         from mcts_agent.adapters.gymnasium.model import GymnasiumState  # it imports this module
 
@@ -122,7 +140,20 @@ class TableOutcomes:
             legal = [actions for _ in cells]
         else:
             legal = [model._legal_actions(self.masks[s]) for s in cells]
-        return table_rollout(table, legal, GymnasiumState, StepResult)
+        choices = None
+        if policy is not None:
+            # A probe state of each cell (the rest of a snapshot changes no outcome), with the
+            # steps left of a move that is not the last (None) and of one that is (1).
+            choices = [
+                [
+                    policy.least_risky(GymnasiumState((s, None), steps_left, legal[s], s), legal[s])
+                    if legal[s]
+                    else ()
+                    for s in cells
+                ]
+                for steps_left in (None, 1)
+            ]
+        return table_rollout(table, legal, GymnasiumState, StepResult, choices)
 
     def outcomes(self, state: GymnasiumState, action: Any) -> list[tuple[float, StepResult]]:
         """Returns the outcomes of ``action`` in ``state``: ``[(probability, StepResult)]``.
