@@ -40,6 +40,12 @@ Sections (``--sections``, all by default):
   steps) and Pig to 30, defaults otherwise; ``--repeats`` searches per backend,
   interleaved (compiled, pure, compiled, ...; seed ``--seed + repeat``, the
   same trees on both), medians. ``--value-normalization`` turns it on for both.
+* ``cautious-speed``: the same with :class:`~mcts_agent.rollout_policies.CautiousRolloutPolicy`
+  rollouts (a new policy per search) in slippery FrozenLake 4x4 and 8x8: the
+  compiled loop playing the policy in C (``GymnasiumModel.native_chance_for``),
+  the compiled loop calling the Python policy at every move (a subclass of it,
+  which keeps the Python path) and the pure-Python loop, interleaved repeats,
+  medians.
 
 Rates come with Wilson's 95% score interval.
 
@@ -418,16 +424,61 @@ def run_speed(args: argparse.Namespace) -> None:
         )
 
 
+class PythonCautious(CautiousRolloutPolicy):
+    """The cautious policy, called in Python at every rollout move (not its exact class)."""
+
+
+CAUTIOUS_BACKENDS = {
+    "compiled, native policy": (CautiousRolloutPolicy, False),
+    "compiled, Python policy": (PythonCautious, False),
+    "pure Python": (CautiousRolloutPolicy, True),
+}
+
+
+def run_cautious_speed(args: argparse.Namespace) -> None:
+    """Cautious rollouts: native, Python policy in the compiled loop, pure; interleaved, medians."""
+    print(
+        f"\ncautious-speed: one search of {args.speed_iterations} iterations with "
+        f"CautiousRolloutPolicy rollouts, {args.repeats} repeats per backend, interleaved, "
+        f"medians, iterations per second (value_normalization={args.value_normalization})"
+    )
+    print(f"{'case':<16}" + "".join(f"{label:>26}" for label in CAUTIOUS_BACKENDS) + "  speed-up")
+    for name, model, state, options in speed_cases()[:2]:
+        rates: dict[str, list[float]] = {label: [] for label in CAUTIOUS_BACKENDS}
+        for repeat in range(args.repeats):
+            for label, (policy_class, pure) in CAUTIOUS_BACKENDS.items():
+                planner = MCTS(
+                    model,
+                    args.speed_iterations,
+                    seed=args.seed + repeat,
+                    value_normalization=args.value_normalization,
+                    rollout_policy=policy_class(model),
+                    **options,
+                )
+                with compiled.pure_python() if pure else contextlib.nullcontext():
+                    start = time.perf_counter()
+                    planner.search(state)
+                    rates[label].append(args.speed_iterations / (time.perf_counter() - start))
+        medians = [statistics.median(rates[label]) for label in CAUTIOUS_BACKENDS]
+        print(
+            f"{name:<16}"
+            + "".join(f"{rate:>26,.0f}" for rate in medians)
+            + f"  {medians[0] / medians[2]:.1f}x pure, "
+            + f"{medians[0] / medians[1]:.1f}x Python policy",
+            flush=True,
+        )
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument(
         "--sections",
         nargs="+",
         default=["frozenlake", "pig"],
-        choices=["frozenlake", "expected", "pig", "wide", "speed"],
+        choices=["frozenlake", "expected", "pig", "wide", "speed", "cautious-speed"],
     )
-    parser.add_argument("--speed-iterations", type=int, default=10_000, help="(speed)")
-    parser.add_argument("--value-normalization", action="store_true", help="(speed)")
+    parser.add_argument("--speed-iterations", type=int, default=10_000, help="(speed sections)")
+    parser.add_argument("--value-normalization", action="store_true", help="(speed sections)")
     parser.add_argument("--outcomes", type=int, default=100_000, help="outcomes a move (wide)")
     parser.add_argument("--wide-iterations", type=int, default=300)
     parser.add_argument("--repeats", type=int, default=3, help="searches timed (wide, speed)")
@@ -462,6 +513,8 @@ def main(argv: list[str] | None = None) -> None:
             run_wide(args)
         if "speed" in args.sections:
             run_speed(args)
+        if "cautious-speed" in args.sections:
+            run_cautious_speed(args)
     finally:
         if pool:
             pool.shutdown()
