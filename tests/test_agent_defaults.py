@@ -1,0 +1,172 @@
+"""MCTSAgent's defaults (mcts_agent.defaults): read from the env's declarations, never its id."""
+
+from __future__ import annotations
+
+import gymnasium as gym
+import pytest
+from gymnasium import spaces
+from gymnasium.envs.classic_control import CartPoleEnv
+from gymnasium.wrappers import TimeLimit
+from pettingzoo.classic import tictactoe_v3
+
+from mcts_agent import MCTSAgent
+from mcts_agent.defaults import (
+    DEFAULT_TIME_LIMIT,
+    UNBOUNDED_GAMMA,
+    UNBOUNDED_ROLLOUT_LIMIT,
+    gymnasium_defaults,
+)
+
+
+class Walk(gym.Env):
+    """Cells 0..9 in a row; -1 a step (times ``scale``), +10 at cell 9; a hole at cell 3 unless jumped.
+
+    Actions: 0 left, 1 right, 2 jump two cells right (costs 2). Stepping onto cell 3 ends the
+    episode with -20. The best walk from 0: right, jump (over 3), then right to 9.
+    """
+
+    def __init__(self, scale: float = 1.0):
+        self.scale = scale
+        self.observation_space = spaces.Discrete(10)
+        self.action_space = spaces.Discrete(3)
+        self.position = 0
+
+    def reset(self, *, seed=None, options=None):
+        super().reset(seed=seed)
+        self.position = 0
+        return self.position, {}
+
+    def get_state(self):
+        return self.position
+
+    def set_state(self, state):
+        self.position = state
+
+    def is_terminal(self):
+        return self.position in (3, 9)
+
+    def step(self, action):
+        move = (-1, 1, 2)[int(action)]
+        self.position = min(max(self.position + move, 0), 9)
+        reward = -2.0 if action == 2 else -1.0
+        if self.position == 3:
+            reward = -20.0
+        elif self.position == 9:
+            reward = 10.0
+        terminated = self.position in (3, 9)
+        return self.position, reward * self.scale, terminated, False, {}
+
+
+def test_no_budget_is_the_default_time_limit_for_every_env():
+    agent = MCTSAgent(seed=0)
+    env = tictactoe_v3.env()
+    env.reset(seed=0)
+    agent.act(env)
+    assert agent.last_planner.time_limit == DEFAULT_TIME_LIMIT
+    assert agent.last_planner.iterations is None
+    assert agent.last_summary.stop_reason == "time_limit"
+    assert not agent.last_planner.value_normalization  # PettingZoo: no Gymnasium defaults
+
+
+def test_a_given_budget_is_kept():
+    assert MCTSAgent(iterations=10)._search_options.get("time_limit") is None
+    assert MCTSAgent(time_limit=0.5)._search_options["time_limit"] == 0.5
+
+
+def test_a_time_limited_env_is_planned_undiscounted_to_its_limit():
+    env = gym.make("CartPole-v1")
+    env.reset(seed=0)
+    agent = MCTSAgent(iterations=20, seed=0)
+    agent.act(env)
+    planner = agent.last_planner
+    assert planner.value_normalization and planner.reuse_tree
+    assert planner.gamma == 1.0 and planner.rollout_limit == 1000  # the TimeLimit ends rollouts
+    assert agent.last_summary.value_range is not None
+    assert "normalised by the range" in str(agent.last_summary)
+
+
+def test_the_defaults_come_from_the_wrappers_not_the_id():
+    # The same env built from its class, with and without a TimeLimit: no id anywhere.
+    unbounded = CartPoleEnv()
+    assert gymnasium_defaults(unbounded) == {
+        "value_normalization": True,
+        "reuse_tree": True,
+        "gamma": UNBOUNDED_GAMMA,
+        "rollout_limit": UNBOUNDED_ROLLOUT_LIMIT,
+    }
+    bounded = TimeLimit(CartPoleEnv(), max_episode_steps=500)
+    assert gymnasium_defaults(bounded) == {"value_normalization": True, "reuse_tree": True}
+    assert gymnasium_defaults(gym.make("CartPole-v1")) == gymnasium_defaults(bounded)
+    # CliffWalking-v1 is registered without a TimeLimit.
+    assert gymnasium_defaults(gym.make("CliffWalking-v1"))["gamma"] == UNBOUNDED_GAMMA
+
+
+def test_what_the_user_gives_wins():
+    env = gym.make("CliffWalking-v1")
+    env.reset(seed=0)
+    agent = MCTSAgent(
+        iterations=20, value_normalization=False, gamma=0.5, rollout_limit=7, reuse_tree=False
+    )
+    agent.act(env)
+    planner = agent.last_planner
+    assert not planner.value_normalization and not planner.reuse_tree
+    assert (planner.gamma, planner.rollout_limit) == (0.5, 7)
+
+
+def play(env: gym.Env, agent: MCTSAgent, seed: int) -> tuple[list, float]:
+    """One episode: the actions taken and the return."""
+    env.reset(seed=seed)
+    actions, total = [], 0.0
+    while True:
+        action = agent.act(env)
+        actions.append(action)
+        _, reward, terminated, truncated, _ = env.step(action)
+        total += reward
+        if terminated or truncated:
+            return actions, total
+
+
+@pytest.mark.parametrize("scale", [1 / 1024, 1024.0, 1000.0])
+def test_rewards_on_another_scale_give_the_same_plan(scale):
+    # Normalised values make c scale-free: every reward times 1024 or 1/1024 (exact in binary)
+    # or 1000 plays the same walk as the original, with the same seed and the default c: an
+    # optimal one (return 2: a step costs 1 a cell, the jump over the hole 2 for two cells).
+    def episode(reward_scale: float) -> tuple[list, float]:
+        env = TimeLimit(Walk(reward_scale), max_episode_steps=30)
+        return play(env, MCTSAgent(iterations=300, seed=3), seed=0)
+
+    original, total = episode(1.0)
+    scaled, scaled_total = episode(scale)
+    assert total == 2.0
+    assert scaled == original
+    assert scaled_total == pytest.approx(total * scale)
+
+
+def test_without_normalisation_the_scale_changes_the_plan():
+    # The contrast: with the option off, the same c explores rewards of size 1/1024 widely and
+    # finds the optimum, but trusts early estimates of returns in the tens (or thousands) and
+    # jumps into the hole.
+    def episode(reward_scale: float) -> tuple[list, float]:
+        env = TimeLimit(Walk(reward_scale), max_episode_steps=30)
+        return play(env, MCTSAgent(iterations=300, value_normalization=False, seed=3), seed=0)
+
+    assert episode(1 / 1024)[1] == 2 / 1024
+    for scale in (1.0, 1024.0):
+        actions, total = episode(scale)
+        assert actions == [1, 2] and total == -21.0 * scale  # right, then the jump into cell 3
+
+
+def test_taxi_with_the_defaults_delivers_on_the_shortest_route():
+    # Short-budget version of the Gymnasium suite (benchmarks/gymnasium_suite.py): 3,000
+    # iterations a step, the defaults otherwise. A return >= 5 is a delivery within 16 steps
+    # (+20, -1 a step); the optimum averages 7.9 over Taxi's starts.
+    env = gym.make("Taxi-v4")
+    for seed in (0, 1):
+        _, total = play(env, MCTSAgent(iterations=3000, seed=seed), seed=seed)
+        assert total >= 5.0, (seed, total)
+
+
+def test_cartpole_with_the_defaults_balances_to_the_limit():
+    env = gym.make("CartPole-v1", max_episode_steps=200)
+    _, total = play(env, MCTSAgent(iterations=300, seed=0), seed=0)
+    assert total == 200.0
