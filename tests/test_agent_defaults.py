@@ -19,10 +19,10 @@ from mcts_agent.defaults import (
 
 
 class Walk(gym.Env):
-    """Cells 0..9 in a row; -1 a step (times ``scale``), +10 at cell 9; a hole at cell 3 unless jumped.
+    """Cells 0..9 in a row: -1 a step, +10 onto cell 9, -20 into the hole at cell 3 (ends it).
 
-    Actions: 0 left, 1 right, 2 jump two cells right (costs 2). Stepping onto cell 3 ends the
-    episode with -20. The best walk from 0: right, jump (over 3), then right to 9.
+    Rewards are multiplied by ``scale``. Actions: 0 left, 1 right, 2 jump two cells right
+    (costs 2). An optimal walk from 0 returns 2: it must jump from cell 2 over the hole.
     """
 
     def __init__(self, scale: float = 1.0):
