@@ -23,8 +23,9 @@
  * model's own rollout or the generic one (compiled_chance.py), drawing exactly the random
  * numbers of the Python rollout it replaces, and its records in place of the model's outcomes
  * and keys when a chance node is made (the same results). A toy-text transition table's
- * (table_rollout: GymnasiumModel's slippery FrozenLake, CliffWalking, rainy Taxi) and Pig's
- * (pig_rollout) are here.
+ * (table_rollout: GymnasiumModel's slippery FrozenLake, CliffWalking, rainy Taxi; with a
+ * CautiousRolloutPolicy's choices of actions per cell, GymnasiumModel.native_chance_for) and
+ * Pig's (pig_rollout) are here.
  *
  * Memory: the small immutable tuples the loop makes (children, a chance node's priors, the
  * records and the states, results and keys in them) are taken out of the garbage collector's
