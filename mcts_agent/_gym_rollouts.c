@@ -4,7 +4,9 @@
  * Each is GymnasiumModel.rollout (mcts_agent/adapters/gymnasium/model.py), the fused rollout,
  * for one env, statement for statement: the action actions[int(random() * len(actions))],
  * the env's step, g += coef * reward, the moves left (min(limit, steps left)) counted down,
- * the end at termination, at no move left or at no legal action, coef *= gamma. The steps
+ * the end at termination, at no move left or at no legal action, coef *= gamma; with
+ * rollout_actions="repeated", the action kept while it has repeats left and is legal, else a
+ * new one and its duration int(1.0 / (1.0 - random())) drawn after it. The steps
  * are the ones the Python rollout runs, with the same IEEE operations in the same order
  * (built with floating-point contraction off; cos and sin are the C library's, which numpy
  * and math call on the machines where mcts_agent/adapters/gymnasium/native_rollouts.py's
@@ -55,6 +57,7 @@ enum { AC_M1, AC_M2, AC_L1, AC_LC1, AC_LC2, AC_I1, AC_I2, AC_MAX_VEL_1, AC_MAX_V
 typedef struct {
     NativeRollout base;
     int kind;
+    int repeated;           /* rollout_actions == "repeated" */
     PyObject *action_index; /* dict: the model's action -> k */
     Py_ssize_t actions;     /* A */
     double push[GYM_MAX_ACTIONS];
@@ -384,9 +387,22 @@ gym_rollout(NativeRollout *self, PyObject *state, double (*random)(void *), void
         gym_steps[t->kind];
     const int32_t *legal = first;
     double total = 0.0, coef = 1.0;
+    int32_t k = -1;         /* "repeated": the action played */
+    long long repeats = 0;  /* and for how many more steps */
     for (;;) {
         double reward;
-        int32_t k = legal[(Py_ssize_t)(random(rng) * (double)count)];
+        if (!t->repeated)
+            k = legal[(Py_ssize_t)(random(rng) * (double)count)];
+        else {
+            int is_legal = 0;
+            for (Py_ssize_t i = 0; i < count && !is_legal; i++)
+                is_legal = legal[i] == k;
+            if (repeats == 0 || !is_legal) {
+                k = legal[(Py_ssize_t)(random(rng) * (double)count)];
+                repeats = (long long)(1.0 / (1.0 - random(rng)));
+            }
+            repeats -= 1;
+        }
         int terminated = step(t, &at, k, &reward, &legal, &count);
         total += coef * reward;
         moves_left -= 1;
@@ -489,7 +505,8 @@ gym_read_table(GymRollout *t, PyObject *table)
 }
 
 const char gym_rollout_doc[] =
-    "gym_rollout(kind, action_index, push, parameters, table) -> capsule: the native rollout of "
+    "gym_rollout(kind, action_index, push, parameters, table, repeated) -> capsule: the native "
+    "rollout of "
     "a deterministic Gymnasium env (GymnasiumModel.rollout; mcts_agent/adapters/gymnasium/"
     "native_rollouts.py makes and checks it).\n\n"
     "``kind``: 'table', 'cartpole', 'mountain_car' or 'acrobot'. ``action_index``: a dict, the "
@@ -498,12 +515,14 @@ const char gym_rollout_doc[] =
     "empty for a table). ``parameters``: a tuple of floats, the env's (_gym_rollouts.c's order "
     "for the kind; empty for a table). ``table``: None, or for 'table' (next, reward, "
     "terminated, legal): lists of the next cell, reward and termination at s * A + k, and "
-    "legal[s] the tuple of the k legal after reaching cell s.";
+    "legal[s] the tuple of the k legal after reaching cell s. ``repeated``: a bool, True for "
+    "GymnasiumModel(rollout_actions='repeated') (each action drawn repeated for a duration "
+    "int(1.0 / (1.0 - random())) drawn after it, while legal), False for uniform draws.";
 
 PyObject *
 core_gym_rollout(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
 {
-    if (wrong_nargs("gym_rollout", nargs, 5))
+    if (wrong_nargs("gym_rollout", nargs, 6))
         return NULL;
     const char *name = PyUnicode_Check(args[0]) ? PyUnicode_AsUTF8(args[0]) : NULL;
     int kind = -1;
@@ -516,6 +535,10 @@ core_gym_rollout(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
         return NULL;
     }
     PyObject *action_index = args[1], *push = args[2], *parameters = args[3], *table = args[4];
+    if (!PyBool_Check(args[5])) {
+        PyErr_Format(PyExc_TypeError, "gym_rollout: repeated must be a bool, got %R", args[5]);
+        return NULL;
+    }
     Py_ssize_t actions = PyDict_CheckExact(action_index) ? PyDict_GET_SIZE(action_index) : -1;
     if (actions < 1 || actions > GYM_MAX_ACTIONS || !PyTuple_CheckExact(push) ||
         PyTuple_GET_SIZE(push) != (kind == GYM_TABLE ? 0 : actions) ||
@@ -533,6 +556,7 @@ core_gym_rollout(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
     t->base.version = NATIVE_ROLLOUT_VERSION;
     t->base.rollout = gym_rollout;
     t->kind = kind;
+    t->repeated = args[5] == Py_True;
     t->actions = actions;
     t->action_index = Py_NewRef(action_index);
     PyObject *capsule = PyCapsule_New(t, NATIVE_ROLLOUT_NAME, gym_free);

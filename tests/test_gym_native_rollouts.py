@@ -60,10 +60,11 @@ def assert_same_rollouts(model, capsule, states, cases):
             assert native_rng.getstate() == python_rng.getstate()
 
 
+@pytest.mark.parametrize("rollout_actions", ["uniform", "repeated"])
 @pytest.mark.parametrize("env_id", ENVS)
-def test_the_native_rollout_returns_the_python_rollouts_return(env_id):
+def test_the_native_rollout_returns_the_python_rollouts_return(env_id, rollout_actions):
     env = make(env_id, **ENVS[env_id])
-    model = GymnasiumModel(env)
+    model = GymnasiumModel(env, rollout_actions=rollout_actions)
     capsule = model.native_rollout()
     assert capsule is not None, model.native_rollout_refusal
     assert model.native_rollout_refusal is None
@@ -101,9 +102,10 @@ def test_the_envs_variants_agree_too(env_id, kwargs, attributes):
     assert_same_rollouts(model, capsule, states, [(s, 40, 0.9) for s in range(3)])
 
 
-def test_rollouts_that_reach_the_end_of_the_time_limit_agree():
+@pytest.mark.parametrize("rollout_actions", ["uniform", "repeated"])
+def test_rollouts_that_reach_the_end_of_the_time_limit_agree(rollout_actions):
     env = make("CliffWalking-v1", max_episode_steps=30)  # steps left 30: most rollouts run out
-    model = GymnasiumModel(env)
+    model = GymnasiumModel(env, rollout_actions=rollout_actions)
     capsule = model.native_rollout()
     states = positions(model, env, 20, seed=2)
     assert {s.steps_left for s in states} > {30, 29}
@@ -133,20 +135,21 @@ def key_snapshot(planner):
 
 @pytest.mark.parametrize("env_id", ENVS)
 @pytest.mark.parametrize(
-    "config",
+    ("config", "rollout_actions"),
     [
-        {"gamma": 1.0},
-        {"gamma": 0.95, "value_normalization": True, "reuse_tree": True},
+        ({"gamma": 1.0}, "uniform"),
+        ({"gamma": 0.95, "value_normalization": True, "reuse_tree": True}, "uniform"),
+        ({"gamma": 1.0, "value_normalization": True, "reuse_tree": True}, "repeated"),
     ],
 )
-def test_searches_with_the_native_rollout_build_the_pure_trees(env_id, config):
+def test_searches_with_the_native_rollout_build_the_pure_trees(env_id, config, rollout_actions):
     iterations, limit = {"MountainCar-v0": (12, 60), "Acrobot-v1": (12, 60)}.get(
         env_id, (120, 1000)
     )
     trees = []
     for backend in ("python", "compiled"):
         env = make(env_id, seed=3, **ENVS[env_id])
-        model = GymnasiumModel(env)
+        model = GymnasiumModel(env, rollout_actions=rollout_actions)
         config = {"iterations": iterations, "rollout_limit": limit, "seed": 4, **config}
         if backend == "python":
             with pure_python():
@@ -249,3 +252,40 @@ def test_a_native_rollout_that_differs_by_a_bit_is_refused_at_start_up(monkeypat
     model = GymnasiumModel(make(env_id))
     assert model.native_rollout() is None
     assert "the native step differs from the Python one" in model.native_rollout_refusal
+
+
+def test_the_capsule_plays_the_models_rollout_actions():
+    # the same env and generator: the repeated capsule returns the repeated Python rollout's
+    # returns and draws, the uniform one the uniform one's, and the two differ
+    env = make("Taxi-v4", seed=8)
+    uniform = GymnasiumModel(env)
+    repeated = GymnasiumModel(env, rollout_actions="repeated")
+    state = uniform.state_of(env)
+    returns = {}
+    for model in (uniform, repeated):
+        capsule = model.native_rollout()
+        assert_same_rollouts(model, capsule, [state], [(s, 200, 1.0) for s in range(6)])
+        returns[model.rollout_actions] = [
+            CORE.call_native(capsule, state, random.Random(s), 200, 1.0) for s in range(6)
+        ]
+    assert returns["uniform"] != returns["repeated"]
+    with pytest.raises(TypeError, match="repeated must be a bool"):
+        CORE.gym_rollout("table", {0: 0}, (), (), ([0], [0.0], [False], [(0,)]), 1)
+
+
+def test_a_repeated_capsule_that_differs_from_python_is_refused_at_start_up(monkeypatch):
+    # the capsule made with uniform draws for a "repeated" model: the check sees it
+    made = CORE.gym_rollout
+
+    class Core:
+        def __getattr__(self, name):
+            return getattr(CORE, name)
+
+        @staticmethod
+        def gym_rollout(*arguments):
+            return made(*arguments[:-1], False)
+
+    monkeypatch.setattr(compiled, "_core_module", Core())
+    model = GymnasiumModel(make("CartPole-v1"), rollout_actions="repeated")
+    assert model.native_rollout() is None
+    assert "the native rollout differs from the Python one" in model.native_rollout_refusal

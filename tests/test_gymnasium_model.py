@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import copy
 import importlib.util
+import pickle
 import random
 import re
 from pathlib import Path
@@ -652,6 +653,106 @@ def test_fused_rollout_equals_the_step_by_step_rollout(env_id, kwargs):
             if terminated or not current.actions:
                 break
         assert fused == pytest.approx(g)
+
+
+class Corridor(gym.Env):
+    """Cells 0 to 3 on a line: action a moves by a - 1 and pays a; no step leaves the line."""
+
+    action_space = spaces.Discrete(3)
+    observation_space = spaces.Discrete(4)
+
+    def reset(self, *, seed=None, options=None):
+        super().reset(seed=seed)
+        self.x = 0
+        return self.x, {"action_mask": self.action_mask()}
+
+    def step(self, action):
+        self.x += int(action) - 1
+        return self.x, float(action), False, False, {"action_mask": self.action_mask()}
+
+    def action_mask(self):  # left is illegal at 0, right at 3
+        return np.array([self.x > 0, 1, self.x < 3], dtype=np.int8)
+
+    def get_state(self):
+        return self.x
+
+    def set_state(self, state):
+        self.x = state
+
+
+def test_repeated_rollout_actions_worked_by_hand():
+    env = Corridor()
+    env.reset(seed=0)
+    model = GymnasiumModel(env, rollout_actions="repeated")
+    assert model.rollout_actions == "repeated"
+    # random.Random(0)'s draws r0.. r9: .844 .758 .421 .259 .511 .405 .784 .303 .477 .583.
+    # x=0, legal (1, 2): r0 -> (1, 2)[int(1.69)] = 2, r1 -> int(1 / .242) = 4 steps:
+    #   2 2 2 (x 1, 2, 3); at x=3 right is illegal, one repeat left unused:
+    # legal (0, 1): r2 -> (0, 1)[int(.84)] = 0, r3 -> int(1 / .741) = 1 step: 0 (x 2);
+    # legal (0, 1, 2): r4 -> int(1.53) = 1, r5 -> int(1 / .595) = 1 step: 1 (x 2);
+    # r6 -> int(2.35) = 2, r7 -> int(1 / .697) = 1 step: 2 (x 3);
+    # legal (0, 1): r8 -> int(.95) = 0, r9 -> int(1 / .417) = 2 steps: 0 0 (x 2, 1).
+    # Rewards = actions 2 2 2 0 1 2 0 0, discounted by 0.1: the digits of 2.22012.
+    rng = random.Random(0)
+    g = model.rollout(model.state_of(env), rng, 8, 0.1)
+    assert g == pytest.approx(2.22012, abs=1e-12)
+    expected = random.Random(0)
+    for _ in range(10):  # two draws per action drawn, none per repeat
+        expected.random()
+    assert rng.getstate() == expected.getstate()
+    # uniform: one draw a step, 2 2 1 0 1 (x 1, 2, 2, 1, 1) ...
+    uniform = GymnasiumModel(env)
+    assert uniform.rollout_actions == "uniform"
+    assert uniform.rollout(uniform.state_of(env), random.Random(0), 5, 0.1) == pytest.approx(
+        2.2101, abs=1e-12
+    )
+
+
+@pytest.mark.parametrize(
+    ("env_id", "kwargs"),
+    [("CartPole-v1", {}), ("Taxi-v4", {}), ("FrozenLake-v1", {"is_slippery": False})],
+)
+def test_fused_repeated_rollout_equals_the_step_by_step_rollout(env_id, kwargs):
+    """The rule stepped by hand: a drawn action, its duration, kept while it lasts and is legal."""
+    env = make(env_id, **kwargs)
+    model = GymnasiumModel(env, rollout_actions="repeated")
+    state = model.state_of(env)
+    lengths = set()
+    for seed in range(20):
+        rng, reference = random.Random(seed), random.Random(seed)
+        fused = model.rollout(state, rng, 60, 0.9)
+        g, coef, current, action, left, played = 0.0, 1.0, state, None, 0, []
+        for _ in range(60):
+            if left == 0 or action not in current.actions:
+                action = current.actions[int(reference.random() * len(current.actions))]
+                left = int(1.0 / (1.0 - reference.random()))
+                lengths.add(left)
+            left -= 1
+            played.append(action)
+            current, reward, terminated = model.step(current, action)
+            g += coef * reward
+            coef *= 0.9
+            if terminated or not current.actions:
+                break
+        assert fused == pytest.approx(g, abs=1e-12), played
+        assert rng.getstate() == reference.getstate()
+    assert max(lengths) >= 5  # long repeats were played
+
+
+def test_rollout_actions_is_validated_and_pickled():
+    env = make("CartPole-v1")
+    with pytest.raises(ValueError, match='rollout_actions must be "uniform" or "repeated"'):
+        GymnasiumModel(env, rollout_actions="sticky")
+    with pytest.raises(ValueError, match="needs a deterministic env"):
+        GymnasiumModel(make("FrozenLake-v1", is_slippery=True), rollout_actions="repeated")
+    model = GymnasiumModel(env, rollout_actions="repeated")
+    copied = pickle.loads(pickle.dumps(model))
+    assert copied.rollout_actions == "repeated"
+    state = model.state_of(env)
+    for seed in range(5):
+        assert copied.rollout(copied.state_of(copied.env), random.Random(seed), 500, 1.0) == (
+            model.rollout(state, random.Random(seed), 500, 1.0)
+        )
 
 
 # ------------------------------------------------------------------- planning

@@ -212,10 +212,13 @@ from mcts_agent.adapters.gymnasium.wrappers import (
 from mcts_agent.model import StepResult
 from mcts_agent.rollout_policies import CautiousRolloutPolicy
 
-__all__ = ["MAX_ACTIONS", "GymnasiumModel", "GymnasiumState"]
+__all__ = ["MAX_ACTIONS", "ROLLOUT_ACTIONS", "GymnasiumModel", "GymnasiumState"]
 
 MAX_ACTIONS = 100_000
 """Most actions a ``MultiDiscrete`` space may have (every combination is one action)."""
+
+ROLLOUT_ACTIONS = ("uniform", "repeated")
+"""The values of ``GymnasiumModel(rollout_actions=...)``: how the fused rollout draws actions."""
 
 _EPISODE_OVER = "the episode is over ({}): call env.reset() before planning"
 
@@ -299,6 +302,21 @@ class GymnasiumModel:
     :class:`~mcts_agent.model.RolloutModel`: one restore, then the env is
     stepped to the end.
 
+    Rollout actions (``rollout_actions``): ``"uniform"`` draws a uniformly
+    random legal action at every step, as the search's own rollout does.
+    ``"repeated"`` plays temporally extended random actions, ez-greedy's
+    exploration (Dabney, Ostrovski & Barreto, 2021, "Temporally-extended
+    epsilon-greedy exploration", ICLR, §3, with epsilon = 1): a random legal
+    action ``actions[int(rng.random() * len(actions))]`` is repeated for a
+    duration ``n = int(1.0 / (1.0 - rng.random()))`` drawn right after it
+    (``P(n >= k) = 1/k`` for k >= 1: the paper's zeta distribution with
+    mu = 2 made continuous, mean unbounded, capped by the rollout's length);
+    a new action and duration are drawn once it has been played ``n`` times
+    or when it is not legal in the position reached. Uniform random actions
+    dither in place on tasks that need momentum (MountainCar-v0, Acrobot-v1
+    almost never reach their goal by them), repeated ones travel. It applies
+    to deterministic envs, the only ones with a fused rollout.
+
     Args:
         env: the live env, already reset (``env.reset(seed=...)``); a
             ``gymnasium.Env``, wrapped or not. It is never stepped, reset or
@@ -314,11 +332,14 @@ class GymnasiumModel:
         clone: None (the fastest method available), ``"snapshot"`` (require
             the attribute snapshot of a known env) or ``"deepcopy"`` (force
             deep copies, e.g. to measure the speed-up).
+        rollout_actions: ``"uniform"`` (default) or ``"repeated"``, how
+            :meth:`rollout` draws its actions (above, "Rollout actions").
 
     Attributes:
         env: the live env the model was built for.
         clone_method: ``"snapshot"``, ``"user"``, ``"env_methods"`` or
             ``"deepcopy"`` (module docstring).
+        rollout_actions: ``"uniform"`` or ``"repeated"``, as given.
 
     Raises:
         TypeError: if ``env`` is not a ``gymnasium.Env``, its action space is
@@ -332,7 +353,10 @@ class GymnasiumModel:
             (as far as can be told: :meth:`state_of`), it draws from outside
             itself (a global generator) or hides information (Blackjack), is
             wrapped in a wrapper planning would ignore, has no legal action
-            in its current position, or an argument is invalid.
+            in its current position, or an argument is invalid
+            (``rollout_actions`` not one of :data:`ROLLOUT_ACTIONS`, or
+            ``"repeated"`` for a stochastic env, whose rollouts the search
+            plays itself).
     """
 
     def __init__(
@@ -343,6 +367,7 @@ class GymnasiumModel:
         set_state: Callable[[Any, Any], None] | None = None,
         action_mask: Callable[[Any], Any] | None = None,
         clone: str | None = None,
+        rollout_actions: str = "uniform",
     ) -> None:
         if not isinstance(env, gym.Env):
             raise TypeError(f"env must be a gymnasium.Env, got {type(env).__name__}")
@@ -357,8 +382,13 @@ class GymnasiumModel:
                 raise TypeError(f"{name} must be callable, got {function!r}")
         if clone not in (None, "snapshot", "deepcopy"):
             raise ValueError(f'clone must be None, "snapshot" or "deepcopy", got {clone!r}')
+        if rollout_actions not in ROLLOUT_ACTIONS:
+            raise ValueError(
+                f'rollout_actions must be "uniform" or "repeated", got {rollout_actions!r}'
+            )
 
         self.env = env
+        self.rollout_actions = rollout_actions
         self._native_rollouts = NativeRollouts(self)
         # What pickling sends to a worker process (MCTS(workers=k)): the recipe, see __reduce__.
         self._arguments = {
@@ -366,6 +396,7 @@ class GymnasiumModel:
             "set_state": set_state,
             "action_mask": action_mask,
             "clone": clone,
+            "rollout_actions": rollout_actions,
         }
         unwrapped = env.unwrapped
         self._unwrapped = unwrapped
@@ -452,6 +483,12 @@ class GymnasiumModel:
                 chance = "sample_step"
         if chance is not None:
             self._become_stochastic(chance)
+            if rollout_actions != "uniform":
+                raise ValueError(
+                    f'rollout_actions="{rollout_actions}" needs a deterministic env: '
+                    f"{env_class.__name__} is stochastic ({chance}), and the search plays its "
+                    'rollouts with uniformly random actions; pass rollout_actions="uniform"'
+                )
         if self.clone_method != "deepcopy" and probed is None:
             self._parameters = read_parameters(unwrapped, KNOWN_SNAPSHOTS.get(env_class, ()))
         elif self.clone_method != "deepcopy":
@@ -559,14 +596,18 @@ class GymnasiumModel:
         check_steps_again(self, snapshot, actions, outcomes, seed)
 
     def rollout(self, state: GymnasiumState, rng: random.Random, limit: int, gamma: float) -> float:
-        """Plays uniformly random legal actions from ``state``; returns the discounted return.
+        """Plays random legal actions from ``state``; returns the discounted return.
 
         The fused rollout of :class:`~mcts_agent.model.RolloutModel`: the
         position is restored once into a scratch env (or deep-copied once),
         which is then stepped until the episode ends, the time limit runs out
-        or ``limit`` actions have been played. Actions are drawn as the
-        search's own rollout draws them (``actions[int(rng.random() *
-        len(actions))]``), so the returns have the same distribution.
+        or ``limit`` actions have been played. With ``rollout_actions="uniform"``
+        actions are drawn as the search's own rollout draws them
+        (``actions[int(rng.random() * len(actions))]``), so the returns have
+        the same distribution; with ``"repeated"`` each action so drawn is
+        followed by its duration ``int(1.0 / (1.0 - rng.random()))`` and
+        played that many steps while legal (class docstring, "Rollout
+        actions").
 
         Args:
             state: a state of this model with at least one legal action.
@@ -595,8 +636,16 @@ class GymnasiumModel:
         moves_left = limit if steps_left is None else min(limit, steps_left)
         g = 0.0
         coef = 1.0
+        repeated = self.rollout_actions == "repeated"
+        action, repeats_left = None, 0  # "repeated": the action played, and for how much longer
         while True:
-            action = actions[int(random_() * len(actions))]
+            if not repeated:
+                action = actions[int(random_() * len(actions))]
+            else:
+                if repeats_left == 0 or action not in actions:
+                    action = actions[int(random_() * len(actions))]
+                    repeats_left = int(1.0 / (1.0 - random_()))
+                repeats_left -= 1
             outcome = env_step(inner_actions[action])
             _, reward, terminated, truncated, info = outcome
             if checked is not None:

@@ -17,7 +17,8 @@ exact classes, with the ``"snapshot"`` clone and a deterministic model:
 
 The C rollout returns exactly what :meth:`GymnasiumModel.rollout` returns for
 the same state and generator: the same random numbers (one
-``rng.random()`` per move), the same floating-point operations in the same
+``rng.random()`` per move; with ``rollout_actions="repeated"``, two per
+action drawn: the action and its duration), the same floating-point operations in the same
 order, the same end (termination, ``limit``, the ``TimeLimit``'s steps left,
 no legal action). The env's parameters are read from the object the Python
 rollout steps (the model's scratch env or fast stepper, which holds the
@@ -119,7 +120,8 @@ def native_parameters(model: Any, scratch: Any) -> tuple | str:
 
     Returns:
         ``(kind, push, parameters, table)``, the arguments of the core's
-        ``gym_rollout`` after the action numbers (``_gym_rollouts.c``), all
+        ``gym_rollout`` after the action numbers and before ``repeated``
+        (``_gym_rollouts.c``), all
         plain floats, ints and bools; or a string saying why this model has
         no native rollout.
     """
@@ -257,7 +259,8 @@ class NativeRollouts:
             self.refusal = f"the start-up check needs the live env's position: {error}"
             return None
         index = {a: k for k, a in enumerate(model._all_actions)}
-        capsule = core.gym_rollout(made[0], index, *made[1:])
+        repeated = model.rollout_actions == "repeated"
+        capsule = core.gym_rollout(made[0], index, *made[1:], repeated)
         self._watched, self.refusal = watched, _check(core, model, capsule, root)
         if self.refusal is None:
             self._capsule = capsule
