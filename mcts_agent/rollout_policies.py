@@ -40,7 +40,10 @@ class CautiousRolloutPolicy:
     ``rng.random()`` (as the search's own random rollout draws:
     ``safe[int(rng.random() * len(safe))]``). The safe actions of a position
     are kept per ``model.key(state)`` (the state itself without a ``key``), so
-    each position's outcomes are asked once per policy.
+    each position's outcomes are asked once per policy. With the compiled
+    core, on the toy-text table of the ``GymnasiumModel`` it is built on, the
+    compiled chance loop plays it in C, with the same trees
+    (:meth:`~mcts_agent.adapters.gymnasium.model.GymnasiumModel.native_chance_for`).
 
     Args:
         model: a stochastic model with ``outcomes(state, action)``
