@@ -214,9 +214,10 @@ class MCTSAgent:
     a move's budget is 0.1 s unless ``iterations`` or ``time_limit`` is
     given; a single-agent Gymnasium env is planned with the options of
     :func:`~mcts_agent.defaults.gymnasium_defaults` that the user left out
-    (value normalisation, tree reuse, and for an env with no ``TimeLimit`` a
-    discount and a rollout horizon), read from the env's declarations, never
-    from its id. ``last_planner`` shows the options a move was planned with,
+    (value normalisation, tree reuse, for an env with no ``TimeLimit`` a
+    discount and a rollout horizon, and for an env planned through its
+    transition table one-step-lookahead rollouts), read from the env's
+    declarations, never from its id. ``last_planner`` shows the options a move was planned with,
     and ``last_summary.value_range`` the normalisation's range.
 
     Attributes:
@@ -517,7 +518,7 @@ class MCTSAgent:
             from mcts_agent.adapters.gymnasium import GymnasiumModel
 
             model = GymnasiumModel(env, clone=self.clone)
-            defaults = gymnasium_defaults(env)
+            defaults = gymnasium_defaults(env, model)
         binding = _Binding(
             self._planner(model, defaults=defaults),
             model.state_of,

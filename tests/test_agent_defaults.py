@@ -16,6 +16,7 @@ from mcts_agent.defaults import (
     UNBOUNDED_ROLLOUT_LIMIT,
     gymnasium_defaults,
 )
+from mcts_agent.rollout_policies import CautiousRolloutPolicy
 
 
 class Walk(gym.Env):
@@ -170,3 +171,40 @@ def test_cartpole_with_the_defaults_balances_to_the_limit():
     env = gym.make("CartPole-v1", max_episode_steps=200)
     _, total = play(env, MCTSAgent(iterations=300, seed=0), seed=0)
     assert total == 200.0
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "least"),
+    [({"is_slippery": True}, 0.0), ({"map_name": "8x8"}, 0.0)],
+)
+def test_a_transition_table_gets_cautious_rollouts_with_its_least_reward(kwargs, least):
+    env = gym.make("FrozenLake-v1", **kwargs)
+    env.reset(seed=0)
+    agent = MCTSAgent(iterations=50, seed=0)
+    agent.act(env)
+    policy = agent.last_planner.rollout_policy
+    assert isinstance(policy, CautiousRolloutPolicy)
+    assert policy.model is agent.last_planner.model and policy.loss_reward == least
+
+
+def test_slippery_cliff_walking_counts_the_cliff_as_its_least_reward():
+    # Reaching the goal pays -1 and ends the episode: with loss_reward 0 it would count as a
+    # loss and rollouts would shun the goal; the table's least reward is the cliff's -100.
+    env = gym.make("CliffWalking-v1", is_slippery=True)
+    env.reset(seed=0)
+    agent = MCTSAgent(iterations=50, seed=0)
+    agent.act(env)
+    assert agent.last_planner.rollout_policy.loss_reward == -100.0
+
+
+def test_a_deterministic_table_keeps_random_rollouts_and_the_user_may_say_so_too():
+    env = gym.make("Taxi-v4")
+    env.reset(seed=0)
+    agent = MCTSAgent(iterations=50, seed=0)
+    agent.act(env)
+    assert agent.last_planner.rollout_policy is None
+    slippery = gym.make("FrozenLake-v1")
+    slippery.reset(seed=0)
+    uniform = MCTSAgent(iterations=50, rollout_policy=None, seed=0)
+    uniform.act(slippery)
+    assert uniform.last_planner.rollout_policy is None
