@@ -208,3 +208,19 @@ def test_a_deterministic_table_keeps_random_rollouts_and_the_user_may_say_so_too
     uniform = MCTSAgent(iterations=50, rollout_policy=None, seed=0)
     uniform.act(slippery)
     assert uniform.last_planner.rollout_policy is None
+
+
+def test_slippery_frozen_lake_with_the_defaults_beats_random_rollouts():
+    # Short-budget version of the suite's FrozenLake row: 1,000 iterations a move, seeds 0-11.
+    # Observed: the defaults (cautious rollouts) reach the goal in 8 of 12 episodes, random
+    # rollouts in 0 (the optimum is 0.744 of episodes).
+    env = gym.make("FrozenLake-v1")
+
+    def goals(**options) -> int:
+        return sum(
+            play(env, MCTSAgent(iterations=1000, seed=seed, **options), seed=seed)[1] > 0
+            for seed in range(12)
+        )
+
+    assert goals() >= 7
+    assert goals(rollout_policy=None) <= 2
