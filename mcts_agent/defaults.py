@@ -53,7 +53,8 @@ def gymnasium_defaults(env: Any, model: Any = None) -> dict[str, Any]:
       finite and a rollout ends within the discount's effective horizon.
       With a ``TimeLimit`` the env's own objective is the undiscounted
       return of an episode that ends at the limit: ``gamma`` stays 1.0 and
-      rollouts end at the limit (the model stops them there).
+      ``rollout_limit`` is the limit's ``max_episode_steps`` (the model
+      ends each rollout at the steps left).
     * An env planned through its transition table (``model.chance ==
       "outcomes"``: slippery FrozenLake and CliffWalking, rainy Taxi): the
       rollouts look one step ahead,
@@ -74,9 +75,12 @@ def gymnasium_defaults(env: Any, model: Any = None) -> dict[str, Any]:
         dict, option name -> value, of :class:`~mcts_agent.search.MCTS`'s keywords.
     """
     options: dict[str, Any] = {"value_normalization": True, "reuse_tree": True}
-    if not _declares_episode_length(env):
+    episode_length = _episode_length(env)
+    if episode_length is None:
         options["gamma"] = UNBOUNDED_GAMMA
         options["rollout_limit"] = UNBOUNDED_ROLLOUT_LIMIT
+    else:
+        options["rollout_limit"] = episode_length
     if model is not None and getattr(model, "chance", None) == "outcomes":
         from mcts_agent.rollout_policies import CautiousRolloutPolicy
 
@@ -91,13 +95,14 @@ def gymnasium_defaults(env: Any, model: Any = None) -> dict[str, Any]:
     return options
 
 
-def _declares_episode_length(env: Any) -> bool:
-    """True if a ``TimeLimit`` is among ``env``'s wrappers."""
+def _episode_length(env: Any) -> int | None:
+    """The smallest ``max_episode_steps`` of the ``TimeLimit`` wrappers of ``env``, or None."""
     from gymnasium.wrappers import TimeLimit
 
+    lengths = []
     layer = env
     while layer is not None:
         if isinstance(layer, TimeLimit):
-            return True
+            lengths.append(layer._max_episode_steps)
         layer = getattr(layer, "env", None)
-    return False
+    return min(lengths) if lengths else None

@@ -262,7 +262,9 @@ class MCTS(Generic[StateT]):
             played are not normalised; ``SearchSummary.value_range`` reports
             ``(lo, hi)``. MuZero's min-max statistics (Schrittwieser et al.,
             2020, Appendix B; mctx's ``qtransform_by_min_max``);
-            ``docs/guides/guided-search.md``, "Value normalisation".
+            ``docs/guides/guided-search.md``, "Value normalisation". With
+            ``leaf_batch > 1`` only with ``virtual_loss=0.0`` (a virtual loss
+            is in reward units, not scale-free).
         time_limit: float > 0, seconds a search may take on ``clock``, or None.
             The search stops at the first iteration boundary after it (the
             overshoot is about 1 ms, :data:`mcts_agent.budgets.CHUNK_SECONDS`);
@@ -457,6 +459,13 @@ class MCTS(Generic[StateT]):
         self.leaf_batch, self.virtual_loss = leaf_batching.checked_options(
             leaf_batch, virtual_loss, self.stochastic, solve, on_iteration is not None
         )
+        if value_normalization and self.leaf_batch > 1 and self.virtual_loss > 0.0:
+            raise ValueError(
+                f"value_normalization=True is scale-free, but leaf batching's virtual loss "
+                f"(virtual_loss={self.virtual_loss}) is in reward units and would swamp small "
+                "returns (or vanish in large ones); with leaf_batch > 1 pass virtual_loss=0.0, "
+                "or value_normalization=False"
+            )
         # The general loop (mcts_agent.general_loop) runs when an option needs it.
         self._general = (
             self.reward_players is not None

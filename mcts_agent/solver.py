@@ -113,6 +113,9 @@ def selection_rule(
         kids = children[node]
         if untried[node]:
             return len(kids), UNVISITED  # UCT tries the actions in order
+        for kid in kids:  # a leaf of this leaf-batching round (virtual_loss=0): pulled first
+            if not visits[kid] and proven_values[kid] is None:
+                return action_indices[kid], kid
         log_n = log(visits[node])
         lo, span = normalizer(value_range)
         best_score = -math.inf
@@ -120,11 +123,8 @@ def selection_rule(
         for kid in kids:
             score = proven_values[kid]
             if score is None:
-                n = visits[kid]
-                if not n:  # a leaf of this leaf-batching round (virtual_loss=0): pulled first
-                    return action_indices[kid], kid
                 q = values[kid] if span is None else (values[kid] - lo) / span
-                score = q + c * sqrt(log_n / n)
+                score = q + c * sqrt(log_n / visits[kid])
             elif span is not None:
                 score = (score - lo) / span
             if score > best_score:

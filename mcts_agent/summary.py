@@ -184,5 +184,12 @@ def format_summary(
     ]
     if summary.value_range is not None:
         lo, hi = summary.value_range
-        lines.append(f"values normalised by the range [{lo:+.6g}, {hi:+.6g}] met in the backups")
+        if hi > lo:
+            lines.append(
+                f"values normalised by the range [{lo:+.6g}, {hi:+.6g}] met in the backups"
+            )
+        elif hi == lo:  # Qn = Q while hi <= lo
+            lines.append(f"values not normalised: every value met in the backups was {lo:+.6g}")
+        else:
+            lines.append("values not normalised: no backup met a value")
     return "\n".join(lines)

@@ -81,7 +81,7 @@ def test_a_time_limited_env_is_planned_undiscounted_to_its_limit():
     agent.act(env)
     planner = agent.last_planner
     assert planner.value_normalization and planner.reuse_tree
-    assert planner.gamma == 1.0 and planner.rollout_limit == 1000  # the TimeLimit ends rollouts
+    assert planner.gamma == 1.0 and planner.rollout_limit == 500  # the TimeLimit's length
     assert agent.last_summary.value_range is not None
     assert "normalised by the range" in str(agent.last_summary)
 
@@ -96,7 +96,13 @@ def test_the_defaults_come_from_the_wrappers_not_the_id():
         "rollout_limit": UNBOUNDED_ROLLOUT_LIMIT,
     }
     bounded = TimeLimit(CartPoleEnv(), max_episode_steps=500)
-    assert gymnasium_defaults(bounded) == {"value_normalization": True, "reuse_tree": True}
+    assert gymnasium_defaults(bounded) == {
+        "value_normalization": True,
+        "reuse_tree": True,
+        "rollout_limit": 500,
+    }
+    longer = TimeLimit(CartPoleEnv(), max_episode_steps=3000)
+    assert gymnasium_defaults(longer)["rollout_limit"] == 3000  # more than MCTS's 1000
     assert gymnasium_defaults(gym.make("CartPole-v1")) == gymnasium_defaults(bounded)
     # CliffWalking-v1 is registered without a TimeLimit.
     assert gymnasium_defaults(gym.make("CliffWalking-v1"))["gamma"] == UNBOUNDED_GAMMA

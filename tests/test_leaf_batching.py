@@ -226,3 +226,12 @@ def test_uct_without_virtual_loss_takes_a_round_s_new_leaf_first():
     for node in range(1, len(tree)):
         if tree.children[node]:
             assert tree.visits[node] >= sum(tree.visits[child] for child in tree.children[node])
+
+
+def test_uct_without_virtual_loss_when_a_round_is_wider_than_the_root():
+    # Two root actions, rounds of four: the third selection of the first round finds the root
+    # fully expanded with N(root) = 0 (no backup yet); its first child of the round is taken.
+    model = ScriptedGame(GAME)
+    planner = MCTS(model, 40, leaf_batch=4, virtual_loss=0.0, seed=0)
+    planner.search("root")
+    assert planner.tree.visits[ROOT] == 40

@@ -401,12 +401,12 @@ def test_the_compiled_plain_loop_builds_the_pure_trees_on_random_games(game, con
     "config",
     [
         {"evaluator": HashedPriors()},
-        {"evaluator": HashedPriors(value=False), "virtual_loss": 0.5},
+        {"evaluator": HashedPriors(value=False)},
         {"evaluator": HashedPriors(close=True)},  # off PUCT's fast path: the Python rule
         {"evaluator": HashedPriors(), "reuse_tree": True, "gamma": 0.9},
         {"selection": "uct"},  # selection in Python, the backup in C
     ],
-    ids=["priors", "rollouts-vl0.5", "close", "reuse", "uct"],
+    ids=["priors", "rollouts", "close", "reuse", "uct"],
 )
 def test_leaf_batching_builds_the_same_trees_on_both_backends(config):
     config = {
@@ -414,6 +414,7 @@ def test_leaf_batching_builds_the_same_trees_on_both_backends(config):
         "exploration": 2.0,
         "selection": "puct",
         "leaf_batch": 8,
+        "virtual_loss": 0.0,  # a virtual loss is not scale-free: refused with the option
         "seed": 4,
         "value_normalization": True,
         **config,
@@ -472,3 +473,22 @@ def test_the_agent_passes_the_option_and_the_range_through():
     assert agent.last_planner.value_normalization
     assert agent.last_summary.value_range == agent.last_planner.summary().value_range
     assert agent.last_summary.value_range[0] < -1.0
+
+
+def test_a_virtual_loss_with_normalised_values_is_refused():
+    # A virtual loss is in reward units: with returns of 1e-6 it swamped Q and played the worst
+    # move; the combination is refused with its cause, and virtual_loss=0.0 is accepted.
+    with pytest.raises(ValueError, match="virtual loss .* is in reward units"):
+        MCTS(ConnectFourModel(), 10, leaf_batch=4, value_normalization=True)
+    MCTS(ConnectFourModel(), 10, leaf_batch=4, virtual_loss=0.0, value_normalization=True)
+
+
+def test_the_summary_says_when_nothing_was_normalised():
+    # One backup meets one value: hi == lo, so Qn = Q; the summary must not claim a range.
+    planner = MCTS(TicTacToeModel(), 1, value_normalization=True, seed=0)
+    planner.search(EMPTY_BOARD)
+    lo, hi = planner.summary().value_range
+    assert lo == hi
+    text = str(planner.summary())
+    assert "values not normalised: every value met in the backups was" in text
+    assert "normalised by the range" not in text
