@@ -327,10 +327,16 @@ def _chess_render(env: Any) -> str:
 
 
 def _generic_render(env: Any) -> str:
-    if getattr(env, "render_mode", None) == "ansi":  # PettingZoo's text mode
-        return str(env.render())
     inner = env.unwrapped
     name = (getattr(inner, "metadata", None) or {}).get("name", type(inner).__name__)
+    if getattr(env, "render_mode", None) == "ansi":  # PettingZoo's text mode
+        try:
+            return str(env.render())
+        except Exception as error:  # e.g. tic-tac-toe accepts "ansi" but draws with pygame
+            return (
+                f"(no board to show: {name}'s render() in render_mode='ansi' raised "
+                f"{type(error).__name__}: {error})"
+            )
     return f"(no board to show: {name} does not render as text)"
 
 

@@ -209,3 +209,15 @@ def test_a_tiny_search_prints_its_time_and_rate_not_zero(capsys):
     match = re.fullmatch(r"1 iteration in (\S+) s \(([\d,.]+) iterations/s\), 2 nodes, .*", line)
     assert match and float(match[1]) > 0 and float(match[2].replace(",", "")) > 0
     assert "0.000 s" not in line
+
+
+def test_search_goes_on_when_the_env_cannot_draw_its_text_board(capsys):
+    # PettingZoo's tic-tac-toe accepts render_mode="ansi" but draws with pygame, and raises:
+    # the board line says so, and the search is still printed.
+    assert (
+        main(["search", "--game", "classic/tictactoe-v3:render_mode=ansi", "--iterations", "50"])
+        == 0
+    )
+    out = capsys.readouterr().out
+    assert "(no board to show: tictactoe_v3's render() in render_mode='ansi' raised" in out
+    assert "visits and value for player_1 of each move:" in out
