@@ -189,6 +189,22 @@ def test_evaluate_plays_two_agents_in_the_users_aec_env(tmp_path, capsys):
     capsys.readouterr()
 
 
+def test_evaluate_plays_random_in_a_game_without_action_masks(tmp_path, capsys):
+    # no "action_mask": every action of the Discrete space is legal, as the adapter reads it
+    argv = ["--opponent", "random", "--workers", "1"]
+    unmasked = evaluate(tmp_path, "--game", "user_envs:unmasked_race:target=6", *argv)
+    masked = evaluate(tmp_path, "--game", "user_envs:race:target=6", *argv)
+    (match,) = unmasked["matches"]
+    assert match["tally"]["first"] == {"wins": 3, "draws": 0, "losses": 0}
+    for game in match["games"]:
+        assert_race_played(game, 6)
+    # the same legal actions (all of them), the same seeded draws: the same games
+    assert [g["moves"] for g in match["games"]] == [
+        g["moves"] for g in masked["matches"][0]["games"]
+    ]
+    capsys.readouterr()
+
+
 def test_tournament_and_search_take_the_users_game(tmp_path, capsys):
     argv = ["tournament", "--game", "user_envs:race:target=5", "--agents", "mcts:iterations=200"]
     argv += ["random", "--games", "4", "--workers", "1", "--no-progress"]

@@ -89,3 +89,9 @@ class BareRace(MaskedRace):
 def race(target: int = 6, render_mode: str | None = None) -> MaskedRace:
     """The factory ``--game user_envs:race`` calls (with ``target=`` from ``:target=6``)."""
     return MaskedRace(target, render_mode)
+
+
+def unmasked_race(target: int = 6) -> Race:
+    """tests/pettingzoo_envs.py's :class:`Race` as it is: observations without an
+    ``"action_mask"`` (every action of its ``Discrete(2)`` is legal)."""
+    return Race(target)

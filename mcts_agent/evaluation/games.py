@@ -143,9 +143,13 @@ class PettingZooGame:
     ``step()``; seat ``k`` is ``env.possible_agents[k]``, and a seat's return is
     the sum of the rewards ``last()`` gives its agent. An :class:`MCTSPlayer`
     acts through :class:`mcts_agent.MCTSAgent` (``agent.act(env)``), a
-    :class:`RandomPlayer` picks from the observation's ``action_mask`` with its
-    own seeded generator, and any other player (perfect, minimax, a user's
-    factory) plays on ``model`` from ``state_of(env)``, its action converted
+    :class:`RandomPlayer` picks from the legal actions with its own seeded
+    generator (the adapter's rule,
+    :func:`~mcts_agent.adapters.pettingzoo.reading.mask_actions`: the
+    observation's ``"action_mask"``, else ``infos[agent]["action_mask"]``, else
+    every action of the agent's ``Discrete`` space), and any other player
+    (perfect, minimax, a user's factory) plays on ``model`` from ``state_of(env)``, its
+    action converted
     by ``to_env_action``; without a ``model`` (any env but tic-tac-toe and
     connect four), on a :class:`~mcts_agent.adapters.PettingZooModel` of the
     game's env, made for each such player at the start of each game.
@@ -290,11 +294,13 @@ class PettingZooGame:
 
             return MCTSAgent(seed=seed, **player.options).act
         if isinstance(player, RandomPlayer):
+            from mcts_agent.adapters.pettingzoo.reading import mask_actions
+
             rng = np.random.default_rng(seed)
 
             def random_move(env: Any) -> Any:
-                mask = env.observe(env.agent_selection)["action_mask"]
-                return int(rng.choice(np.flatnonzero(mask)))
+                legal = mask_actions(env, env.agent_selection)
+                return int(rng.choice(np.asarray(legal)))
 
             return random_move
         if self.model is None:
@@ -320,8 +326,11 @@ class PettingZooGame:
             ``(env actions played, (return of seat 0, return of seat 1))``.
 
         Raises:
-            ValueError: if a policy plays an action the env's mask forbids.
+            ValueError: if a policy plays an action that is not legal (by the
+                rule of the class docstring).
         """
+        from mcts_agent.adapters.pettingzoo.reading import mask_actions
+
         env = self.make_env()
         try:
             env.reset(seed=game_seed)
@@ -332,17 +341,16 @@ class PettingZooGame:
             returns: dict[Hashable, float] = {}
             moves = []
             for agent in env.agent_iter():
-                observation, reward, terminated, truncated, _ = env.last()
+                _, reward, terminated, truncated, _ = env.last()
                 returns[agent] = returns.get(agent, 0.0) + float(reward)
                 if terminated or truncated:
                     action = None
                 else:
+                    legal = mask_actions(env, agent)
                     action = policies[agent](env)
-                    mask = observation["action_mask"]
-                    if not (0 <= int(action) < len(mask) and mask[int(action)]):
+                    if action not in legal:
                         raise ValueError(
-                            f"{agent} played {action!r}, which the action mask forbids "
-                            f"(legal: {np.flatnonzero(mask).tolist()})"
+                            f"{agent} played {action!r}, which is not legal (legal: {list(legal)})"
                         )
                     moves.append(int(action))
                 env.step(action)
