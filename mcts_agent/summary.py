@@ -125,7 +125,7 @@ def format_root_table(summary: SearchSummary, label: Callable[[Any], str] = str)
     for i in order[:ROOT_TABLE_MOVES]:
         n = summary.visit_counts[i]
         row = [label(summary.actions[i]), str(n), f"{n / total:.1%}"]
-        row.append(f"{summary.values[i]:+.3f}" if n else "-")
+        row.append(_value_text(summary.values[i]) if n else "-")
         if priors:
             row.append(f"{summary.priors[i]:.3f}")
         if proven:
@@ -142,6 +142,16 @@ def format_root_table(summary: SearchSummary, label: Callable[[Any], str] = str)
     if len(order) > ROOT_TABLE_MOVES:
         lines.append(f"... {len(order) - ROOT_TABLE_MOVES} less visited moves")
     return "\n".join(lines)
+
+
+def _value_text(value: float) -> str:
+    """A value with 3 decimals, or 4 significant digits where decimals would hide it.
+
+    Values of 1e-6 would all read +0.000, and values of 1e300 would take 300 digits.
+    """
+    if value == 0.0 or 1e-3 <= abs(value) < 1e6:
+        return f"{value:+.3f}"
+    return f"{value:+.4g}"
 
 
 def format_summary(

@@ -774,3 +774,15 @@ def test_the_general_loop_backs_up_numpy_rollout_returns_as_floats(options):
     planner.search(EMPTY_BOARD)
     assert {type(w) for w in planner.tree.value_sums} == {float}
     assert json.loads(json.dumps(planner.to_dict()))["nodes"][0]["visits"] == 200
+
+
+@pytest.mark.parametrize(
+    ("scale", "shown"),
+    [(1.0, "+1.000"), (1e-6, "+1e-06"), (1e300, "+1e+300"), (1e6, "+1e+06")],
+)
+def test_str_of_a_summary_shows_values_at_any_scale(scale, shown):
+    # Three decimals hide 1e-6 (+0.000) and spell 1e300 in 300 digits: 4 significant digits there.
+    model = ScriptedGame({"root": (1, {"win": ("end", scale, True)})})
+    planner = MCTS(model, 3, seed=0)
+    planner.search("root")
+    assert str(planner.summary()).splitlines()[2].split()[-1] == shown
