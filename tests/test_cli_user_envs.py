@@ -151,8 +151,28 @@ def test_plan_errors_name_the_module_the_env_and_the_bad_item(tmp_path, monkeypa
     assert "argument --env-kwargs: 'size' given twice" in error_of(argv, capsys)
     argv = [*PLAN, "--env", "user_envs:Corridor-v0", "--env-kwargs", "width=4"]
     message = error_of(argv, capsys)
-    assert "argument --env: env 'user_envs:Corridor-v0:width=4'" in message
+    assert "argument --env-kwargs: env 'user_envs:Corridor-v0:width=4'" in message
     assert "unexpected keyword argument 'width'" in message
+
+
+@pytest.mark.parametrize(
+    "args, option, words",
+    [
+        # the env's constructor refuses a value of --env-kwargs, or a name: --env-kwargs
+        (["--env-kwargs", "size='x'"], "--env-kwargs", "env \"user_envs:Corridor-v0:size='x'\""),
+        # a name --env gives is refused, though --env-kwargs is fine: --env
+        (["--env-kwargs", "size=3"], "--env", "unexpected keyword argument 'width'"),
+        # an MCTS option's value or name: --options, not --env
+        (["--options", "gamma=2"], "--options", "gamma must be a finite number"),
+        (["--options", "nosuch=1"], "--options", "unknown MCTS option 'nosuch'"),
+    ],
+)
+def test_plan_errors_name_the_argument_at_fault(args, option, words, capsys):
+    env = "user_envs:Corridor-v0:width=4" if option == "--env" else "user_envs:Corridor-v0"
+    argv = ["plan", "--episodes", "1", "--no-progress", "--env", env, *args]
+    message = error_of(argv, capsys)
+    assert message.startswith(f"mcts-agent plan: error: argument {option}: ")
+    assert words in message
 
 
 def assert_race_played(game: dict, target: int) -> None:

@@ -122,6 +122,23 @@ def _env(parser: argparse.ArgumentParser, args: argparse.Namespace) -> str:
     return env_id + format_options(tuple(options.items()))
 
 
+def _refused_by(args: argparse.Namespace) -> str:
+    """The option to name when the env of ``--env`` and ``--env-kwargs`` cannot be made.
+
+    ``--env-kwargs`` if the env of ``--env`` alone can be made (its kwargs refused),
+    else ``--env``.
+    """
+    from mcts_agent.evaluation import planning
+
+    if not args.env_kwargs:
+        return "--env"
+    try:
+        planning.make_env(args.env).close()
+    except (ImportError, ValueError):
+        return "--env"
+    return "--env-kwargs"
+
+
 def run(args: argparse.Namespace, parser: argparse.ArgumentParser, out: TextIO) -> int:
     """Runs ``mcts-agent plan`` with its parsed ``args``; returns the exit status."""
     from mcts_agent.evaluation import planning
@@ -130,7 +147,7 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser, out: TextIO) 
     try:  # a module:EnvId's module that cannot be imported: an ImportError naming it
         planning.make_env(env).close()
     except (ImportError, ValueError) as error:
-        parser.error(f"argument --env: {error}")
+        parser.error(f"argument {_refused_by(args)}: {error}")
     settings = _option_settings(parser, args, ("iterations", "time_limit", "seed"))
     extra = {name: values[0] for name, values in settings.items()}
     extra.setdefault("exploration", DEFAULT_EXPLORATION)
@@ -138,6 +155,10 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser, out: TextIO) 
         extra["time_limit"] = args.time_limit
     iterations = args.iterations or ([None] if args.time_limit is not None else [200])
     settings = [{"iterations": n, **extra} for n in dict.fromkeys(iterations)]
+    try:
+        planning.check_agent_options(settings[0])
+    except (TypeError, ValueError) as error:
+        parser.error(f"argument --options: {error}")
     try:
         planning.check_plannable(env, settings[0])
     except (TypeError, ValueError) as error:

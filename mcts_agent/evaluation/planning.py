@@ -48,6 +48,7 @@ __all__ = [
     "GOALS",
     "EpisodeRecord",
     "PlanResult",
+    "check_agent_options",
     "check_plannable",
     "make_env",
     "plan_episodes",
@@ -177,6 +178,22 @@ def play_episode(env: str, options: dict[str, Any] | None, seed: int, index: int
     return EpisodeRecord(index, (policy_seed, env_seed), total, steps, success, seconds)
 
 
+def check_agent_options(options: dict[str, Any]) -> None:
+    """Checks, before any env is made, that ``MCTSAgent(**options)`` accepts ``options``.
+
+    Args:
+        options: the MCTS agent's options, e.g. ``{"iterations": 200, "gamma": 0.9}``.
+
+    Raises:
+        ValueError, TypeError: naming the option refused (an unknown one: the
+            valid ones listed).
+    """
+    from mcts_agent.agent import MCTSAgent
+    from mcts_agent.evaluation.players import _construct
+
+    _construct(MCTSAgent, options)
+
+
 def check_plannable(env: str, options: dict[str, Any] | None) -> None:
     """Checks, before any episode, that ``env`` can be made and the agent can plan in it.
 
@@ -193,10 +210,7 @@ def check_plannable(env: str, options: dict[str, Any] | None) -> None:
     try:
         if options is None:
             return
-        from mcts_agent.agent import MCTSAgent
-        from mcts_agent.evaluation.players import _construct
-
-        _construct(MCTSAgent, options)
+        check_agent_options(options)
         from mcts_agent.adapters.gymnasium import GymnasiumModel
 
         live.reset(seed=0)
