@@ -19,7 +19,7 @@ import user_envs
 from mcts_agent.cli import main
 from mcts_agent.cli.options import keyword_arguments
 from mcts_agent.evaluation import parse_spec
-from mcts_agent.evaluation.specs import import_path
+from mcts_agent.evaluation.specs import display_value, import_path
 
 PLAN = ["plan", "--episodes", "2", "--iterations", "100", "--options", "gamma=0.9"]
 PLAN += ["--workers", "1", "--no-progress"]
@@ -84,7 +84,7 @@ def test_plan_makes_the_users_env_with_its_kwargs(tmp_path, capsys):
     assert out[0] == "user_envs:Corridor-v0:size=4: 2 episodes each"
     assert [line.split()[0] for line in out[2:4]] == [
         "random",
-        "mcts:iterations=100,gamma=0.9,exploration=2.8284271247461903",
+        "mcts:iterations=100,gamma=0.9,exploration=2.828",
     ]
     random_policy, mcts = json.loads(path.read_text())
     assert mcts["env"] == "user_envs:Corridor-v0:size=4"
@@ -317,3 +317,30 @@ def test_search_shows_the_text_an_ansi_env_renders(capsys):
     lines = capsys.readouterr().out.splitlines()
     assert lines[0] == "scores: player_0 2, player_1 1"
     assert lines[1].startswith("player_0 to move; 500 iterations")
+
+
+def test_labels_print_floats_to_four_significant_digits(tmp_path, capsys):
+    argv = ["plan", "--env", "user_envs:Corridor-v0", "--iterations", "20", "--episodes", "1"]
+    argv += ["--workers", "1", "--no-progress", "--options", "gamma=0.123456789"]
+    assert main([*argv, "--json", str(tmp_path / "plan.json")]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[3].startswith("mcts:iterations=20,gamma=0.1235,exploration=2.828  ")
+    # the saved results keep the full values
+    saved = json.loads((tmp_path / "plan.json").read_text())[1]
+    assert saved["policy"] == "mcts:iterations=20,gamma=0.123456789,exploration=2.8284271247461903"
+    argv = ["evaluate", "--game", "tictactoe", "--opponent", "random", "--iterations", "20"]
+    argv += ["--games", "1", "--workers", "1", "--no-progress"]
+    assert main([*argv, "--options", "gamma=0.987654321"]) == 0
+    assert ", gamma = 0.9877 (W/D/L of MCTS)" in capsys.readouterr().out.splitlines()[0]
+    assert main([*argv, "--options", "gamma=0.987654321,0.5"]) == 0  # swept: a column
+    rows = capsys.readouterr().out.splitlines()[3:5]
+    assert [row.split()[:2] for row in rows] == [["random", "0.9877"], ["random", "0.5"]]
+    assert [display_value(v) for v in (1.0, 0.95, 1e-06, 2 / 3, 123456.0, 3, "x")] == [
+        "1.0",
+        "0.95",
+        "1e-06",
+        "0.6667",
+        "1.235e+05",
+        "3",
+        "x",
+    ]

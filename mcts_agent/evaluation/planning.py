@@ -277,6 +277,13 @@ class PlanResult:
             return "random"
         return "mcts" + format_options(tuple(self.options.items()))
 
+    @property
+    def display_label(self) -> str:
+        """:attr:`label` as the table prints it: floats with at most 4 significant digits."""
+        if self.options is None:
+            return "random"
+        return "mcts" + format_options(tuple(self.options.items()), display=True)
+
     def mean_return(self, confidence: float = 0.95) -> tuple[float, float, float]:
         """Returns ``(mean, low, high)``: the mean return and its Student-t interval."""
         returns = np.array([r.total_return for r in self.records])
@@ -331,7 +338,7 @@ def table(results: Sequence[PlanResult]) -> str:
 
     Seconds per move are written with three significant digits (``1.52e-05``, ``0.00152``).
     """
-    width = max(len(r.label) for r in results)
+    width = max(len(r.display_label) for r in results)
     lines = [
         f"{results[0].env}: {len(results[0].records)} episodes each",
         f"{'policy'.ljust(width)}  {'mean return':>11}  {'95% interval':>19}  success  "
@@ -341,7 +348,7 @@ def table(results: Sequence[PlanResult]) -> str:
         row = result.row()
         success = "-" if row["success_rate"] is None else f"{row['success_rate']:.0%}"
         lines.append(
-            f"{result.label.ljust(width)}  {row['mean_return']:11.3f}  "
+            f"{result.display_label.ljust(width)}  {row['mean_return']:11.3f}  "
             f"{row['return_low']:9.3f} {row['return_high']:9.3f}  {success:>7}  "
             f"{row['mean_steps']:5.1f}  {row['seconds_per_move']:8.3g}"
         )

@@ -26,6 +26,7 @@ import numpy as np
 
 from mcts_agent.evaluation.match_spec import MatchSpec
 from mcts_agent.evaluation.players import _label
+from mcts_agent.evaluation.specs import display_value
 
 __all__ = [
     "GameLog",
@@ -440,7 +441,7 @@ class SweepResult:
 
     def _option_text(self, match: MatchResult, name: str) -> str:
         value = match.spec.agent.options.get(name)
-        return _label(value) if callable(value) else str(value)
+        return _label(value) if callable(value) else display_value(value)
 
     def rows(self) -> list[dict[str, Any]]:
         """Returns one dict per match and agent seat (seats the agent never took are left out).

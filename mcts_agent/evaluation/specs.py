@@ -38,6 +38,7 @@ from __future__ import annotations
 
 import ast
 import re
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from mcts_agent.evaluation.players import (
@@ -54,6 +55,7 @@ if TYPE_CHECKING:
 __all__ = [
     "AGENT_KINDS",
     "EvaluatorValue",
+    "display_value",
     "format_options",
     "import_path",
     "make_player",
@@ -247,11 +249,32 @@ def parse_sweep(text: str) -> tuple[str, list[Any]]:
     return name, values
 
 
-def format_options(options: tuple[tuple[str, Any], ...]) -> str:
-    """Returns ``":name=value,..."`` (values as ``repr``), or ``""`` without options."""
+def display_value(value: Any, text: Callable[[Any], str] = str) -> str:
+    """Returns ``value`` as tables and titles print it (floats to 4 significant digits).
+
+    A float has at most 4 significant digits (``2.8284271247461903`` as
+    ``2.828``; one that has no more is as ``repr`` writes it: ``1.0``, ``0.95``),
+    any other value is ``text(value)``. Only for display: specs and saved
+    results keep the full value.
+    """
+    if not isinstance(value, float):
+        return text(value)
+    short = f"{value:.4g}"
+    return repr(value) if float(short) == value else short
+
+
+def format_options(options: tuple[tuple[str, Any], ...], display: bool = False) -> str:
+    """Returns ``":name=value,..."`` (values as ``repr``), or ``""`` without options.
+
+    With ``display``, floats as :func:`display_value` prints them (for tables,
+    not specs: the value read back would differ).
+    """
     if not options:
         return ""
-    return ":" + ",".join(f"{name}={value!r}" for name, value in options)
+    return ":" + ",".join(
+        f"{name}={display_value(value, repr) if display else repr(value)}"
+        for name, value in options
+    )
 
 
 class EvaluatorValue:
