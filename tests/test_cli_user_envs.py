@@ -344,3 +344,50 @@ def test_labels_print_floats_to_four_significant_digits(tmp_path, capsys):
         "3",
         "x",
     ]
+
+
+def line_of(text: str, start: int = 0) -> int:
+    """The first line of tests/user_envs.py after line ``start`` that holds ``text``."""
+    with open(user_envs.__file__) as module:
+        return next(n for n, line in enumerate(module, 1) if n > start and text in line)
+
+
+FACTORY_BUG = line_of("the factory's own bug")
+INIT_BUG = line_of("the env's own bug")
+
+
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (
+            ["evaluate", "--game", "user_envs:failing_factory"],
+            "the factory user_envs:failing_factory raised RuntimeError: the factory's own bug "
+            f"(at {user_envs.__file__}:{FACTORY_BUG})",
+        ),
+        (  # a TypeError inside the user's code: not read as a bad spec
+            ["tournament", "--game", "user_envs:FailingReset", "--agents", "random", "random"],
+            "the env user_envs:FailingReset: reset raised TypeError: 'module' object is not "
+            f"callable (at {user_envs.__file__}:{line_of('np()  # not callable')})",
+        ),
+        (
+            ["plan", "--env", "user_envs:FailingInit-v0"],
+            "the env user_envs:FailingInit-v0 raised RuntimeError: the env's own bug "
+            f"(at {user_envs.__file__}:{INIT_BUG})",
+        ),
+        (
+            ["plan", "--env", "user_envs:FailingInit-v0", "--env-kwargs", "error='type'"],
+            "the env user_envs:FailingInit-v0:error='type' raised TypeError: 'module' object is "
+            f"not callable (at {user_envs.__file__}:"
+            f"{line_of('np()  # not callable', start=line_of('class FailingInit'))})",
+        ),
+        (
+            ["plan", "--env", "user_envs:MissingEntryPoint-v0"],
+            "the env user_envs:MissingEntryPoint-v0 raised AttributeError: module 'user_envs' "
+            "has no attribute 'NoSuchEnv' (at ",
+        ),
+    ],
+)
+def test_an_error_in_the_users_code_is_a_usage_error_naming_it(argv, message, capsys):
+    command = argv[0]
+    error = error_of([*argv, "--no-progress"], capsys)
+    assert error.startswith(f"mcts-agent {command}: error: {message}")

@@ -95,3 +95,29 @@ def unmasked_race(target: int = 6) -> Race:
     """tests/pettingzoo_envs.py's :class:`Race` as it is: observations without an
     ``"action_mask"`` (every action of its ``Discrete(2)`` is legal)."""
     return Race(target)
+
+
+def failing_factory(target: int = 6) -> MaskedRace:
+    """A factory with a bug: raises RuntimeError (``--game user_envs:failing_factory``)."""
+    raise RuntimeError("the factory's own bug")
+
+
+class FailingReset(MaskedRace):
+    """:class:`MaskedRace` whose ``reset`` has a bug: calls a module (a TypeError)."""
+
+    def reset(self, seed=None, options=None):
+        np()  # not callable: TypeError: 'module' object is not callable
+
+
+class FailingInit(Corridor):
+    """:class:`Corridor` whose ``__init__`` raises (``plan --env user_envs:FailingInit-v0``):
+    RuntimeError, or with ``error="type"`` a TypeError of its own (not an argument refused)."""
+
+    def __init__(self, error="runtime", render_mode=None):
+        if error == "type":
+            np()  # not callable: TypeError: 'module' object is not callable
+        raise RuntimeError("the env's own bug")
+
+
+gym.register("FailingInit-v0", entry_point=FailingInit)
+gym.register("MissingEntryPoint-v0", entry_point="user_envs:NoSuchEnv")

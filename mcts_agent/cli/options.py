@@ -36,6 +36,7 @@ from mcts_agent.evaluation import (
     parse_spec,
 )
 from mcts_agent.evaluation.specs import format_options
+from mcts_agent.evaluation.user_modules import UserCodeError
 
 OPPONENTS = AGENT_KINDS
 """The kinds of agent ``--opponent`` and ``--agents`` accept (specs such as ``minimax:depth=2``)."""
@@ -521,6 +522,8 @@ def _game(parser: argparse.ArgumentParser, name: str) -> Game:
         game = make_game(name)
         if isinstance(game, PettingZooGame):
             game.make_env().close()
+    except UserCodeError as error:  # a bug in the user's code, not a bad --game
+        parser.error(str(error))
     except (ImportError, TypeError, ValueError) as error:
         parser.error(f"argument --game: {error}")
     return game

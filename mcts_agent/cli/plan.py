@@ -31,6 +31,7 @@ from mcts_agent.cli.options import (
 from mcts_agent.cli.runs import EXIT_INTERRUPTED
 from mcts_agent.evaluation import DEFAULT_EXPLORATION, GameLog, parse_spec, ray_session
 from mcts_agent.evaluation.specs import format_options
+from mcts_agent.evaluation.user_modules import UserCodeError
 from mcts_agent.summary import format_seconds
 
 
@@ -134,7 +135,7 @@ def _refused_by(args: argparse.Namespace) -> str:
         return "--env"
     try:
         planning.make_env(args.env).close()
-    except (ImportError, ValueError):
+    except (ImportError, ValueError, UserCodeError):
         return "--env"
     return "--env-kwargs"
 
@@ -146,6 +147,8 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser, out: TextIO) 
     env = _env(parser, args)
     try:  # a module:EnvId's module that cannot be imported: an ImportError naming it
         planning.make_env(env).close()
+    except UserCodeError as error:  # a bug in the user's code, not a bad --env
+        parser.error(str(error))
     except (ImportError, ValueError) as error:
         parser.error(f"argument {_refused_by(args)}: {error}")
     settings = _option_settings(parser, args, ("iterations", "time_limit", "seed"))

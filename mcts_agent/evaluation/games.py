@@ -24,7 +24,7 @@ from mcts_agent.evaluation.players import (
     RandomPlayer,
 )
 from mcts_agent.evaluation.specs import format_options, import_path, parse_spec
-from mcts_agent.evaluation.user_modules import import_attribute
+from mcts_agent.evaluation.user_modules import import_attribute, user_code_error
 from mcts_agent.evaluator import Evaluator
 from mcts_agent.minimax import reports_mover_reward
 from mcts_agent.model import Model
@@ -225,10 +225,15 @@ class PettingZooGame:
             TypeError, ValueError: if the env cannot be made with ``env_options``
                 (an unknown option), has other than two agents, or the adapter
                 refuses it.
+            UserCodeError: if the factory or the env's ``reset`` raised
+                (:func:`~mcts_agent.evaluation.user_modules.user_code_error`).
         """
         env = self.make_env()
         try:
-            env.reset(seed=0)
+            try:
+                env.reset(seed=0)
+            except Exception as error:
+                raise user_code_error(error, f"the env {self.name}: reset") from error
             agents = list(env.possible_agents)
             if len(agents) != 2:
                 raise ValueError(
@@ -391,6 +396,8 @@ class FactoryGame(PettingZooGame):
             ImportError: as :func:`~mcts_agent.evaluation.user_modules.import_user_module`.
             ValueError: if the module has no such attribute, or the factory
                 refuses ``env_options`` (a TypeError from the call).
+            UserCodeError: if the factory raised (a TypeError inside it too),
+                naming it, the exception and where it was raised.
             TypeError: if the attribute is not callable or returns anything
                 but a ``pettingzoo.AECEnv`` (a ParallelEnv: the message names
                 ``parallel_to_aec``).
@@ -406,8 +413,12 @@ class FactoryGame(PettingZooGame):
             )
         try:
             env = factory(**dict(self.env_options))
-        except TypeError as error:  # the factory refused an option
-            raise ValueError(f"{self.name}: {error}") from error
+        except TypeError as error:
+            if error.__traceback__.tb_next is None:  # raised by the call: an option refused
+                raise ValueError(f"{self.name}: {error}") from error
+            raise user_code_error(error, f"the factory {self.env_id}") from error
+        except Exception as error:
+            raise user_code_error(error, f"the factory {self.env_id}") from error
         if not isinstance(env, AECEnv):
             made = f"{type(env).__module__}.{type(env).__qualname__}"
             hint = (

@@ -24,6 +24,7 @@ from __future__ import annotations
 import json
 import os
 import time
+import traceback
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass
@@ -42,7 +43,7 @@ from mcts_agent.evaluation.runner import (
     ray_session,
 )
 from mcts_agent.evaluation.specs import format_options, import_path, parse_spec
-from mcts_agent.evaluation.user_modules import import_user_module
+from mcts_agent.evaluation.user_modules import import_user_module, user_code_error
 
 __all__ = [
     "GOALS",
@@ -80,6 +81,10 @@ def make_env(env: str) -> Any:
         ValueError: if the spec is malformed, no env has the id, or it refuses an option.
         ImportError: if the ``module`` of ``module:id`` cannot be imported
             (:func:`~mcts_agent.evaluation.user_modules.import_user_module`).
+        UserCodeError: if the env's creator raised anything else (a bug in
+            it, or an entry point that cannot be loaded), naming the env, the
+            exception and where it was raised
+            (:func:`~mcts_agent.evaluation.user_modules.user_code_error`).
     """
     import gymnasium
 
@@ -93,8 +98,23 @@ def make_env(env: str) -> Any:
         return gymnasium.make(env_id, **options)
     except gymnasium.error.Error as error:
         raise ValueError(f"env {env!r}: {error}") from error
-    except TypeError as error:  # the env's constructor refused an option
-        raise ValueError(f"env {env!r}: {error}") from error
+    except Exception as error:
+        # gymnasium re-raises a TypeError of the env's creator with its kwargs added
+        origin = error.__context__ if isinstance(error, TypeError) else None
+        if isinstance(origin, TypeError) and _raised_by_the_call(origin):
+            raise ValueError(f"env {env!r}: {error}") from error  # refused an option
+        raise user_code_error(origin or error, f"the env {env}") from error
+
+
+def _raised_by_the_call(error: TypeError) -> bool:
+    """True if gymnasium's call of the env's creator raised ``error`` (arguments refused).
+
+    False if it was raised inside the creator (the user's code).
+    """
+    import gymnasium
+
+    frames = traceback.extract_tb(error.__traceback__)
+    return bool(frames) and frames[-1].filename.startswith(os.path.dirname(gymnasium.__file__))
 
 
 @dataclass(frozen=True)

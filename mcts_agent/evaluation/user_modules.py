@@ -20,10 +20,38 @@ node).
 from __future__ import annotations
 
 import importlib
+import traceback
 from types import ModuleType
 from typing import Any
 
-__all__ = ["import_attribute", "import_user_module"]
+__all__ = ["UserCodeError", "import_attribute", "import_user_module", "user_code_error"]
+
+
+class UserCodeError(Exception):
+    """A user's own factory or env raised: a bug in their code, not a bad spec.
+
+    Its message names the factory or env, the exception's type and message and
+    the file:line where it was raised (:func:`user_code_error`); the original
+    exception is its ``__cause__``.
+    """
+
+
+def user_code_error(error: BaseException, what: str) -> UserCodeError:
+    """Returns the :class:`UserCodeError` saying that ``what`` raised ``error``.
+
+    Args:
+        error: the exception the user's code raised (with its traceback).
+        what: what raised it, e.g. ``"the factory user_envs:race"`` or
+            ``"the env user_envs:Boom-v0"``.
+
+    Returns:
+        ``UserCodeError("{what} raised {type}: {message} (at file:line)")``,
+        file:line the innermost frame of ``error``'s traceback (left out without one).
+        The caller raises it ``from error``.
+    """
+    frames = traceback.extract_tb(error.__traceback__)
+    where = f" (at {frames[-1].filename}:{frames[-1].lineno})" if frames else ""
+    return UserCodeError(f"{what} raised {type(error).__name__}: {error}{where}")
 
 
 def import_user_module(module: str, spec: str) -> ModuleType:
