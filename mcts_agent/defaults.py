@@ -73,6 +73,11 @@ def gymnasium_defaults(env: Any, model: Any = None) -> dict[str, Any]:
 
     Returns:
         dict, option name -> value, of :class:`~mcts_agent.search.MCTS`'s keywords.
+
+    Raises:
+        ValueError: if ``env`` is wrapped in a wrapper that changes its steps,
+            which ``GymnasiumModel`` refuses too (the adapter's wrapper walk,
+            :func:`~mcts_agent.adapters.gymnasium.wrappers.read_wrappers`).
     """
     options: dict[str, Any] = {"value_normalization": True, "reuse_tree": True}
     episode_length = _episode_length(env)
@@ -97,12 +102,7 @@ def gymnasium_defaults(env: Any, model: Any = None) -> dict[str, Any]:
 
 def _episode_length(env: Any) -> int | None:
     """The smallest ``max_episode_steps`` of the ``TimeLimit`` wrappers of ``env``, or None."""
-    from gymnasium.wrappers import TimeLimit
+    from mcts_agent.adapters.gymnasium.wrappers import read_wrappers
 
-    lengths = []
-    layer = env
-    while layer is not None:
-        if isinstance(layer, TimeLimit):
-            lengths.append(layer._max_episode_steps)
-        layer = getattr(layer, "env", None)
-    return min(lengths) if lengths else None
+    time_limits, _ = read_wrappers(env)
+    return min((limit._max_episode_steps for limit in time_limits), default=None)

@@ -113,18 +113,19 @@ def selection_rule(
         kids = children[node]
         if untried[node]:
             return len(kids), UNVISITED  # UCT tries the actions in order
-        for kid in kids:  # a leaf of this leaf-batching round (virtual_loss=0): pulled first
-            if not visits[kid] and proven_values[kid] is None:
-                return action_indices[kid], kid
-        log_n = log(visits[node])
+        n_node = visits[node]  # 0 only in a leaf-batching round's first visits (no backup yet)
+        log_n = log(n_node) if n_node else 0.0
         lo, span = normalizer(value_range)
         best_score = -math.inf
         best = kids[0]
         for kid in kids:
             score = proven_values[kid]
             if score is None:
+                n = visits[kid]
+                if not n:  # a leaf of this leaf-batching round (virtual_loss=0): pulled first
+                    return action_indices[kid], kid
                 q = values[kid] if span is None else (values[kid] - lo) / span
-                score = q + c * sqrt(log_n / visits[kid])
+                score = q + c * sqrt(log_n / n)
             elif span is not None:
                 score = (score - lo) / span
             if score > best_score:
