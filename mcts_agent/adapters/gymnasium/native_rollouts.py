@@ -173,7 +173,7 @@ def _table(model: Any, stepper: Any, inner: list[int]) -> tuple | str:
     if list(transitions) != list(range(cells)):
         return "the table's cells are not numbered 0 to n - 1"
     next_cells, rewards, terminated, legal = [], [], [], []
-    index = {a: k for k, a in enumerate(model._all_actions)}
+    index = _action_numbers(model)
     for s in range(cells):
         for a in inner:
             next_s, reward, ended = transitions[s][a]
@@ -185,6 +185,11 @@ def _table(model: Any, stepper: Any, inner: list[int]) -> tuple | str:
         else:  # what the rollout's next_actions reads: the step's info["action_mask"]
             legal.append(tuple(index[a] for a in model._legal_actions(stepper.masks[s])))
     return "table", (), (), (next_cells, rewards, terminated, legal)
+
+
+def _action_numbers(model: Any) -> dict:
+    """The model's action -> its number k (0 to A - 1, the model's order), as the core takes it."""
+    return {a: k for k, a in enumerate(model._all_actions)}
 
 
 def _model_class() -> type:
@@ -258,7 +263,7 @@ class NativeRollouts:
         except ValueError as error:  # not kept: the next call checks again
             self.refusal = f"the start-up check needs the live env's position: {error}"
             return None
-        index = {a: k for k, a in enumerate(model._all_actions)}
+        index = _action_numbers(model)
         repeated = model.rollout_actions == "repeated"
         capsule = core.gym_rollout(made[0], index, *made[1:], repeated)
         self._watched, self.refusal = watched, _check(core, model, capsule, root)
@@ -289,7 +294,7 @@ def _check(core: Any, model: Any, capsule: Any, root: Any) -> str | None:
     must return the Python rollout's return, bit for bit, and leave the
     generator in the same state.
     """
-    index = {a: k for k, a in enumerate(model._all_actions)}
+    index = _action_numbers(model)
     walk = random.Random(0)
     states = []
     for _ in range(2):
