@@ -89,14 +89,8 @@ def gymnasium_defaults(env: Any, model: Any = None) -> dict[str, Any]:
     if model is not None and getattr(model, "chance", None) == "outcomes":
         from mcts_agent.rollout_policies import CautiousRolloutPolicy
 
-        least = min(
-            reward
-            for moves in env.unwrapped.P.values()
-            for outcomes in moves.values()
-            for probability, _, reward, _ in outcomes
-            if probability > 0
-        )
-        options["rollout_policy"] = CautiousRolloutPolicy(model, loss_reward=float(least))
+        least = model._table.least_reward()  # the table the model plans through
+        options["rollout_policy"] = CautiousRolloutPolicy(model, loss_reward=least)
     return options
 
 

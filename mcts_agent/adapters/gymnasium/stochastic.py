@@ -155,6 +155,15 @@ class TableOutcomes:
             ]
         return table_rollout(table, legal, GymnasiumState, StepResult, choices)
 
+    def least_reward(self) -> float:
+        """The smallest reward of any outcome in the table (a positive probability)."""
+        return min(
+            reward
+            for moves in self.transitions.values()
+            for outcomes in moves.values()
+            for _, _, reward, _ in outcomes
+        )
+
     def outcomes(self, state: GymnasiumState, action: Any) -> list[tuple[float, StepResult]]:
         """Returns the outcomes of ``action`` in ``state``: ``[(probability, StepResult)]``.
 
