@@ -810,7 +810,9 @@ def test_sigterm_is_ctrl_c_and_ends_the_workers(tmp_path):
     log = tmp_path / "e.jsonl"
     process = cli(
         *["plan", "--env", "mcts_agent/GridMaze-v0", "--episodes", "2", "--workers", "2"],
-        *["--iterations", "1000000", "--no-progress", "--jsonl", str(log)],
+        # 10M iterations a move: the agent's first move alone takes seconds (with the
+        # Gymnasium defaults' tree reuse, 1M took 1.8 s and later moves 0.2 s: too short)
+        *["--iterations", "10000000", "--no-progress", "--jsonl", str(log)],
         cwd=tmp_path,
     )
     try:
