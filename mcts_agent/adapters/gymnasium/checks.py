@@ -95,7 +95,7 @@ def _check_clone_and_determinism(model: GymnasiumModel, env: gym.Env) -> tuple[A
     live = model._unwrapped
     name = type(live).__name__
     root = model.state_of(env)
-    if not root.actions:
+    if root.actions == ():  # None: sampled actions, never empty while the episode runs
         raise ValueError(
             "the env has no legal action in its current position (is its episode over?): "
             "call env.reset() before planning"
@@ -111,9 +111,10 @@ def _check_clone_and_determinism(model: GymnasiumModel, env: gym.Env) -> tuple[A
         reference = _play(reference_env, model._inner_actions, actions, model._generator_paths)
         # The clone: every step restores a position into an env moved elsewhere first.
         snapshot = root.snapshot
+        others = actions if root.actions is None else root.actions  # to move the scratch env
         for i, action in enumerate(actions):
             elsewhere = model._checkout(root.snapshot)
-            elsewhere.step(model._inner_actions[root.actions[(i + 1) % len(root.actions)]])
+            elsewhere.step(model._inner_actions[others[(i + 1) % len(others)]])
             clone = model._checkout(snapshot)
             _reseed_clone(clone, _PROBE_SEED + i, model._generator_paths)
             outcome = clone.step(model._inner_actions[action])
@@ -209,17 +210,28 @@ def _kind_at(root: Any, path: str) -> str:
 
 
 def _probe_actions(model: GymnasiumModel, root: GymnasiumState, rng: random.Random) -> list:
-    """A random sequence of legal actions from ``root`` (at most ``_PROBE_STEPS``)."""
+    """A random sequence of legal actions from ``root`` (at most ``_PROBE_STEPS``).
+
+    Listed actions are drawn with ``rng.randrange``; sampled ones (``Box``,
+    ``Dict``, ``Tuple`` spaces, ``root.actions`` None) as the model samples
+    them, from ``rng``: never from the env's or its action space's generators.
+    """
     env = model._checkout(root.snapshot)
     steps = _PROBE_STEPS if root.steps_left is None else min(_PROBE_STEPS, root.steps_left)
     sequence = []
     actions = root.actions
-    while actions and len(sequence) < steps:
-        action = actions[rng.randrange(len(actions))]
+    while actions != () and len(sequence) < steps:
+        if actions is None:
+            action = model.sample_action(root, rng)
+        else:
+            action = actions[rng.randrange(len(actions))]
         _reseed_clone(env, _PROBE_SEED + len(sequence), model._generator_paths)  # as checked
         sequence.append(action)
         _, _, terminated, truncated, info = env.step(model._inner_actions[action])
-        actions = () if terminated or truncated else model._next_actions(env, info)
+        if terminated or truncated:
+            actions = ()
+        elif actions is not None:
+            actions = model._next_actions(env, info)
     return sequence
 
 

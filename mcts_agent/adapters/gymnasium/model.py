@@ -165,7 +165,6 @@ from __future__ import annotations
 import copy
 import functools
 import itertools
-import math
 import random
 from collections.abc import Callable, Hashable, Sequence
 from typing import Any, NamedTuple
@@ -177,6 +176,12 @@ from gymnasium.wrappers import TransformAction
 
 from mcts_agent.adapters.env_probe import instance, random_generator_paths
 from mcts_agent.adapters.env_view import EnvView
+from mcts_agent.adapters.gymnasium.action_spaces import (
+    MAX_ACTIONS,
+    ListedActions,
+    SampledActions,
+    read_action_space,
+)
 from mcts_agent.adapters.gymnasium.checks import (
     CHECK_EVERY,
     check_clone_and_determinism,
@@ -213,9 +218,6 @@ from mcts_agent.model import StepResult
 from mcts_agent.rollout_policies import CautiousRolloutPolicy
 
 __all__ = ["MAX_ACTIONS", "ROLLOUT_ACTIONS", "GymnasiumModel", "GymnasiumState"]
-
-MAX_ACTIONS = 100_000
-"""Most actions a ``MultiDiscrete`` space may have (every combination is one action)."""
 
 ROLLOUT_ACTIONS = ("uniform", "repeated")
 """The values of ``GymnasiumModel(rollout_actions=...)``: how the fused rollout draws actions."""
@@ -401,13 +403,19 @@ class GymnasiumModel:
         unwrapped = env.unwrapped
         self._unwrapped = unwrapped
         self._time_limits, self._translators = read_wrappers(env)
+        self.action_space = env.action_space
         self._init_actions(env.action_space, self._translators)
+        if self._sampled is not None and action_mask is not None:
+            raise ValueError(
+                f"action_mask is for listed actions; the action space {env.action_space} is "
+                "sampled (within its bounds), so a mask means nothing: leave action_mask out"
+            )
         check_reset(env)
 
         env_class = type(unwrapped)
         self._user_mask = action_mask
         self._position_mask = action_mask
-        if action_mask is None:
+        if action_mask is None and self._sampled is None:
             known = [KNOWN_MASKS[c] for c in env_class.__mro__ if c in KNOWN_MASKS]
             if known:
                 self._position_mask = known[0]
@@ -481,6 +489,13 @@ class GymnasiumModel:
             probed, stochastic = check_clone_and_determinism(self, env)
             if stochastic:
                 chance = "sample_step"
+        if chance is not None and self._sampled is not None:
+            raise ValueError(
+                f"{env_class.__name__} is stochastic ({chance}) and its action space "
+                f"{env.action_space} is sampled: chance nodes under sampled actions are not "
+                "planned yet (the stochastic model steps listed actions only). Discretise the "
+                "actions, e.g. gymnasium.wrappers.DiscretizeAction(env, bins=5)"
+            )
         if chance is not None:
             self._become_stochastic(chance)
             if rollout_actions != "uniform":
@@ -529,8 +544,42 @@ class GymnasiumModel:
     # ------------------------------------------------------------ the model
 
     def actions(self, state: GymnasiumState) -> tuple:
-        """Returns the legal actions in ``state`` (empty once the episode is over)."""
+        """Returns the legal actions in ``state`` (empty once the episode is over).
+
+        A model of a sampled action space (``Box``, ``Dict``, ``Tuple``) has
+        none: its instance attribute ``actions`` is None, and the search
+        draws actions with :meth:`sample_action`.
+        """
         return state.actions
+
+    def sample_action(self, state: GymnasiumState, rng: random.Random) -> Any:
+        """Draws an action in ``state`` from the planner's generator (progressive widening).
+
+        A sampled action space (``Box``, ``Dict``, ``Tuple``): drawn uniformly
+        within the bounds, one ``rng.random()`` per number, in C order, typed
+        as the space says (:mod:`~mcts_agent.adapters.gymnasium.action_spaces`:
+        a tuple of Python floats for a float ``Box``). A listed space: a
+        uniformly random legal action,
+        ``state.actions[int(rng.random() * len(state.actions))]``, as the
+        search's own rollout draws. Neither the env's generators nor its
+        ``action_space``'s are read or advanced.
+
+        Args:
+            state: a state of this model whose episode is not over.
+            rng: the planner's generator; the only source of randomness.
+
+        Returns:
+            An action :meth:`step` accepts (hashable, compares with ``==``).
+
+        Raises:
+            ValueError: if the episode is over in ``state`` (no action).
+        """
+        actions = state.actions
+        if not actions and actions is not None:
+            raise ValueError("the episode is over in this state: there is no action to sample")
+        if actions is None:
+            return self._sampled.draw(rng.random)
+        return actions[int(rng.random() * len(actions))]
 
     def player(self, state: GymnasiumState) -> int:
         """Returns 0: a Gymnasium env has one player."""
@@ -541,7 +590,9 @@ class GymnasiumModel:
 
         Args:
             state: a state of this model.
-            action: one of ``state.actions``.
+            action: one of ``state.actions``; for a sampled action space, an
+                action of the space's form (:meth:`sample_action`'s, or any
+                tuple of that structure whose numbers lie within the bounds).
 
         Returns:
             ``StepResult(next_state, reward, terminated)``: the env's reward as a
@@ -549,11 +600,13 @@ class GymnasiumModel:
             the ``TimeLimit`` ran out on this step.
 
         Raises:
-            ValueError: if ``action`` is not legal in ``state``, or the chance
-                check (module docstring) finds that this step draws at random.
+            ValueError: if ``action`` is not legal in ``state`` (for a sampled
+                space: not of the space's form, out of its bounds, or the
+                episode is over), or the chance check (module docstring) finds
+                that this step draws at random.
         """
         snapshot, steps_left, actions, _ = state
-        if action not in actions:
+        if actions is not None and action not in actions:  # sampled: checked by the conversion
             raise ValueError(
                 f"action {action!r} is not legal here; legal actions: {list(actions)!r}"
             )
@@ -562,13 +615,19 @@ class GymnasiumModel:
                 f"this env is stochastic: its model has {self.chance}, not a deterministic "
                 "step (one frozen outcome per edge would be silently wrong)"
             )
+        inner = self._inner_actions[action]
         env = self._checkout(snapshot)
-        outcome = env.step(self._inner_actions[action])
+        outcome = env.step(inner)
         observation, reward, terminated, truncated, info = outcome
         if steps_left is not None:
             steps_left -= 1
         ended = terminated or truncated or steps_left == 0
-        next_actions = () if ended else self._next_actions(env, info)
+        if ended:
+            next_actions = ()
+        elif actions is None:
+            next_actions = None
+        else:
+            next_actions = self._next_actions(env, info)
         if self._checks_chance:
             self._chance_countdown -= 1
             if not self._chance_countdown:
@@ -607,7 +666,9 @@ class GymnasiumModel:
         the same distribution; with ``"repeated"`` each action so drawn is
         followed by its duration ``int(1.0 / (1.0 - rng.random()))`` and
         played that many steps while legal (class docstring, "Rollout
-        actions").
+        actions"). A sampled action space draws each action as
+        :meth:`sample_action` does (the same ``rng.random()`` calls, in the
+        same order), and with ``"repeated"`` its duration right after it.
 
         Args:
             state: a state of this model with at least one legal action.
@@ -629,11 +690,28 @@ class GymnasiumModel:
             if not self._chance_countdown:
                 checked = ([], [])
         env = self._checkout(snapshot)
+        moves_left = limit if steps_left is None else min(limit, steps_left)
+        if actions is None:
+            g = self._sampled_moves(env, rng.random, moves_left, gamma, checked)
+        else:
+            g = self._listed_moves(env, actions, rng.random, moves_left, gamma, checked)
+        if checked is not None:
+            self._check_chance(snapshot, *checked)
+        return g
+
+    def _listed_moves(
+        self,
+        env: Any,
+        actions: tuple,
+        random_: Callable[[], float],
+        moves_left: int,
+        gamma: float,
+        checked: tuple[list, list] | None,
+    ) -> float:
+        """The moves of :meth:`rollout` with listed actions, from ``env``; the return."""
         env_step = env.step
         inner_actions = self._inner_actions
         next_actions = self._next_actions
-        random_ = rng.random
-        moves_left = limit if steps_left is None else min(limit, steps_left)
         g = 0.0
         coef = 1.0
         repeated = self.rollout_actions == "repeated"
@@ -659,8 +737,42 @@ class GymnasiumModel:
                 or moves_left <= 0
                 or not (actions := next_actions(env, info))
             ):
-                if checked is not None:
-                    self._check_chance(snapshot, *checked)
+                return float(g)
+            coef *= gamma
+
+    def _sampled_moves(
+        self,
+        env: Any,
+        random_: Callable[[], float],
+        moves_left: int,
+        gamma: float,
+        checked: tuple[list, list] | None,
+    ) -> float:
+        """The moves of :meth:`rollout` with sampled actions (drawn as :meth:`sample_action`)."""
+        assert self._sampled is not None
+        env_step = env.step
+        draw = self._sampled.draw
+        inner = self._sampled.inner
+        g = 0.0
+        coef = 1.0
+        repeated = self.rollout_actions == "repeated"
+        action, repeats_left = None, 0
+        while True:
+            if not repeated:
+                action = draw(random_)
+            else:
+                if repeats_left == 0:  # every sampled action stays legal
+                    action = draw(random_)
+                    repeats_left = int(1.0 / (1.0 - random_()))
+                repeats_left -= 1
+            outcome = env_step(inner(action))
+            _, reward, terminated, truncated, _ = outcome
+            if checked is not None:
+                checked[0].append(action)
+                checked[1].append(copied_observation(outcome))
+            g += coef * reward
+            moves_left -= 1
+            if terminated or truncated or moves_left <= 0:
                 return float(g)
             coef *= gamma
 
@@ -861,6 +973,8 @@ class GymnasiumModel:
             :meth:`action_index`) is 1 for ``state.actions``: the env's mask
             where it has one (``info["action_mask"]``, an ``action_mask``
             function), all ones otherwise; all zeros once the episode is over.
+            For a sampled action space (``Box``, ``Dict``, ``Tuple``) the mask
+            is None: there is no list of actions to mask.
 
         Raises:
             ValueError: if the live env has an observation wrapper that is not
@@ -883,6 +997,8 @@ class GymnasiumModel:
             )
         for wrapper in self._observation_wrappers:
             observation = wrapper.observation(observation)
+        if self._sampled is not None:
+            return EnvView(observation, None)
         actions = state.actions
         mask = self._view_masks.get(actions)
         if mask is None:
@@ -896,11 +1012,18 @@ class GymnasiumModel:
         """Returns the index of a model action in :meth:`env_view`'s mask and in priors over it.
 
         ``action - start`` for a ``Discrete(n, start)`` space; the position of
-        the combination in C order for ``MultiDiscrete``.
+        the combination in C order for ``MultiDiscrete`` and ``MultiBinary``.
 
         Raises:
-            ValueError: if ``action`` is not an action of this model.
+            ValueError: if ``action`` is not an action of this model, or the
+                action space is sampled (``Box``, ``Dict``, ``Tuple``: no
+                finite list to index).
         """
+        if self._sampled is not None:
+            raise ValueError(
+                f"the action space {self.action_space} is sampled, not listed: its actions "
+                f"have no index (action {action!r})"
+            )
         try:
             return self._action_indices[action]
         except (KeyError, TypeError):
@@ -914,15 +1037,20 @@ class GymnasiumModel:
 
         Args:
             action: one of the model's actions (an int for ``Discrete``, a
-                tuple of ints for ``MultiDiscrete``).
+                tuple of ints for ``MultiDiscrete`` and ``MultiBinary``; for a
+                sampled space, a tuple as :meth:`sample_action` returns).
 
         Returns:
             An int for ``Discrete``; a new ``np.ndarray`` of the space's shape
-            and dtype for ``MultiDiscrete``.
+            and dtype for ``MultiDiscrete``, ``MultiBinary`` and ``Box``; a
+            dict (``Dict``) or a tuple (``Tuple``) of its parts' actions.
 
         Raises:
-            ValueError: if ``action`` is not an action of this model.
+            ValueError: if ``action`` is not an action of this model (for a
+                sampled space: not of its form or out of its bounds).
         """
+        if self._sampled is not None:
+            return self._sampled.env_action(action)
         try:
             env_action = self._env_actions[action]
         except (KeyError, TypeError):
@@ -935,47 +1063,23 @@ class GymnasiumModel:
     # ------------------------------------------------------------- set-up
 
     def _init_actions(self, space: gym.Space, translators: list[TransformAction]) -> None:
-        """Enumerates the model's actions and maps each to the env's and the inner env's."""
-        if isinstance(space, spaces.Discrete):
-            start = int(space.start)
-            all_actions: tuple = tuple(range(start, start + int(space.n)))
-            env_actions: dict[Any, Any] = {a: a for a in all_actions}
-            self._mask_shape: tuple[int, ...] = (len(all_actions),)
-            self._dimensions: tuple[int, ...] | None = None
-        elif isinstance(space, spaces.MultiDiscrete):
-            nvec = np.asarray(space.nvec)
-            count = math.prod(nvec.ravel().tolist())  # Python ints: no overflow
-            if count > MAX_ACTIONS:
-                raise ValueError(
-                    f"{space} has {count} combinations of actions, more than MAX_ACTIONS "
-                    f"({MAX_ACTIONS}); plan with a smaller action space"
-                )
-            starts = np.asarray(space.start).ravel().tolist()
-            ranges = [range(s, s + n) for s, n in zip(starts, nvec.ravel().tolist(), strict=True)]
-            all_actions = tuple(itertools.product(*ranges))
-            env_actions = {
-                a: np.array(a, dtype=space.dtype).reshape(nvec.shape) for a in all_actions
-            }
-            self._mask_shape = (count,)
-            self._dimensions = tuple(nvec.ravel().tolist())
-        elif isinstance(space, spaces.Box):
-            raise TypeError(
-                f"the action space is continuous ({space}); the planner needs a finite set of "
-                "actions: discretise it, e.g. gymnasium.wrappers.DiscretizeAction(env, bins=5)"
-            )
-        else:
-            raise TypeError(f"the action space must be Discrete or MultiDiscrete, got {space}")
-        inner_actions = {}
-        for action, env_action in env_actions.items():
-            inner = env_action
-            for wrapper in translators:
-                inner = wrapper.action(inner)
-            inner_actions[action] = inner
-        self._all_actions = all_actions
-        self._action_indices = {a: i for i, a in enumerate(all_actions)}
-        self._env_actions = env_actions
-        self._inner_actions = inner_actions
+        """Lists the model's actions, or prepares their sampling (:mod:`.action_spaces`)."""
+        read = read_action_space(space, translators)
         self._mask_cache: dict[Hashable, tuple] = {}
+        if isinstance(read, SampledActions):
+            self._sampled: SampledActions | None = read
+            self.actions = None  # no list: the search samples (sample_action)
+            self._all_actions: tuple | None = None
+            self._inner_actions: Any = read  # sampled[action]: checked, then converted
+            return
+        assert isinstance(read, ListedActions)
+        self._sampled = None
+        self._all_actions = read.actions
+        self._action_indices = {a: i for i, a in enumerate(read.actions)}
+        self._env_actions = read.env_actions
+        self._inner_actions = read.inner_actions
+        self._mask_shape = read.mask_shape
+        self._dimensions = read.dimensions
 
     # ---------------------------------------------------------- the masks
 

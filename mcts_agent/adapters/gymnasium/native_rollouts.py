@@ -4,7 +4,9 @@
 <mcts_agent.adapters.gymnasium.model.GymnasiumModel.native_rollout>` hands
 the compiled core (``docs/guides/compiled-core.md``, "Native rollouts") the
 model's fused rollout in C (``mcts_agent/_gym_rollouts.c``) for these envs,
-exact classes, with the ``"snapshot"`` clone and a deterministic model:
+exact classes, with the ``"snapshot"`` clone, a deterministic model and
+listed actions (a sampled action space, ``Box``, ``Dict`` or ``Tuple``, has
+no native rollout yet: its Python rollout runs):
 
 * the toy-text tables, FrozenLake (``is_slippery=False``), CliffWalking and
   Taxi (defaults): the table stepper's next cell, reward and termination by
@@ -134,6 +136,11 @@ def native_parameters(model: Any, scratch: Any) -> tuple | str:
         return f'the env is cloned by "{model.clone_method}", not by the known "snapshot"'
     if model._user_mask is not None:
         return "the model has the user's action_mask function"
+    if model._sampled is not None:
+        return (
+            f"the action space {model.env.action_space} is sampled (continuous): the core has "
+            "no native rollout of sampled actions yet"
+        )
     if not isinstance(model.env.action_space, spaces.Discrete):
         return f"the action space is {model.env.action_space}, not Discrete"
     inner = [model._inner_actions[a] for a in model._all_actions]
