@@ -35,6 +35,7 @@ nodes (``mcts.py``: one child per outcome); MCTS.jl's state-keyed trees.
 from __future__ import annotations
 
 import bisect
+import itertools
 import math
 import random
 from collections.abc import Callable, Hashable
@@ -91,13 +92,15 @@ class ChanceRecord:
         results: for ``outcomes`` models, the tuple of the outcomes'
             ``StepResult``s (checked), in the model's order, else None.
         keys: for ``outcomes`` models, the tuple of each outcome's key, else None.
+        draws: with ``state_widening`` (double progressive widening), the
+            times each outcome was drawn, by index (a list); else None.
 
     The three are tuples: fixed once the node is made, shared by the copies of
     tree reuse, and (their items immutable) left out of the garbage
     collector's walks, which a large tree would otherwise slow.
     """
 
-    __slots__ = ("action", "index", "cumulative", "results", "keys")
+    __slots__ = ("action", "index", "cumulative", "results", "keys", "draws")
 
     def __init__(
         self,
@@ -111,11 +114,14 @@ class ChanceRecord:
         self.cumulative = cumulative
         self.results = results
         self.keys = keys
+        self.draws: list[int] | None = None
 
     def __copy__(self) -> ChanceRecord:
         """A copy whose ``index`` grows apart (tree reuse keeps the previous tree as it was)."""
         record = ChanceRecord(self.action, self.cumulative, self.results, self.keys)
         record.index = dict(self.index)
+        if self.draws is not None:
+            record.draws = list(self.draws)
         return record
 
 
@@ -329,6 +335,14 @@ def crossing(planner: MCTS, tree: GuidedTree) -> Crossing:
     A chance node's ``untried`` is 0 between iterations: a new outcome adds
     one, its expansion takes it off again. Its outcomes are numbered in the
     order first drawn, so ``children[chance][j]`` is outcome j's node.
+
+    With ``state_widening=(k, alpha)`` (double progressive widening,
+    Couëtoux et al., 2011; ``SPEC.md``, "Progressive widening"), a chance
+    node visited ``n`` times, this visit included, that already has
+    ``ceil(k * n**alpha)`` outcomes draws none: it picks one of them with
+    probability proportional to the times it was drawn
+    (``ChanceRecord.draws``; one ``rng.random()``); otherwise it draws as
+    above, and counts the draw.
     """
     model = planner.model
     key = getattr(model, "key", None)
@@ -346,13 +360,27 @@ def crossing(planner: MCTS, tree: GuidedTree) -> Crossing:
     untried = tree.untried
     priors = tree.priors
     records = tree.chance_records
+    visits = tree.visits
+    state_widening = planner.state_widening
+    if state_widening is not None:
+        k, alpha = state_widening
+        ceil = math.ceil
 
     def cross(node: int, child: int, i: int) -> tuple[int, int, int, StepResult | None]:
         state = states[node]
         if child == UNVISITED:
             record = new_record(outcomes, key, players, state, actions[node][i])
+            if state_widening is not None:
+                record.draws = []
             child = _add_chance_node(tree, node, i, c * priors[node][i], record)
         record = records[child]
+        if state_widening is not None:
+            draws = record.draws
+            if len(draws) >= ceil(k * (visits[child] + 1) ** alpha):  # pick a drawn outcome
+                running = list(itertools.accumulate(draws))
+                j = bisect.bisect_right(running, random_() * running[-1])  # u < running[j]
+                draws[j] += 1
+                return child, children[child][j], j, None
         if sample_step is None:
             cumulative = record.cumulative
             drawn = 0 if len(cumulative) == 1 else bisect.bisect_right(cumulative, random_())
@@ -365,7 +393,11 @@ def crossing(planner: MCTS, tree: GuidedTree) -> Crossing:
             outcome = outcome_key(key, result)
         j = record.index.get(outcome)
         if j is not None:
+            if state_widening is not None:
+                record.draws[j] += 1
             return child, children[child][j], j, None
+        if state_widening is not None:
+            record.draws.append(1)
         j = record.index[outcome] = len(actions[child])
         actions[child] += (outcome,)
         priors[child] += (0.0,)

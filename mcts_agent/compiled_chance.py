@@ -86,7 +86,7 @@ def applies(planner: MCTS, tree: Any) -> bool:
 
     True when the core is built (and not switched off), the model is
     stochastic, the selection is UCT, there is no evaluator, ``max_depth``,
-    solver, max^n or leaf batching, ``tree`` is a plain
+    solver, max^n, leaf batching or progressive widening, ``tree`` is a plain
     :class:`~mcts_agent.tree.GuidedTree` and the planner's generator a
     ``random.Random`` (not a subclass).
     """
@@ -99,6 +99,8 @@ def applies(planner: MCTS, tree: Any) -> bool:
         and not planner.solve
         and planner.reward_players is None
         and planner.leaf_batch == 1
+        and planner.widening is None
+        and planner.state_widening is None
         and type(tree) is GuidedTree
         and type(planner.rng) is random.Random
     )

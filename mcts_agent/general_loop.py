@@ -50,7 +50,7 @@ import math
 import sys
 from typing import TYPE_CHECKING, Any
 
-from mcts_agent import chance, compiled_chance, maxn, solver
+from mcts_agent import chance, compiled_chance, maxn, solver, widening
 from mcts_agent._validation import (
     checked_actions,
     checked_player,
@@ -81,12 +81,15 @@ def new_tree(planner: MCTS, state: Any, actions: tuple) -> GuidedTree:
     Args:
         planner: the planner searching (its model, evaluator, noise and generator).
         state: the root's state.
-        actions: its legal actions (non-empty tuple).
+        actions: its legal actions (non-empty tuple); None for a model
+            without ``actions`` (progressive widening, :mod:`mcts_agent.widening`).
 
     Raises:
         TypeError, ValueError: if the evaluator's answer is malformed
             (:func:`~mcts_agent.evaluator.checked_evaluation`).
     """
+    if planner.widening is not None:  # actions drawn as the node is visited
+        return widening.new_tree(planner, state, actions)
     evaluator = planner.evaluator
     players = planner.reward_players  # every player's reward: mcts_agent.maxn
     if evaluator is None:
@@ -166,7 +169,7 @@ def run(planner: MCTS, tree: GuidedTree, iterations: int) -> int:
         return compiled_chance.run(planner, tree, iterations)
     model = planner.model
     step = getattr(model, "step", None)  # never called on a stochastic model
-    model_actions = model.actions
+    model_actions = model.actions if planner.listed else None
     model_player = model.player
     evaluator = planner.evaluator
     gamma = planner.gamma
@@ -219,6 +222,12 @@ def run(planner: MCTS, tree: GuidedTree, iterations: int) -> int:
     append_node = tree.append_node
     # A stochastic model: each action leads through its chance node (mcts_agent.chance).
     cross = chance.crossing(planner, tree) if planner.stochastic else None
+    # Progressive widening (mcts_agent.widening): actions drawn at every decision node.
+    widened = None
+    if planner.widening is not None:
+        widened = tree.widened
+        widen_select = widening.selection(planner, tree)
+        widen_expand = widening.expansion(planner)
     result = None
 
     path: list[int] = []
@@ -233,7 +242,10 @@ def run(planner: MCTS, tree: GuidedTree, iterations: int) -> int:
             depth += 1
             kids = children[node]
             left = untried[node]
-            if solving:  # the solver's rules: a proven child scores its proven value
+            if widened is not None:  # draw an action, or select among those drawn
+                i, child = widen_select(node, lo, span)
+                left = untried[node]
+            elif solving:  # the solver's rules: a proven child scores its proven value
                 i, child = solver_select(node)
             elif puct:
                 # Q + c * P * sqrt(max(N, 1)) / (1 + N(a)) over the tried children, first
@@ -323,9 +335,13 @@ def run(planner: MCTS, tree: GuidedTree, iterations: int) -> int:
             child_player = None
             value: float | None = None
             child_priors: tuple = ()
+            record = None
             if terminated is not False and terminated is not True:
                 terminated = checked_terminated(terminated, state, action)
-            if not terminated:
+            if widened is not None:  # a widened node: its actions are drawn when visited
+                if not terminated:
+                    child_player, value, record = widen_expand(next_state)
+            elif not terminated:
                 child_actions = model_actions(next_state)
                 if child_actions.__class__ is not tuple:
                     child_actions = checked_actions(child_actions, next_state)
@@ -345,7 +361,7 @@ def run(planner: MCTS, tree: GuidedTree, iterations: int) -> int:
                 reward,
                 gamma if child_player == players[node] else minus_gamma,
                 child_actions,
-                len(child_actions) or TERMINAL,
+                len(child_actions) or (TERMINAL if record is None else 0),
                 i,
                 child_priors,
                 c * priors[node][i],
@@ -353,6 +369,8 @@ def run(planner: MCTS, tree: GuidedTree, iterations: int) -> int:
             )
             if vector is not None:
                 vector.add_node(child, reward_vector, mover)
+            if record is not None:
+                widened[child] = record
             if not kids or action_indices[kids[-1]] < i:
                 children[node] = kids + (child,)
             else:  # PUCT tried a later action first: keep the model's order
@@ -381,7 +399,8 @@ def run(planner: MCTS, tree: GuidedTree, iterations: int) -> int:
             if g.__class__ is not float and vector is None:  # a numpy G: backed up as a float
                 g = checked_return(g, states[node])
         elif generic_rollout is not None:
-            g = generic_rollout(states[node], node_actions[node], players[node])
+            legal = node_actions[node] if widened is None else widened[node].legal
+            g = generic_rollout(states[node], legal, players[node])
             if g.__class__ is not float and vector is None:
                 g = checked_return(g, states[node])
         else:

@@ -239,7 +239,8 @@ def digest(tree: Tree, exploration: float) -> GuidedTree:
             parent, node = node, tree.children_by_action(node)[index]
     new_index = {old: new for new, old in enumerate(kept)}
     new = object.__new__(GuidedTree)
-    for field in node_fields(GuidedTree):
+    new.widened = {}  # progressive widening is searched by one process (MCTS refuses workers)
+    for field in _PER_NODE_FIELDS:
         if guided or field in Tree.__slots__:
             values = getattr(tree, field)
             setattr(new, field, [values[n] for n in kept])
@@ -261,9 +262,13 @@ def digest(tree: Tree, exploration: float) -> GuidedTree:
     return new
 
 
+_PER_NODE_FIELDS = [field for field in node_fields(GuidedTree) if field != "widened"]
+"""GuidedTree's per-node lists (``widened`` is a dict of the whole tree)."""
+
+
 def _graft(merged: GuidedTree, parent: int, source: GuidedTree, node: int) -> int:
     """Appends ``source``'s ``node`` and its kept line to ``merged`` under ``parent``."""
-    fields = node_fields(GuidedTree)
+    fields = _PER_NODE_FIELDS
     new = -1
     while True:
         at = len(merged)

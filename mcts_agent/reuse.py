@@ -110,6 +110,9 @@ def reroot(tree: Tree, node: int) -> Tree:
     ]
     if getattr(new, "chance_records", None) is not None:  # their outcome indexes grow
         new.chance_records = [None if r is None else copy.copy(r) for r in new.chance_records]
+    widened = getattr(tree, "widened", None)
+    if widened:  # progressive widening's records, renumbered; their indexes grow
+        new.widened = {new_index[n]: copy.copy(r) for n, r in widened.items() if n in new_index}
     new.rewards[ROOT] = 0.0
     new.discounts[ROOT] = 0.0
     proven_values = getattr(new, "proven_values", None)

@@ -31,6 +31,7 @@ from mcts_agent import (
     reuse,
     solver,
 )
+from mcts_agent import widening as widening_
 from mcts_agent._validation import (
     checked_actions,
     checked_player,
@@ -48,6 +49,7 @@ from mcts_agent.model import Model, StateT
 from mcts_agent.normalization import normalizer, widen
 from mcts_agent.summary import format_summary
 from mcts_agent.tree import ROOT, TERMINAL, UNVISITED, GuidedTree, Node, Tree
+from mcts_agent.widening import ActionSampler
 
 __all__ = ["LOG_LINE_MOVES", "LOG_TOP_ACTIONS", "MCTS", "RolloutPolicy", "SearchSummary"]
 
@@ -214,7 +216,9 @@ class MCTS(Generic[StateT]):
     Args:
         model: the model to plan in (``actions``, ``step``, ``player``; or
             ``actions``, ``player`` and ``sample_step`` or ``outcomes``, and
-            optionally ``key``, for a stochastic model). If it
+            optionally ``key``, for a stochastic model; ``sample_action``
+            instead of, or beside, ``actions`` for actions that are drawn,
+            not listed: ``widening``). If it
             also has ``rollout(state, rng, limit, gamma)`` and no
             ``rollout_policy`` is given, that fused rollout is used.
         iterations: int >= 1, selection-expansion-simulation-backup passes per
@@ -265,6 +269,31 @@ class MCTS(Generic[StateT]):
             ``docs/guides/guided-search.md``, "Value normalisation". With
             ``leaf_batch > 1`` only with ``virtual_loss=0.0`` (a virtual loss
             is in reward units, not scale-free).
+        widening: ``(k, alpha)`` with k > 0 and alpha in [0, 1], or None:
+            progressive widening (Couëtoux et al., 2011; :mod:`mcts_agent.widening`,
+            ``docs/guides/continuous-actions.md``). A decision node visited
+            ``N`` times (this visit included) has at most ``ceil(k *
+            N**alpha)`` children; while it has fewer, the iteration draws an
+            action (``action_sampler``, else ``model.sample_action(state,
+            rng)``, else a uniformly random legal action) and an equal one
+            joins its child; otherwise the search's rule (UCB1, PUCT)
+            selects among the children. None: off for a model with
+            ``actions``, :data:`~mcts_agent.widening.DEFAULT_WIDENING`
+            ``(10, 0.5)`` (MCTS.jl's) for a model without (whose actions are
+            only sampled: continuous actions). Not with ``solve``,
+            ``root_noise``, ``leaf_batch > 1``, ``workers > 1`` or a model
+            reporting every player's reward.
+        state_widening: ``(k, alpha)`` or None (off): double progressive
+            widening of a stochastic model's outcomes. A chance node visited
+            ``n`` times has at most ``ceil(k * n**alpha)`` outcome children;
+            once it has them, an existing outcome is picked with probability
+            proportional to the times it was drawn
+            (:func:`mcts_agent.chance.crossing`). Only for a stochastic model.
+        action_sampler: ``(state, rng, tried) -> action``, or None: draws the
+            actions widening adds, in place of ``model.sample_action``
+            (``tried``: the node's ``(action, visits, value)`` so far;
+            :mod:`mcts_agent.action_samplers` has a Gaussian around the best
+            child). Only with widening on.
         time_limit: float > 0, seconds a search may take on ``clock``, or None.
             The search stops at the first iteration boundary after it (the
             overshoot is about 1 ms, :data:`mcts_agent.budgets.CHUNK_SECONDS`);
@@ -333,11 +362,14 @@ class MCTS(Generic[StateT]):
             with ``backend="ray"``.
 
     Raises:
-        TypeError: if ``model`` lacks a method or an argument has the wrong
+        TypeError: if ``model`` lacks a method (``actions`` or ``sample_action``,
+            ``step`` or ``sample_step``/``outcomes``, ``player``) or an argument has the wrong
             type, or neither ``iterations`` nor ``time_limit`` is given.
         ValueError: if an argument is out of range, ``selection`` is unknown,
             ``root_noise`` or ``unvisited_value`` is given with UCT,
-            ``value_bounds`` without ``solve``, ``leaf_batch > 1`` with
+            ``state_widening`` for a deterministic model, ``action_sampler``
+            without widening, widening with an option it does not compose
+            with (above), ``value_bounds`` without ``solve``, ``leaf_batch > 1`` with
             ``solve``, a stochastic model or ``on_iteration``, ``workers > 1`` with
             ``on_iteration``, or ``address`` without ``backend="ray"``.
         TypeError: also if ``workers > 1`` and the model or an option cannot
@@ -370,6 +402,9 @@ class MCTS(Generic[StateT]):
         max_depth: int | None = None,
         root_noise: tuple[float, float] | None = None,
         value_normalization: bool = False,
+        widening: tuple[float, float] | None = None,
+        state_widening: tuple[float, float] | None = None,
+        action_sampler: ActionSampler | None = None,
         leaf_batch: int = 1,
         virtual_loss: float = 1.0,
         workers: int = 1,
@@ -381,7 +416,15 @@ class MCTS(Generic[StateT]):
         for name in ("self", "model", "seed", "workers", "backend", "address"):
             del worker_options[name]
         self.stochastic = chance.is_stochastic(model)
-        for method in ("actions", "player") if self.stochastic else ("actions", "step", "player"):
+        # A model without actions samples them (sample_action): progressive widening.
+        self.listed = widening_.lists_actions(model)
+        if not self.listed and not callable(getattr(model, "sample_action", None)):
+            raise TypeError(
+                f"model must have callable actions(state) (the legal actions, listed) or "
+                f"sample_action(state, rng) (actions drawn, e.g. continuous ones, planned with "
+                f"progressive widening); {type(model).__name__} has neither"
+            )
+        for method in ("player",) if self.stochastic else ("step", "player"):
             if not callable(getattr(model, method, None)):
                 raise TypeError(
                     f"model must have callable actions(state), step(state, action) and "
@@ -454,6 +497,27 @@ class MCTS(Generic[StateT]):
         self.value_normalization = value_normalization
         # [lo, hi] of the node values met in the current search's backups (value_normalization).
         self._value_range: list[float] | None = None
+        self.widening = widening_.checked_widening("widening", widening)
+        if self.widening is None and not self.listed:
+            self.widening = widening_.DEFAULT_WIDENING
+        self.state_widening = widening_.checked_widening("state_widening", state_widening)
+        if self.state_widening is not None and not self.stochastic:
+            raise ValueError(
+                f"state_widening={state_widening!r} limits the outcomes drawn at a chance node, "
+                f"but {type(model).__name__} is deterministic (no sample_step or outcomes); "
+                "pass state_widening=None"
+            )
+        if action_sampler is not None and not callable(action_sampler):
+            raise TypeError(
+                f"action_sampler must be a callable (state, rng, tried) -> action, or None; "
+                f"got {action_sampler!r}"
+            )
+        if action_sampler is not None and self.widening is None:
+            raise ValueError(
+                "action_sampler draws the actions progressive widening adds; pass "
+                "widening=(k, alpha) too (a model with actions lists them all without it)"
+            )
+        self.action_sampler = action_sampler
         # Every player's reward (mcts_agent.maxn): the model's reward_players, or None.
         self.reward_players = maxn.checked_reward_players(model)
         self.leaf_batch, self.virtual_loss = leaf_batching.checked_options(
@@ -466,6 +530,8 @@ class MCTS(Generic[StateT]):
                 "returns (or vanish in large ones); with leaf_batch > 1 pass virtual_loss=0.0, "
                 "or value_normalization=False"
             )
+        if self.widening is not None:
+            widening_.check_composition(self)
         # The general loop (mcts_agent.general_loop) runs when an option needs it.
         self._general = (
             self.reward_players is not None
@@ -476,12 +542,19 @@ class MCTS(Generic[StateT]):
             or solve
             or self.stochastic
             or self.leaf_batch > 1
+            or self.widening is not None
         )
         self._tree: Tree | None = None
         self._record: _SearchRecord | None = None
         self.workers, self.backend, self.address = parallel.checked_backend(
             workers, backend, address
         )
+        if self.widening is not None and self.workers > 1:
+            raise ValueError(
+                f"with progressive widening each worker draws actions of its own, and merging "
+                f"workers' roots needs one list of actions; pass workers=1 (got workers="
+                f"{self.workers})"
+            )
         if self.reward_players is not None and (self.leaf_batch > 1 or self.workers > 1):
             at_fault = [
                 f"{name}={value}"
@@ -614,12 +687,14 @@ class MCTS(Generic[StateT]):
         else:
             budget = budgets.Budget.checked(iterations, time_limit, self.max_nodes)
         model = self.model
-        root_actions = checked_actions(model.actions(state), state)
-        if not root_actions:
-            raise ValueError(
-                "cannot search from a state with no legal actions (the game is over); "
-                f"got state {describe(state)}"
-            )
+        root_actions = None  # a model without actions: the model refuses finished states
+        if self.listed:
+            root_actions = checked_actions(model.actions(state), state)
+            if not root_actions:
+                raise ValueError(
+                    "cannot search from a state with no legal actions (the game is over); "
+                    f"got state {describe(state)}"
+                )
         if self._parallel is not None:  # workers > 1: searches in the workers, roots merged
             tree, done, stop_reason, reused_visits = self._parallel.search(
                 state, budget.iterations, budget.time_limit
@@ -794,6 +869,9 @@ class MCTS(Generic[StateT]):
         total = sum(visit_counts)
         if isinstance(tree, GuidedTree):
             priors = tree.priors[ROOT]
+            if ROOT in tree.widened:  # the drawn actions' weights, normalised
+                total = math.fsum(priors)
+                priors = tuple(w / total for w in priors)
             proven_values = tree.proven_values
             proven = tuple(proven_values[c] if c != UNVISITED else None for c in children)
             proven_value = proven_values[ROOT]
@@ -1094,6 +1172,8 @@ class MCTS(Generic[StateT]):
 
         stochastic = self.stochastic
         step = chance.sampler(model, rng) if stochastic else model.step  # outcomes drawn from rng
+        if not self.listed:
+            return None, _sampled_rollout(model, step, not stochastic, rng, limit, gamma)
         model_actions = model.actions
         model_player = model.player
         random_ = rng.random
@@ -1135,6 +1215,50 @@ class MCTS(Generic[StateT]):
                 raise
 
         return None, rollout
+
+
+def _sampled_rollout(
+    model: Any,
+    step: Callable[[Any, Any], Any],
+    deterministic: bool,
+    rng: random.Random,
+    limit: int,
+    gamma: float,
+) -> Callable[[Any, Any, Hashable], float]:
+    """The generic rollout of a model without ``actions``: ``sample_action`` at every move.
+
+    ``rollout(state, actions, player) -> G`` as :meth:`MCTS._rollouts`'s
+    (``actions`` unused, None); it ends at ``terminated`` or after ``limit``
+    moves. Off its fast path (an exception of the model), the last step is
+    checked against the protocol so the error names the answer at fault
+    (``deterministic``: ``step`` is the model's; a stochastic model's draws
+    check themselves).
+    """
+    sample_action = model.sample_action
+    model_player = model.player
+
+    def rollout(state: Any, actions: Any, player: Hashable) -> float:
+        g = 0.0
+        coef = 1.0
+        moves_left = limit
+        while True:
+            action = sample_action(state, rng)
+            previous = state
+            try:
+                state, reward, terminated = step(state, action)
+                g += coef * reward
+            except (TypeError, ValueError, LookupError):
+                if deterministic:
+                    _check_step(model, previous, action)
+                raise
+            moves_left -= 1
+            if terminated or moves_left == 0:
+                return g
+            mover = player
+            player = model_player(state)
+            coef *= gamma if player == mover else -gamma
+
+    return rollout
 
 
 # ------------------------------------------------------------------ logging

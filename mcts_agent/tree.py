@@ -254,6 +254,7 @@ class GuidedTree(Tree):
             the action that made the node (-1 for the root).
         priors, scaled_priors, leaf_values, expansion_orders, proven_values,
         chance_records: per-node fields (see above).
+        widened: dict, node -> WideningRecord (see above).
     """
 
     __slots__ = (
@@ -264,6 +265,7 @@ class GuidedTree(Tree):
         "expansion_orders",
         "proven_values",
         "chance_records",
+        "widened",
     )
 
     def __init__(
@@ -286,6 +288,7 @@ class GuidedTree(Tree):
         self.expansion_orders: list[Sequence[int] | None] = [None]
         self.proven_values: list[float | None] = [None]
         self.chance_records: list[Any] = [None]
+        self.widened: dict[int, Any] = {}
 
     def append_node(
         self,
