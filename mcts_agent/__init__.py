@@ -20,7 +20,13 @@ from mcts_agent.agent import MCTSAgent
 from mcts_agent.compiled import core_backend
 from mcts_agent.evaluator import Evaluation, Evaluator
 from mcts_agent.minimax import AlphaBetaMinimax, ExhaustiveMinimax
-from mcts_agent.model import Model, RolloutModel, StepResult, StochasticModel
+from mcts_agent.model import (
+    Model,
+    RolloutModel,
+    SampledActionsModel,
+    StepResult,
+    StochasticModel,
+)
 from mcts_agent.policies import MinimaxPolicy, PerfectPolicy, Policy, RandomPolicy
 from mcts_agent.search import MCTS, RolloutPolicy, SearchSummary
 from mcts_agent.tree import ROOT, UNVISITED, Node, Tree
@@ -51,6 +57,7 @@ __all__ = (
     "RandomPolicy",
     "RolloutModel",
     "RolloutPolicy",
+    "SampledActionsModel",
     "SearchSummary",
     "StepResult",
     "StochasticModel",

@@ -38,6 +38,7 @@ import numpy as np
 
 from mcts_agent import solver
 from mcts_agent._validation import describe, require_int
+from mcts_agent.summary import action_text
 from mcts_agent.tree import ROOT, UNVISITED, Tree
 
 if TYPE_CHECKING:
@@ -230,8 +231,11 @@ def _prior(tree: Tree, parent: int, index: int) -> float | None:
 
 
 def _label_lines(value: Any) -> list[str]:
-    """``str(value)`` wrapped to :data:`LABEL_WIDTH`, at most :data:`LABEL_LINES` lines."""
-    text = str(value)
+    """``action_text(value)`` wrapped to :data:`LABEL_WIDTH`, at most :data:`LABEL_LINES` lines.
+
+    Floats are shortened to 4 significant digits (:func:`mcts_agent.summary.action_text`).
+    """
+    text = action_text(value)
     if len(text) <= LABEL_WIDTH:
         return [text]
     return textwrap.wrap(text, LABEL_WIDTH, max_lines=LABEL_LINES, placeholder=" ...")

@@ -30,6 +30,11 @@ the search then calls it instead of stepping a random playout move by move.
 A *stochastic* model (:class:`StochasticModel`) offers ``sample_step`` or
 ``outcomes`` instead of a deterministic ``step``, and optionally ``key``; the
 search plans it with chance nodes (``docs/guides/chance.md``).
+
+A model whose actions cannot be listed (continuous actions) offers
+``sample_action(state, rng)`` instead of ``actions``
+(:class:`SampledActionsModel`); the search plans it with progressive
+widening (``docs/guides/continuous-actions.md``).
 """
 
 from __future__ import annotations
@@ -40,7 +45,7 @@ from typing import Any, NamedTuple, Protocol, TypeVar, runtime_checkable
 
 StateT = TypeVar("StateT")
 
-__all__ = ["Model", "RolloutModel", "StepResult", "StochasticModel"]
+__all__ = ["Model", "RolloutModel", "SampledActionsModel", "StepResult", "StochasticModel"]
 
 
 class StepResult(NamedTuple):
@@ -200,4 +205,45 @@ class StochasticModel(Protocol[StateT]):
         state, so equal keys must mean the same position for the rest of the
         game (e.g. a snapshot without the env's random generator).
         """
+        ...
+
+
+@runtime_checkable
+class SampledActionsModel(Protocol[StateT]):
+    """A model whose actions are drawn, not listed (continuous actions).
+
+    ``docs/guides/continuous-actions.md``.
+
+    It has ``sample_action`` instead of, or beside, :meth:`Model.actions`,
+    with ``step`` (or a stochastic model's ``sample_step``/``outcomes``) and
+    ``player`` as :class:`Model` has. The search plans it with progressive
+    widening (:mod:`mcts_agent.widening`; ``MCTS(widening=...)``, on by
+    default for a model without ``actions``). Without ``actions`` a state
+    is terminal only when the move into it said ``terminated``, and the
+    search's own rollout plays ``sample_action`` at every move.
+    :func:`mcts_agent.testing.check_model` checks it.
+    """
+
+    def sample_action(self, state: StateT, rng: random.Random) -> Any:
+        """Returns one action to try in ``state``, drawn from ``rng`` only.
+
+        The same ``rng`` state must give the same action (no other source of
+        randomness: never the env's ``action_space.sample()`` or its
+        ``np_random``, which the plan would advance). The action must be
+        hashable and compare with ``==`` (an equal draw joins the existing
+        child), be accepted by ``step``, and be one of ``actions(state)``
+        when the model lists them.
+
+        Args:
+            state: a state that is not terminal.
+            rng: the planner's generator.
+        """
+        ...
+
+    def step(self, state: StateT, action: Any) -> StepResult:
+        """Returns ``StepResult(next_state, reward, terminated)``; never changes ``state``."""
+        ...
+
+    def player(self, state: StateT) -> Hashable:
+        """Returns the player to move in ``state``: hashable, compared only for equality."""
         ...

@@ -29,15 +29,19 @@ import math
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
+
 if TYPE_CHECKING:
     from mcts_agent.search import SearchSummary
 
 __all__ = [
     "ROOT_TABLE_MOVES",
+    "action_text",
     "format_root_table",
     "format_seconds",
     "format_summary",
     "search_line",
+    "short_float",
 ]
 
 ROOT_TABLE_MOVES = 15
@@ -91,7 +95,46 @@ def search_line(summary: SearchSummary) -> str:
     return line
 
 
-def format_root_table(summary: SearchSummary, label: Callable[[Any], str] = str) -> str:
+def short_float(value: float) -> str:
+    """A float to at most 4 significant digits (``2.828``), or as ``repr`` if it has no more."""
+    short = f"{value:.4g}"
+    return repr(value) if float(short) == value else short
+
+
+def action_text(action: Any) -> str:
+    """An action as tables and tree drawings name it: floats to 4 significant digits.
+
+    ``str(action)``, except that floats (Python's or numpy's), also inside
+    tuples, lists and dicts, are written by :func:`short_float`: a continuous
+    action ``(0.30331272607892745, -1.5)`` reads ``(0.3033, -1.5)``. Only for
+    display: the tree, the summary and saved trees keep the exact action.
+    """
+    if isinstance(action, (float, np.floating)):
+        return short_float(float(action))
+    if isinstance(action, tuple) and any(_has_float(a) for a in action):
+        inner = ", ".join(action_text(a) for a in action)
+        return f"({inner},)" if len(action) == 1 else f"({inner})"
+    if isinstance(action, list) and any(_has_float(a) for a in action):
+        return "[" + ", ".join(action_text(a) for a in action) + "]"
+    if isinstance(action, dict) and any(_has_float(a) for a in action.values()):
+        return "{" + ", ".join(f"{k!r}: {action_text(v)}" for k, v in action.items()) + "}"
+    if isinstance(action, np.ndarray) and action.dtype.kind == "f":
+        return action_text(action.tolist())
+    return str(action)
+
+
+def _has_float(value: Any) -> bool:
+    """Whether ``value`` is or holds (in tuples, lists, dicts, arrays) a float."""
+    if isinstance(value, (float, np.floating)):
+        return True
+    if isinstance(value, (tuple, list)):
+        return any(_has_float(v) for v in value)
+    if isinstance(value, dict):
+        return any(_has_float(v) for v in value.values())
+    return isinstance(value, np.ndarray) and value.dtype.kind == "f"
+
+
+def format_root_table(summary: SearchSummary, label: Callable[[Any], str] = action_text) -> str:
     """Returns the root's moves as a table: the move played, then the most visited.
 
     At most :data:`ROOT_TABLE_MOVES` rows (the move played is the first, also
@@ -105,7 +148,8 @@ def format_root_table(summary: SearchSummary, label: Callable[[Any], str] = str)
 
     Args:
         summary: ``planner.summary()`` after the search.
-        label: ``action -> str``, the move's name (default: ``str``).
+        label: ``action -> str``, the move's name (default:
+            :func:`action_text`, ``str`` with floats shortened).
 
     Returns:
         The table's lines joined by newlines, columns separated by two spaces.
@@ -156,7 +200,7 @@ def _value_text(value: float) -> str:
 
 def format_summary(
     summary: SearchSummary,
-    label: Callable[[Any], str] = str,
+    label: Callable[[Any], str] = action_text,
     *,
     player: str | None = None,
     line: Sequence[str] | None = None,
@@ -171,7 +215,7 @@ def format_summary(
 
     Args:
         summary: ``planner.summary()`` after the search.
-        label: ``action -> str``, a move's name (default: ``str``).
+        label: ``action -> str``, a move's name (default: :func:`action_text`).
         player: the player to move's name (default: ``"player "`` and
             ``repr(summary.player)``).
         line: the principal variation's moves as text (default: ``label`` of

@@ -30,7 +30,7 @@ from mcts_agent.chance import checked_outcomes, checked_result, is_stochastic, o
 from mcts_agent.maxn import checked_reward_players, checked_vector, reward_vector
 from mcts_agent.model import Model
 
-__all__ = ["MAX_ABS_REWARD", "ModelCheckError", "check_model"]
+__all__ = ["MAX_ABS_REWARD", "SAMPLES_CHECKED", "ModelCheckError", "check_model"]
 
 MAX_ABS_REWARD = sys.float_info.max / 2**64
 """Largest ``|reward|`` :func:`check_model` accepts, about 9.7e288.
@@ -66,6 +66,15 @@ def check_model(
     must give rewards, and rollout returns, as mappings ``{player: number}``
     over those players.
 
+    A model with ``sample_action(state, rng)`` (actions drawn, not listed,
+    or both; ``docs/guides/continuous-actions.md``): at every visited state
+    :data:`SAMPLES_CHECKED` actions are drawn, each twice from two
+    generators in the same state, and must be equal (drawn from the ``rng``
+    only), hashable, legal (one of ``actions``, where listed) and, for a
+    model with an ``action_space`` and ``to_env_action`` (a Gymnasium
+    model), inside the space; a model without ``actions`` is stepped with
+    these (its episodes end at ``terminated``).
+
     A stochastic model (``sample_step`` or ``outcomes``,
     :class:`~mcts_agent.model.StochasticModel`) is checked instead of
     ``step``: ``outcomes`` gives a non-empty sequence of ``(probability,
@@ -80,7 +89,8 @@ def check_model(
 
     Args:
         model: the model to check.
-        state: a state with at least one legal action to start from.
+        state: a state with at least one legal action to start from (for a
+            model without ``actions``: a state not terminal).
         seed: int seed of the playouts' random generator, or None.
         num_playouts: int >= 1, random games played from ``state``.
         max_moves: int >= 1, most moves per game (a game may be endless).
@@ -94,7 +104,14 @@ def check_model(
             int >= 1.
     """
     stochastic = is_stochastic(model)
-    for method in ("actions", "player") if stochastic else ("actions", "step", "player"):
+    listed = callable(getattr(model, "actions", None))
+    sampled = callable(getattr(model, "sample_action", None))
+    if not (listed or sampled):
+        raise ModelCheckError(
+            f"a model needs actions(state) (its legal actions, listed) or sample_action(state, "
+            f"rng) (actions drawn); {type(model).__name__} has neither"
+        )
+    for method in ("player",) if stochastic else ("step", "player"):
         if not callable(getattr(model, method, None)):
             raise ModelCheckError(
                 f"a model needs actions, step and player methods (a stochastic model: "
@@ -104,7 +121,7 @@ def check_model(
     require_int("num_playouts", num_playouts, 1)
     require_int("max_moves", max_moves, 1)
     rng = random.Random(seed)
-    if not _actions(model, state):
+    if listed and not _actions(model, state):
         raise ModelCheckError(
             f"check_model needs a state with legal actions; actions({describe(state)}) is empty"
         )
@@ -113,14 +130,17 @@ def check_model(
         _check_rollout(model, state, rollout_rng, max_moves)
         current = state
         for _ in range(max_moves):
-            actions = _actions(model, current)
-            if not actions:
+            actions = _actions(model, current) if listed else None
+            if listed and not actions:
                 break
             _protocol(
                 checked_player,
                 _call(f"player({describe(current)})", model.player, current),
                 current,
             )
+            drawn = _check_sample_action(model, current, actions, rng) if sampled else None
+            if not listed:  # the actions drawn are the ones stepped
+                actions = drawn
             if stochastic:
                 results = [_check_chance(model, current, action, rng) for action in actions]
             else:
@@ -129,7 +149,7 @@ def check_model(
             action = actions[index]
             previous = current
             current, _, terminated = results[index]
-            if terminated and _actions(model, current):
+            if terminated and listed and _actions(model, current):
                 raise ModelCheckError(
                     f"step({describe(previous)}, {describe(action)}) said terminated, but "
                     f"actions({describe(current)}) still lists legal actions"
@@ -162,6 +182,60 @@ def _actions(model: Model, state: Any) -> tuple:
     if not _equal(actions, again, f"the actions of {describe(state)}"):
         raise ModelCheckError(f"{call} is not stable: two calls gave {actions!r} and {again!r}")
     return actions
+
+
+SAMPLES_CHECKED = 3
+"""Actions :func:`check_model` draws with ``sample_action`` at every state it visits."""
+
+
+def _check_sample_action(model: Any, state: Any, actions: tuple | None, rng: random.Random) -> list:
+    """Draws :data:`SAMPLES_CHECKED` actions with ``sample_action``; returns them, checked.
+
+    Each is drawn twice, from two generators in the same state: the two
+    must be equal (the action depends on the generator only), hashable, one
+    of ``actions`` (a model that lists them), and, for a model with an
+    ``action_space`` (a Gymnasium space) and ``to_env_action``, inside that
+    space (its shape, bounds and type). ``rng`` ends as one of the generators did.
+    """
+    call = f"sample_action({describe(state)}, rng)"
+    drawn = []
+    for _ in range(SAMPLES_CHECKED):
+        first, second = random.Random(), random.Random()
+        first.setstate(rng.getstate())
+        second.setstate(rng.getstate())
+        action = _call(call, model.sample_action, state, first)
+        again = _call(call, model.sample_action, state, second)
+        rng.setstate(first.getstate())
+        if not _equal(action, again, "sampled actions"):
+            raise ModelCheckError(
+                f"{call} gave {describe(action)} and {describe(again)} from two generators in "
+                "the same state: it must draw from its rng only (never from the env's or a "
+                "global generator, which the plan would then advance or read)"
+            )
+        try:
+            hash(action)
+        except TypeError:
+            raise ModelCheckError(
+                f"{call} gave {describe(action)} ({type(action).__name__}), which is not "
+                "hashable; the search keeps the actions drawn at a node to join equal ones: "
+                "return a tuple (e.g. tuple(array.tolist()))"
+            ) from None
+        if actions is not None and action not in actions:
+            raise ModelCheckError(
+                f"{call} gave {describe(action)}, which is not one of actions(state) "
+                f"{describe(list(actions))}"
+            )
+        space = getattr(model, "action_space", None)
+        to_env_action = getattr(model, "to_env_action", None)
+        if callable(getattr(space, "contains", None)) and callable(to_env_action):
+            env_action = _call(f"to_env_action({describe(action)})", to_env_action, action)
+            if not space.contains(env_action):
+                raise ModelCheckError(
+                    f"{call} gave {describe(action)}, whose env action {describe(env_action)} "
+                    f"is not inside the action space {space}"
+                )
+        drawn.append(action)
+    return drawn
 
 
 def _check_rollout(model: Model, state: Any, rng: random.Random, max_moves: int) -> None:

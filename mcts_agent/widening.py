@@ -5,12 +5,15 @@
 this visit included, may have at most ``ceil(k * N**alpha)`` children. While
 it has fewer, the iteration draws an action (:func:`selection`'s order:
 the planner's ``action_sampler``, else the model's ``sample_action(state,
-rng)``, else a uniformly random legal action), and an action equal to an
-existing child's is that child; a new one is stepped once, as any
-expansion. Otherwise selection chooses among the children by the search's
-rule: UCB1, or PUCT with the prior of each child normalised over the
-children (the evaluator's prior of its action for a model that lists its
-actions, else 1 for every child: the samples' empirical distribution, the
+rng)``, else a uniformly random legal action); a new one is stepped once, as
+any expansion. An action equal to an existing child's is that child: it
+adds nothing, and, as when the node has all its children, selection
+chooses among the children by the search's rule (as MCTS.jl's
+``DPWSolver`` does; descending into the drawn child instead would leave a
+node whose few actions are all drawn to uniform draws for ever): UCB1, or
+PUCT with the prior of each child normalised over the children (the
+evaluator's prior of its action for a model that lists its actions, else
+1 for every child: the samples' empirical distribution, the
 sampled-action view of Hubert et al., 2021, "Learning and planning in
 complex action spaces", §3), each child's Q normalised where
 ``value_normalization`` is on.
@@ -293,14 +296,14 @@ def selection(planner: MCTS, tree: GuidedTree) -> Callable[[int, float, float | 
                     f"node to join equal ones), got {describe(action)} "
                     f"({type(action).__name__}); return a tuple, e.g. tuple(array.tolist())"
                 ) from None
-            if j is not None:
-                return j, kids[j]
-            j = record.index[action] = len(actions[node])
-            actions[node] += (action,)
-            weights = record.weights
-            priors[node] += (1.0 if weights is None else weights[action],)
-            untried[node] += 1
-            return j, UNVISITED
+            if j is None:  # a new action: expanded in this iteration
+                j = record.index[action] = len(actions[node])
+                actions[node] += (action,)
+                weights = record.weights
+                priors[node] += (1.0 if weights is None else weights[action],)
+                untried[node] += 1
+                return j, UNVISITED
+            # An action drawn before adds nothing: the rule selects among the children.
         best_score = -inf
         best = 0
         if puct:  # Q + c * (w / sum w) * sqrt(max(N, 1)) / (1 + N(a))

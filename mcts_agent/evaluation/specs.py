@@ -48,6 +48,7 @@ from mcts_agent.evaluation.players import (
     Player,
     RandomPlayer,
 )
+from mcts_agent.summary import short_float
 
 if TYPE_CHECKING:
     from mcts_agent.evaluation.games import Game
@@ -259,8 +260,7 @@ def display_value(value: Any, text: Callable[[Any], str] = str) -> str:
     """
     if not isinstance(value, float):
         return text(value)
-    short = f"{value:.4g}"
-    return repr(value) if float(short) == value else short
+    return short_float(value)
 
 
 def format_options(options: tuple[tuple[str, Any], ...], display: bool = False) -> str:
