@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import random
 
 import gymnasium as gym
 import numpy as np
@@ -239,3 +240,13 @@ def test_gymnasium_model_plans_on_it_through_its_own_methods():
     assert env.unwrapped.get_state() == live  # the live env did not move
     env_action = model.to_env_action((1.0, 1.0))
     assert env_action.shape == (2,) and env_action.dtype == np.float32
+    action = model.sample_action(state, random.Random(0))
+    assert len(action) == 2 and all(-1.0 <= v <= 1.0 for v in action)
+    assert model.sample_action(state, random.Random(0)) == action
+    # is_terminal(): planning from a crashed robot is refused.
+    for _ in range(20):
+        if env.step(np.array([1.0, 1.0], np.float32))[2]:
+            break
+    assert env.unwrapped.is_terminal()
+    with pytest.raises(ValueError, match="terminated"):
+        model.state_of(env)
