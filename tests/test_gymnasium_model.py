@@ -348,12 +348,6 @@ def test_multidiscrete_gives_every_combination():
         model.to_env_action((2, 0))
 
 
-def test_box_action_space_asks_to_discretise():
-    env = make("Pendulum-v1")
-    with pytest.raises(TypeError, match="continuous.*DiscretizeAction"):
-        GymnasiumModel(env)
-
-
 def test_discretised_pendulum_is_planned_through_the_wrapper():
     env = DiscretizeAction(gym.make("Pendulum-v1"), bins=5)
     env.reset(seed=0)
