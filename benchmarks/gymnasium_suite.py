@@ -115,6 +115,36 @@ RL_ZOO: dict[str, tuple[ZooAgent, ...]] = {
         ZooAgent("qrdqn", "LunarLander-v2", 70.236, 225.491, "100k"),
         ZooAgent("trpo", "LunarLander-v2", 133.166, 112.173, "200k"),
     ),
+    "Pendulum-v1": (
+        ZooAgent("a2c", "Pendulum-v1", -162.965, 103.210, "1M"),
+        ZooAgent("ars", "Pendulum-v1", -212.540, 160.444, "2M"),
+        ZooAgent("ddpg", "Pendulum-v1", -152.099, 94.282, "20k"),
+        ZooAgent("ppo", "Pendulum-v1", -172.225, 104.159, "100k"),
+        ZooAgent("sac", "Pendulum-v1", -156.995, 88.714, "20k"),
+        ZooAgent("td3", "Pendulum-v1", -151.855, 90.227, "20k"),
+        ZooAgent("tqc", "Pendulum-v1", -151.340, 87.893, "20k"),
+        ZooAgent("trpo", "Pendulum-v1", -174.631, 127.577, "100k"),
+    ),
+    "MountainCarContinuous-v0": (
+        ZooAgent("a2c", "MountainCarContinuous-v0", 91.166, 0.255, "100k"),
+        ZooAgent("ars", "MountainCarContinuous-v0", 96.672, 0.784, "500k"),
+        ZooAgent("ddpg", "MountainCarContinuous-v0", 93.512, 0.048, "300k"),
+        ZooAgent("ppo", "MountainCarContinuous-v0", 88.343, 2.572, "20k"),
+        ZooAgent("sac", "MountainCarContinuous-v0", 94.679, 1.134, "50k"),
+        ZooAgent("td3", "MountainCarContinuous-v0", 93.483, 0.075, "300k"),
+        ZooAgent("tqc", "MountainCarContinuous-v0", 63.641, 45.259, "50k"),
+        ZooAgent("trpo", "MountainCarContinuous-v0", 92.489, 0.355, "50k"),
+    ),
+    "LunarLanderContinuous-v3": (
+        ZooAgent("a2c", "LunarLanderContinuous-v2", 84.225, 145.906, "5M"),
+        ZooAgent("ars", "LunarLanderContinuous-v2", 167.959, 147.071, "2M"),
+        ZooAgent("ddpg", "LunarLanderContinuous-v2", 230.217, 92.372, "300k"),
+        ZooAgent("ppo", "LunarLanderContinuous-v2", 270.863, 32.072, "1M"),
+        ZooAgent("sac", "LunarLanderContinuous-v2", 260.390, 65.467, "500k"),
+        ZooAgent("td3", "LunarLanderContinuous-v2", 207.451, 67.562, "300k"),
+        ZooAgent("tqc", "LunarLanderContinuous-v2", 277.956, 25.466, "500k"),
+        ZooAgent("trpo", "LunarLanderContinuous-v2", 262.387, 21.428, "200k"),
+    ),
 }
 """RL Baselines3 Zoo's trained agents (:data:`RL_ZOO_SOURCE`) on the suite's envs, by the
 suite's name. The table has no Taxi, FrozenLake or CliffWalking rows."""
@@ -255,6 +285,40 @@ SUITE: tuple[Case, ...] = (
         "mean >= 200 over 10",
         lambda result: mean_return(result) >= 200.0,
         needs="Box2D",
+    ),
+    # Continuous actions (Box action spaces), planned with progressive widening.
+    Case(
+        "Pendulum-v1",
+        "Pendulum-v1",
+        10,
+        "mean >= -200 over 10",
+        lambda result: mean_return(result) >= -200.0,
+    ),
+    Case(
+        "MountainCarContinuous-v0",
+        "MountainCarContinuous-v0",
+        10,
+        "flag in 10/10, mean >= 90",
+        lambda result: (
+            all(goal_reached(r) for r in result.records) and mean_return(result) >= 90.0
+        ),
+        success=goal_reached,
+    ),
+    Case(
+        "LunarLanderContinuous-v3",
+        "LunarLanderContinuous-v3",
+        10,
+        "mean >= 200 over 10",
+        lambda result: mean_return(result) >= 200.0,
+        needs="Box2D",
+    ),
+    Case(
+        "PointRobot-v0",
+        "mcts_agent/PointRobot-v0",
+        10,
+        "goal in 10/10",
+        lambda result: all(goal_reached(r) for r in result.records),
+        success=goal_reached,
     ),
 )
 """The suite's envs and the issue's targets. CliffWalking-v1 has no ``TimeLimit`` of its

@@ -11,8 +11,10 @@ from dataclasses import replace
 from pathlib import Path
 
 import gymnasium as gym
+import numpy as np
 import pytest
 
+import mcts_agent.envs  # noqa: F401 (registers mcts_agent/PointRobot-v0)
 from mcts_agent.evaluation.planning import GOALS, EpisodeRecord, PlanResult, plan_episodes
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
@@ -121,6 +123,32 @@ def test_targets():
     assert not lake.meets_target(result([1] * 2 + [0] * 3, [True] * 2 + [False] * 3))
     assert cases["LunarLander-v3"].meets_target(result([200]))
     assert not cases["LunarLander-v3"].meets_target(result([199.9]))
+    assert cases["Pendulum-v1"].meets_target(result([-150, -250]))
+    assert not cases["Pendulum-v1"].meets_target(result([-150, -251]))
+    continuous_car = cases["MountainCarContinuous-v0"]
+    assert continuous_car.meets_target(result([90, 95], [True, True]))
+    assert not continuous_car.meets_target(result([89, 90], [True, True]))
+    assert not continuous_car.meets_target(result([95, 95], [True, False]))
+    assert cases["LunarLanderContinuous-v3"].meets_target(result([200]))
+    robot = cases["PointRobot-v0"]
+    assert robot.meets_target(result([12, 13], [True, True]))
+    assert not robot.meets_target(result([12, -5], [True, False]))
+
+
+def test_the_continuous_cases_success_is_their_goal():
+    env = gym.make("MountainCarContinuous-v0")
+    env.reset(seed=0)
+    env.unwrapped.state = np.array([0.44, 0.06], dtype=np.float32)  # one push from the flag
+    _, reward, terminated, _, _ = env.step(np.array([1.0], dtype=np.float32))
+    assert terminated and GOALS["Continuous_MountainCarEnv"](reward, terminated)
+    robot = gym.make("mcts_agent/PointRobot-v0")
+    robot.reset(seed=0)
+    robot.unwrapped.set_state((8.6, 8.6, False))  # one step from the goal's edge
+    _, reward, terminated, _, info = robot.step(np.array([1.0, 1.0], dtype=np.float32))
+    assert info["reached_goal"] and GOALS["PointRobotEnv"](reward, terminated)
+    robot.unwrapped.set_state((5.0, 2.6, False))  # one step below the obstacle
+    _, reward, terminated, _, info = robot.step(np.array([0.0, 1.0], dtype=np.float32))
+    assert info["crashed"] and not GOALS["PointRobotEnv"](reward, terminated)
 
 
 def test_missing_module_skips_the_env_with_a_message():

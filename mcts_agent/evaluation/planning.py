@@ -65,6 +65,8 @@ GOALS: dict[str, Callable[[float, bool], bool]] = {
     "TaxiEnv": lambda reward, terminated: terminated,  # only a delivery terminates
     "GridMazeEnv": lambda reward, terminated: terminated and reward > 0,  # not a trap
     "MountainCarEnv": lambda reward, terminated: terminated,  # only the flag terminates
+    "Continuous_MountainCarEnv": lambda reward, terminated: terminated,  # the flag, too
+    "PointRobotEnv": lambda reward, terminated: terminated and reward > 0,  # not a crash
 }
 """Whether an episode reached the goal, by ``type(env.unwrapped).__name__``:
 ``goal(last reward, terminated)``. Other envs report no success rate."""
