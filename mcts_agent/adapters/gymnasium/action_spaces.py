@@ -276,9 +276,10 @@ class _Numbers:
         for d, (x, (low, _, high)) in enumerate(zip(values, self.bounds, strict=True)):
             if isinstance(x, bool) or not isinstance(x, number) or not low <= x <= high:
                 at = "" if self.scalar else f" (entry {d})"
+                article = "an" if self.integer else "a"
                 raise ValueError(
-                    f"{self.where}{at} must be an {kind} in [{low}, {high}] for {self.space}; "
-                    f"got {x!r}"
+                    f"{self.where}{at} must be {article} {kind} in [{low}, {high}] for "
+                    f"{self.space}; got {x!r}"
                 )
 
     def convert(self, action: Any) -> Any:

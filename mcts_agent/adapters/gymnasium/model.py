@@ -171,7 +171,6 @@ from typing import Any, NamedTuple
 
 import gymnasium as gym
 import numpy as np
-from gymnasium import spaces
 from gymnasium.wrappers import TransformAction
 
 from mcts_agent.adapters.env_probe import instance, random_generator_paths
