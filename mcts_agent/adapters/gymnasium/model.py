@@ -234,7 +234,10 @@ class GymnasiumState(NamedTuple):
         steps_left: int, steps before the live env's ``TimeLimit`` truncates
             the episode; None if it has none.
         actions: tuple, the legal actions here in the model's order; empty
-            once the episode has ended.
+            once the episode has ended. For a sampled action space (``Box``,
+            ``Dict``, ``Tuple``): None while the episode runs (every action
+            of the space is legal, drawn by
+            :meth:`GymnasiumModel.sample_action`), ``()`` once it has ended.
         observation: the observation of the unwrapped env in this position:
             what its ``step`` returned on the way here (copied when the env
             that stepped is stepped again), or for a state of
@@ -295,7 +298,27 @@ class GymnasiumModel:
     function; ``info["action_mask"]`` of the step that reached the position
     (Taxi, :mod:`~mcts_agent.envs.grid_maze`), with the mask of the live
     env's current position from a known method (Taxi's ``action_mask(s)``, an
-    env's own ``action_mask()``); else every action is legal.
+    env's own ``action_mask()``); else every action is legal. ``MultiBinary``
+    is listed as ``MultiDiscrete`` with two values per dimension.
+    :meth:`sample_action` draws one of them uniformly (beside ``actions``).
+
+    Sampled actions (:mod:`~mcts_agent.adapters.gymnasium.action_spaces`):
+    a ``Box`` space (finite bounds, any shape, float or integer dtype) and a
+    ``Dict`` or ``Tuple`` space of ``Box``, ``Discrete``, ``MultiDiscrete``,
+    ``MultiBinary`` and nested ``Dict``/``Tuple`` parts cannot be listed:
+    the model's ``actions`` is None (the search widens progressively,
+    ``docs/guides/continuous-actions.md``) and :meth:`sample_action` draws
+    an action uniformly within the bounds from the planner's generator, one
+    ``rng.random()`` per number in C order, clipped and typed as the space
+    says: a tuple of Python floats for a float ``Box`` (rounded through its
+    dtype, so the tuple is what the env sees), of ints for an integer one; a
+    tuple of the parts' actions for ``Dict`` (key order) and ``Tuple``.
+    :meth:`step` checks an action's form and bounds (ValueError otherwise)
+    and converts it (:meth:`to_env_action`, then the action wrappers) at
+    every step. Neither the env's ``np_random`` nor its ``action_space``'s
+    generator is ever drawn from. There is no mask (:meth:`env_view` gives
+    None) nor index (:meth:`action_index` refuses), and a stochastic env
+    with sampled actions is refused (not planned yet).
 
     ``step`` returns the reward of ``env.unwrapped`` (reward wrappers are
     rejected) and ``terminated=True`` when the env terminated or truncated or
@@ -338,14 +361,18 @@ class GymnasiumModel:
 
     Attributes:
         env: the live env the model was built for.
+        action_space: the env's (outer) action space, whose actions
+            :meth:`to_env_action` returns.
         clone_method: ``"snapshot"``, ``"user"``, ``"env_methods"`` or
             ``"deepcopy"`` (module docstring).
         rollout_actions: ``"uniform"`` or ``"repeated"``, as given.
 
     Raises:
         TypeError: if ``env`` is not a ``gymnasium.Env``, its action space is
-            not ``Discrete`` or ``MultiDiscrete`` (a ``Box`` must be
-            discretised), or a function argument is not callable.
+            none of ``Discrete``, ``MultiDiscrete``, ``MultiBinary``, ``Box``
+            (float or integer dtype) or a ``Dict``/``Tuple`` of those (a
+            ``Text``, ``Graph``, ``Sequence``... space or part), or a function
+            argument is not callable.
         CloneCheckError: if the env cannot be cloned faithfully (a
             ``ValueError``): a copy shares a mutable object with the live
             env, the clone steps differently from a deep copy, or the deep
@@ -357,7 +384,11 @@ class GymnasiumModel:
             in its current position, or an argument is invalid
             (``rollout_actions`` not one of :data:`ROLLOUT_ACTIONS`, or
             ``"repeated"`` for a stochastic env, whose rollouts the search
-            plays itself).
+            plays itself); or its action space is a ``Box`` with an infinite
+            bound (the message names the dimensions), an empty ``Dict`` or
+            ``Tuple``, a ``MultiDiscrete``/``MultiBinary`` of more than
+            :data:`MAX_ACTIONS` actions, or sampled while ``action_mask`` is
+            given or the env is stochastic.
     """
 
     def __init__(
