@@ -18,13 +18,23 @@
  * - "cartpole": known_envs.py's _CartPoleStepper (CartPoleEnv.step);
  * - "mountain_car": MountainCarEnv.step (Gymnasium 1.4);
  * - "acrobot": AcrobotEnv.step (Gymnasium 1.4, no torque noise): _dsdt, rk4 over [0, dt],
- *   wrap and bound, the terminal test.
+ *   wrap and bound, the terminal test;
+ * - "pendulum": PendulumEnv.step (Gymnasium 1.4) and "mountain_car_continuous":
+ *   Continuous_MountainCarEnv.step, with sampled actions (a Box of shape (1,), float32): each
+ *   action drawn as action_spaces.py's _Numbers.draw, float(np.float32(min(low + span *
+ *   random(), high))), with "repeated" its duration drawn after it (a sampled action stays
+ *   legal: no legality test). Their steps mix numpy scalars and Python floats, so each
+ *   operation takes numpy's type (NEP 50, below: a float32 with a Python float stays float32,
+ *   the Python float rounded to float32 first; with a float64, float64); x ** 2 of a numpy
+ *   scalar is the C library's pow (float64) or powf (float32), as numpy's.
  *
  * The env's parameters are copied into the capsule when it is made (native_rollouts.py makes
- * a new one when they change). gym_step runs one of its steps, for the start-up check. Actions: the model's actions are numbered k = 0..A-1 in the
- * model's order (a dict maps each to its k); the capsule holds, by k, what the env's step
- * reads of the inner action (CartPole's force, MountainCar's (action - 1) * force, Acrobot's
- * torque; the table's columns are by k).
+ * a new one when they change). gym_step runs one of its steps, for the start-up check.
+ * Listed actions: the model's actions are numbered k = 0..A-1 in the model's order (a dict
+ * maps each to its k); the capsule holds, by k, what the env's step reads of the inner action
+ * (CartPole's force, MountainCar's (action - 1) * force, Acrobot's torque; the table's
+ * columns are by k). Sampled actions ("pendulum", "mountain_car_continuous"): no numbers, the
+ * action is its float.
  */
 #include "_core.h"
 
@@ -36,12 +46,32 @@
 #endif
 
 #define GYM_PI 3.141592653589793 /* numpy.pi, math.pi */
+
+/* x ** 2 as Python and numpy compute it: the C library's pow (powf for a float32), which is
+ * not always x * x rounded. The exponent is read from a volatile so that the compiler cannot
+ * replace the call by x * x (GCC does for a constant 2.0). */
+static volatile double gym_two = 2.0;
+#define GYM_SQUARE(x) pow((x), gym_two)
+#define GYM_SQUARE_F32(x) powf((x), (float)gym_two)
+
+/* x rounded to float32 (numpy's cast), through a volatile: GCC at -O2 was seen to drop the
+ * rounding of (float) of a sum stored back into a double. */
+static inline double
+gym_float32(double x)
+{
+    volatile float rounded = (float)x;
+    return rounded;
+}
 #define GYM_MAX_ACTIONS 64
 
-enum { GYM_TABLE, GYM_CARTPOLE, GYM_MOUNTAIN_CAR, GYM_ACROBOT };
+enum { GYM_TABLE, GYM_CARTPOLE, GYM_MOUNTAIN_CAR, GYM_ACROBOT, GYM_PENDULUM,
+       GYM_MOUNTAIN_CAR_CONTINUOUS, GYM_KINDS };
+/* The kinds from GYM_PENDULUM on have sampled actions. */
+#define GYM_SAMPLED(kind) ((kind) >= GYM_PENDULUM)
 
-static const char *const gym_kinds[] = {"table", "cartpole", "mountain_car", "acrobot"};
-static const Py_ssize_t gym_parameter_counts[] = {0, 10, 6, 11};
+static const char *const gym_kinds[] = {"table",    "cartpole", "mountain_car",
+                                        "acrobot",  "pendulum", "mountain_car_continuous"};
+static const Py_ssize_t gym_parameter_counts[] = {0, 10, 6, 11, 8, 11};
 
 /* CartPole's parameters, in the order gym_rollout takes them. */
 enum { CP_GRAVITY, CP_MASSPOLE, CP_TOTAL_MASS, CP_LENGTH, CP_POLEMASS_LENGTH, CP_TAU, CP_EULER,
@@ -53,12 +83,20 @@ enum { MC_GRAVITY, MC_MAX_SPEED, MC_MIN_POSITION, MC_MAX_POSITION, MC_GOAL_POSIT
  * LINK_MOI twice, MAX_VEL_1, MAX_VEL_2, dt, book_or_nips == "nips"). */
 enum { AC_M1, AC_M2, AC_L1, AC_LC1, AC_LC2, AC_I1, AC_I2, AC_MAX_VEL_1, AC_MAX_VEL_2, AC_DT,
        AC_NIPS };
+/* The sampled kinds' first three: the Box's low, high - low and high (the action drawn). */
+enum { DRAW_LOW, DRAW_SPAN, DRAW_HIGH };
+/* Pendulum's after them: 3 * g / (2 * l) and 3.0 / (m * l**2) (Python's, computed by
+ * native_rollouts.py), dt, max_speed, max_torque. */
+enum { PD_GRAVITY_TERM = 3, PD_TORQUE_TERM, PD_DT, PD_MAX_SPEED, PD_MAX_TORQUE };
+/* Continuous_MountainCarEnv's after them. */
+enum { MCC_MIN_ACTION = 3, MCC_MAX_ACTION, MCC_POWER, MCC_MAX_SPEED, MCC_MIN_POSITION,
+       MCC_MAX_POSITION, MCC_GOAL_POSITION, MCC_GOAL_VELOCITY };
 
 typedef struct {
     NativeRollout base;
     int kind;
     int repeated;           /* rollout_actions == "repeated" */
-    PyObject *action_index; /* dict: the model's action -> k */
+    PyObject *action_index; /* dict: the model's action -> k (None for sampled actions) */
     Py_ssize_t actions;     /* A */
     double push[GYM_MAX_ACTIONS];
     int32_t every[GYM_MAX_ACTIONS]; /* every[k] = k */
@@ -81,7 +119,7 @@ gym_position(GymRollout *t, PyObject *state, long long limit, PyObject **snapsho
 {
     if (!PyTuple_Check(state) || PyTuple_GET_SIZE(state) != 4 ||
         !PyTuple_Check(PyTuple_GET_ITEM(state, 0)) ||
-        !PyTuple_Check(PyTuple_GET_ITEM(state, 2))) {
+        !(PyTuple_Check(PyTuple_GET_ITEM(state, 2)) || PyTuple_GET_ITEM(state, 2) == Py_None)) {
         PyErr_Format(PyExc_ValueError,
                      "a native Gymnasium rollout takes a GymnasiumState (snapshot, steps_left, "
                      "actions, observation), got %R", state);
@@ -89,6 +127,12 @@ gym_position(GymRollout *t, PyObject *state, long long limit, PyObject **snapsho
     }
     *snapshot = PyTuple_GET_ITEM(state, 0);
     PyObject *steps = PyTuple_GET_ITEM(state, 1), *actions = PyTuple_GET_ITEM(state, 2);
+    if (GYM_SAMPLED(t->kind) != (actions == Py_None)) {
+        PyErr_Format(PyExc_ValueError, "a native Gymnasium rollout of %s takes a state whose "
+                     "actions are %s, got %R", gym_kinds[t->kind],
+                     GYM_SAMPLED(t->kind) ? "None (sampled)" : "a tuple", state);
+        return -1;
+    }
     *moves_left = limit;
     if (steps != Py_None) {
         long long steps_left = PyLong_AsLongLong(steps);
@@ -96,6 +140,10 @@ gym_position(GymRollout *t, PyObject *state, long long limit, PyObject **snapsho
             return -1;
         if (steps_left < limit)
             *moves_left = steps_left;
+    }
+    if (actions == Py_None) {
+        *count = 0;
+        return 0;
     }
     *count = PyTuple_GET_SIZE(actions);
     if (*count == 0 || *count > t->actions) {
@@ -138,13 +186,42 @@ gym_number(PyObject *snapshot, Py_ssize_t index, Py_ssize_t item, double *x)
     return *x == -1.0 && PyErr_Occurred() ? -1 : 0;
 }
 
+/* The numpy scalar types a sampled kind's step mixes (NEP 50): a Python float (or int),
+ * numpy.float32, numpy.float64. */
+enum { NUM_PY, NUM_F32, NUM_F64 };
+
 /* Where the rollout is: a table's cell, or the physical state (and CartPole's
- * steps_beyond_terminated, -1 for None). */
+ * steps_beyond_terminated, -1 for None; the sampled kinds' numpy type of each number). */
 typedef struct {
     Py_ssize_t cell;
     double x[4];
     long long beyond;
+    int type[2];
 } Position;
+
+/* The state's item i (a numpy.float32 or numpy.float64, the env's array's) into x[i] and
+ * type[i]; 0, or -1 with an exception. */
+static int
+gym_numpy_number(PyObject *snapshot, Py_ssize_t i, Position *at)
+{
+    PyObject *v = PySequence_GetItem(PyTuple_GET_ITEM(snapshot, 0), i);
+    if (v == NULL)
+        return -1;
+    const char *name = Py_TYPE(v)->tp_name;
+    at->type[i] = strcmp(name, "numpy.float32") == 0   ? NUM_F32
+                  : strcmp(name, "numpy.float64") == 0 ? NUM_F64
+                                                       : -1;
+    if (at->type[i] < 0) {
+        PyErr_Format(PyExc_ValueError, "a native Gymnasium rollout takes an env's state of "
+                     "numpy.float32 or numpy.float64 numbers (an array's), got %R in %R", v,
+                     snapshot);
+        Py_DECREF(v);
+        return -1;
+    }
+    at->x[i] = PyFloat_AsDouble(v);
+    Py_DECREF(v);
+    return at->x[i] == -1.0 && PyErr_Occurred() ? -1 : 0;
+}
 
 /* Reads the snapshot (known_envs.KNOWN_SNAPSHOTS' attributes) into *at; 0, or -1 with an
  * exception. */
@@ -165,19 +242,26 @@ gym_read_position(GymRollout *t, PyObject *snapshot, Position *at)
         }
         return 0;
     }
-    /* (state,) or CartPole's (state, steps_beyond_terminated) */
-    Py_ssize_t size = t->kind == GYM_CARTPOLE ? 2 : 1;
-    Py_ssize_t dimension = t->kind == GYM_MOUNTAIN_CAR ? 2 : 4;
+    /* (state,), CartPole's (state, steps_beyond_terminated) or Pendulum's (state, last_u) */
+    Py_ssize_t size = t->kind == GYM_CARTPOLE || t->kind == GYM_PENDULUM ? 2 : 1;
+    Py_ssize_t dimension = t->kind == GYM_CARTPOLE || t->kind == GYM_ACROBOT ? 4 : 2;
     if (PyTuple_GET_SIZE(snapshot) != size) {
         PyErr_Format(PyExc_ValueError, "a %s snapshot has %zd items, got %R", gym_kinds[t->kind],
                      size, snapshot);
         return -1;
     }
     for (Py_ssize_t i = 0; i < dimension; i++)
-        if (gym_number(snapshot, 0, i, &at->x[i]) < 0)
+        if (GYM_SAMPLED(t->kind) ? gym_numpy_number(snapshot, i, at) < 0
+                                 : gym_number(snapshot, 0, i, &at->x[i]) < 0)
             return -1;
+    if (t->kind == GYM_PENDULUM && (at->type[0] != NUM_F64 || at->type[1] != NUM_F64)) {
+        /* np.sin of a float32 is numpy's own, not the C library's */
+        PyErr_Format(PyExc_ValueError, "a native Pendulum rollout takes a state of numpy.float64 "
+                     "numbers (the env's), got %R", snapshot);
+        return -1;
+    }
     at->beyond = -1;
-    if (size == 2 && PyTuple_GET_ITEM(snapshot, 1) != Py_None) {
+    if (t->kind == GYM_CARTPOLE && PyTuple_GET_ITEM(snapshot, 1) != Py_None) {
         at->beyond = PyLong_AsLongLong(PyTuple_GET_ITEM(snapshot, 1));
         if (at->beyond == -1 && PyErr_Occurred())
             return -1;
@@ -290,19 +374,19 @@ acrobot_dsdt(const double *p, const double *y, double *dy)
     double I1 = p[AC_I1], I2 = p[AC_I2], g = 9.8;
     double a = y[4], theta1 = y[0], theta2 = y[1], dtheta1 = y[2], dtheta2 = y[3];
     double d1 =
-        m1 * pow(lc1, 2) + m2 * (pow(l1, 2) + pow(lc2, 2) + 2.0 * l1 * lc2 * cos(theta2)) + I1 +
+        m1 * GYM_SQUARE(lc1) + m2 * (GYM_SQUARE(l1) + GYM_SQUARE(lc2) + 2.0 * l1 * lc2 * cos(theta2)) + I1 +
         I2;
-    double d2 = m2 * (pow(lc2, 2) + l1 * lc2 * cos(theta2)) + I2;
+    double d2 = m2 * (GYM_SQUARE(lc2) + l1 * lc2 * cos(theta2)) + I2;
     double phi2 = m2 * lc2 * g * cos(theta1 + theta2 - GYM_PI / 2.0);
-    double phi1 = -m2 * l1 * lc2 * pow(dtheta2, 2) * sin(theta2) -
+    double phi1 = -m2 * l1 * lc2 * GYM_SQUARE(dtheta2) * sin(theta2) -
                   2.0 * m2 * l1 * lc2 * dtheta2 * dtheta1 * sin(theta2) +
                   (m1 * lc1 + m2 * l1) * g * cos(theta1 - GYM_PI / 2.0) + phi2;
     double ddtheta2;
     if (p[AC_NIPS] != 0.0)
-        ddtheta2 = (a + d2 / d1 * phi1 - phi2) / (m2 * pow(lc2, 2) + I2 - pow(d2, 2) / d1);
+        ddtheta2 = (a + d2 / d1 * phi1 - phi2) / (m2 * GYM_SQUARE(lc2) + I2 - GYM_SQUARE(d2) / d1);
     else
-        ddtheta2 = (a + d2 / d1 * phi1 - m2 * l1 * lc2 * pow(dtheta1, 2) * sin(theta2) - phi2) /
-                   (m2 * pow(lc2, 2) + I2 - pow(d2, 2) / d1);
+        ddtheta2 = (a + d2 / d1 * phi1 - m2 * l1 * lc2 * GYM_SQUARE(dtheta1) * sin(theta2) - phi2) /
+                   (m2 * GYM_SQUARE(lc2) + I2 - GYM_SQUARE(d2) / d1);
     double ddtheta1 = -(d2 * ddtheta2 + phi1) / d1;
     dy[0] = dtheta1;
     dy[1] = dtheta2;
@@ -369,6 +453,189 @@ static int (*const gym_steps[])(GymRollout *, Position *, int32_t, double *, con
                                 Py_ssize_t *) = {table_step, cartpole_step, mountain_car_step,
                                                  acrobot_step};
 
+/* A number of a sampled kind's step with its numpy type; the operations below give numpy's
+ * result (NEP 50): float32 with float32 or a Python float (rounded to float32 first) is
+ * float32; with a float64, float64; Python floats (and ints) give Python floats. */
+typedef struct {
+    double v;
+    int type;
+} Num;
+
+static inline Num
+num(double v, int type)
+{
+    Num n = {v, type};
+    return n;
+}
+
+static inline int
+num_type(Num a, Num b)
+{
+    return a.type == NUM_F64 || b.type == NUM_F64   ? NUM_F64
+           : a.type == NUM_F32 || b.type == NUM_F32 ? NUM_F32
+                                                    : NUM_PY;
+}
+
+static Num
+num_add(Num a, Num b)
+{
+    int type = num_type(a, b);
+    return type == NUM_F32 ? num((float)a.v + (float)b.v, type) : num(a.v + b.v, type);
+}
+
+static Num
+num_sub(Num a, Num b)
+{
+    int type = num_type(a, b);
+    return type == NUM_F32 ? num((float)a.v - (float)b.v, type) : num(a.v - b.v, type);
+}
+
+static Num
+num_mul(Num a, Num b)
+{
+    int type = num_type(a, b);
+    return type == NUM_F32 ? num((float)a.v * (float)b.v, type) : num(a.v * b.v, type);
+}
+
+/* a < b: a float32 with a Python float compares in float32 (numpy), else in float64. */
+static int
+num_less(Num a, Num b)
+{
+    if (num_type(a, b) == NUM_F32)
+        return (float)a.v < (float)b.v;
+    return a.v < b.v;
+}
+
+static int
+num_equal(Num a, Num b)
+{
+    if (num_type(a, b) == NUM_F32)
+        return (float)a.v == (float)b.v;
+    return a.v == b.v;
+}
+
+/* numpy's remainder of float64 (npy_divmod's, Python's convention: the sign of b). */
+static double
+gym_remainder(double a, double b)
+{
+    double mod = fmod(a, b);
+    if (mod != 0.0) {
+        if ((b < 0.0) != (mod < 0.0))
+            mod += b;
+    }
+    else
+        mod = copysign(0.0, b);
+    return mod;
+}
+
+static int
+pendulum_step(GymRollout *t, Position *at, double action, double *reward)
+{
+    /* PendulumEnv.step: th, thdot float64; u = np.clip(u, -max_torque, max_torque)[0] a
+     * float32 (numpy's clip: the max, then the min) */
+    const double *p = t->p;
+    double th = at->x[0], thdot = at->x[1];
+    float u = (float)action, lo = (float)-p[PD_MAX_TORQUE], hi = (float)p[PD_MAX_TORQUE];
+    u = u > lo ? u : lo;
+    u = u < hi ? u : hi;
+    /* angle_normalize(th) ** 2 + 0.1 * thdot**2 + 0.001 * (u**2): float64, float64, float32 */
+    double normalized = gym_remainder(th + GYM_PI, 2.0 * GYM_PI) - GYM_PI;
+    float effort = (float)0.001 * GYM_SQUARE_F32(u);
+    double costs = GYM_SQUARE(normalized) + 0.1 * GYM_SQUARE(thdot) + (double)effort;
+    /* newthdot = thdot + (3 * g / (2 * l) * np.sin(th) + 3.0 / (m * l**2) * u) * dt */
+    float torque = (float)p[PD_TORQUE_TERM] * u;
+    double newthdot = thdot + (p[PD_GRAVITY_TERM] * sin(th) + (double)torque) * p[PD_DT];
+    double speed = p[PD_MAX_SPEED];
+    newthdot = newthdot > -speed ? newthdot : -speed;
+    newthdot = newthdot < speed ? newthdot : speed;
+    at->x[0] = th + newthdot * p[PD_DT];
+    at->x[1] = newthdot;
+    *reward = -costs;
+    return 0;
+}
+
+static int
+mountain_car_continuous_step(GymRollout *t, Position *at, double action, double *reward)
+{
+    /* Continuous_MountainCarEnv.step: position, velocity the state's numpy scalars (float32,
+     * or float64 at reset); the parameters Python floats; action[0] a float32 */
+    const double *p = t->p;
+    Num position = num(at->x[0], at->type[0]), velocity = num(at->x[1], at->type[1]);
+    Num a = num(action, NUM_F32), min_action = num(p[MCC_MIN_ACTION], NUM_PY),
+        max_action = num(p[MCC_MAX_ACTION], NUM_PY);
+    /* force = min(max(action[0], min_action), max_action): Python's builtins */
+    Num force = num_less(a, min_action) ? min_action : a;
+    force = num_less(max_action, force) ? max_action : force;
+    /* velocity += force * power - 0.0025 * math.cos(3 * position) */
+    double cosine = cos(num_mul(num(3.0, NUM_PY), position).v);
+    velocity = num_add(velocity, num_sub(num_mul(force, num(p[MCC_POWER], NUM_PY)),
+                                         num(0.0025 * cosine, NUM_PY)));
+    Num max_speed = num(p[MCC_MAX_SPEED], NUM_PY), min_speed = num(-p[MCC_MAX_SPEED], NUM_PY);
+    if (num_less(max_speed, velocity))
+        velocity = max_speed;
+    if (num_less(velocity, min_speed))
+        velocity = min_speed;
+    position = num_add(position, velocity);
+    Num max_position = num(p[MCC_MAX_POSITION], NUM_PY),
+        min_position = num(p[MCC_MIN_POSITION], NUM_PY);
+    if (num_less(max_position, position))
+        position = max_position;
+    if (num_less(position, min_position))
+        position = min_position;
+    if (num_equal(position, min_position) && num_less(velocity, num(0.0, NUM_PY)))
+        velocity = num(0.0, NUM_PY);
+    int terminated = !num_less(position, num(p[MCC_GOAL_POSITION], NUM_PY)) &&
+                     !num_less(velocity, num(p[MCC_GOAL_VELOCITY], NUM_PY));
+    /* reward = 100.0 if terminated else 0; reward -= math.pow(action[0], 2) * 0.1 */
+    *reward = (terminated ? 100.0 : 0.0) - GYM_SQUARE(action) * 0.1;
+    /* self.state = np.array([position, velocity], dtype=np.float32) */
+    at->x[0] = gym_float32(position.v);
+    at->x[1] = gym_float32(velocity.v);
+    at->type[0] = at->type[1] = NUM_F32;
+    return terminated;
+}
+
+static int (*const gym_sampled_steps[])(GymRollout *, Position *, double, double *) = {
+    pendulum_step, mountain_car_continuous_step};
+
+/* A sampled action: _Numbers.draw of a float32 Box of one number. */
+static inline double
+gym_draw(const double *p, double (*random)(void *), void *rng)
+{
+    double x = p[DRAW_LOW] + p[DRAW_SPAN] * random(rng);
+    return gym_float32(p[DRAW_HIGH] < x ? p[DRAW_HIGH] : x);
+}
+
+/* GymnasiumModel._sampled_moves's loop from *at; the return into *g. */
+static void
+gym_sampled_rollout(GymRollout *t, Position *at, double (*random)(void *), void *rng,
+                    long long moves_left, double gamma, double *g)
+{
+    int (*step)(GymRollout *, Position *, double, double *) =
+        gym_sampled_steps[t->kind - GYM_PENDULUM];
+    double total = 0.0, coef = 1.0, action = 0.0;
+    long long repeats = 0; /* "repeated": the action played for how many more steps */
+    for (;;) {
+        double reward;
+        if (!t->repeated)
+            action = gym_draw(t->p, random, rng);
+        else {
+            if (repeats == 0) { /* every sampled action stays legal */
+                action = gym_draw(t->p, random, rng);
+                repeats = (long long)(1.0 / (1.0 - random(rng)));
+            }
+            repeats -= 1;
+        }
+        int terminated = step(t, at, action, &reward);
+        total += coef * reward;
+        moves_left -= 1;
+        if (terminated || moves_left <= 0)
+            break;
+        coef *= gamma;
+    }
+    *g = total;
+}
+
 static int
 gym_rollout(NativeRollout *self, PyObject *state, double (*random)(void *), void *rng,
             long long limit, double gamma, double *g)
@@ -383,6 +650,10 @@ gym_rollout(NativeRollout *self, PyObject *state, double (*random)(void *), void
     if (gym_position(t, state, limit, &snapshot, &moves_left, first, &count) < 0 ||
         gym_read_position(t, snapshot, &at) < 0)
         return -1;
+    if (GYM_SAMPLED(t->kind)) {
+        gym_sampled_rollout(t, &at, random, rng, moves_left, gamma, g);
+        return 0;
+    }
     int (*step)(GymRollout *, Position *, int32_t, double *, const int32_t **, Py_ssize_t *) =
         gym_steps[t->kind];
     const int32_t *legal = first;
@@ -509,11 +780,15 @@ const char gym_rollout_doc[] =
     "rollout of "
     "a deterministic Gymnasium env (GymnasiumModel.rollout; mcts_agent/adapters/gymnasium/"
     "native_rollouts.py makes and checks it).\n\n"
-    "``kind``: 'table', 'cartpole', 'mountain_car' or 'acrobot'. ``action_index``: a dict, the "
-    "model's action -> its number k (0 to A - 1, the model's order; A <= 64). ``push``: a tuple "
+    "``kind``: 'table', 'cartpole', 'mountain_car', 'acrobot' (listed actions), 'pendulum' or "
+    "'mountain_car_continuous' (sampled actions: a float32 Box of one number). "
+    "``action_index``: a dict, the "
+    "model's action -> its number k (0 to A - 1, the model's order; A <= 64); None for sampled "
+    "actions. ``push``: a tuple "
     "of A floats, by k (CartPole's force, MountainCar's (action - 1) * force, Acrobot's torque; "
-    "empty for a table). ``parameters``: a tuple of floats, the env's (_gym_rollouts.c's order "
-    "for the kind; empty for a table). ``table``: None, or for 'table' (next, reward, "
+    "empty for a table and for sampled actions). ``parameters``: a tuple of floats, the env's "
+    "(_gym_rollouts.c's order for the kind, after the Box's low, high - low and high for "
+    "sampled actions; empty for a table). ``table``: None, or for 'table' (next, reward, "
     "terminated, legal): lists of the next cell, reward and termination at s * A + k, and "
     "legal[s] the tuple of the k legal after reaching cell s. ``repeated``: a bool, True for "
     "GymnasiumModel(rollout_actions='repeated') (each action drawn repeated for a duration "
@@ -526,12 +801,13 @@ core_gym_rollout(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
         return NULL;
     const char *name = PyUnicode_Check(args[0]) ? PyUnicode_AsUTF8(args[0]) : NULL;
     int kind = -1;
-    for (int i = 0; name != NULL && i < 4; i++)
+    for (int i = 0; name != NULL && i < GYM_KINDS; i++)
         if (strcmp(name, gym_kinds[i]) == 0)
             kind = i;
     if (kind < 0) {
         PyErr_Format(PyExc_ValueError, "gym_rollout: kind must be 'table', 'cartpole', "
-                     "'mountain_car' or 'acrobot', got %R", args[0]);
+                     "'mountain_car', 'acrobot', 'pendulum' or 'mountain_car_continuous', got %R",
+                     args[0]);
         return NULL;
     }
     PyObject *action_index = args[1], *push = args[2], *parameters = args[3], *table = args[4];
@@ -540,9 +816,18 @@ core_gym_rollout(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
         return NULL;
     }
     Py_ssize_t actions = PyDict_CheckExact(action_index) ? PyDict_GET_SIZE(action_index) : -1;
-    if (actions < 1 || actions > GYM_MAX_ACTIONS || !PyTuple_CheckExact(push) ||
-        PyTuple_GET_SIZE(push) != (kind == GYM_TABLE ? 0 : actions) ||
-        !PyTuple_CheckExact(parameters) ||
+    if (GYM_SAMPLED(kind) && (action_index != Py_None || !PyTuple_CheckExact(push) ||
+                              PyTuple_GET_SIZE(push) != 0)) {
+        PyErr_Format(PyExc_TypeError, "gym_rollout: %s's actions are sampled: action_index "
+                     "None and push ()", name);
+        return NULL;
+    }
+    if (GYM_SAMPLED(kind))
+        actions = 0;
+    else if (actions > GYM_MAX_ACTIONS || !PyTuple_CheckExact(push) ||
+             PyTuple_GET_SIZE(push) != (kind == GYM_TABLE ? 0 : actions))
+        actions = -1;
+    if (actions < 0 || (actions == 0 && !GYM_SAMPLED(kind)) || !PyTuple_CheckExact(parameters) ||
         PyTuple_GET_SIZE(parameters) != gym_parameter_counts[kind] ||
         (kind == GYM_TABLE) == (table == Py_None)) {
         PyErr_Format(PyExc_TypeError, "gym_rollout: a dict of 1 to %d actions, a tuple of a push "
@@ -558,7 +843,7 @@ core_gym_rollout(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
     t->kind = kind;
     t->repeated = args[5] == Py_True;
     t->actions = actions;
-    t->action_index = Py_NewRef(action_index);
+    t->action_index = Py_NewRef(action_index); /* None for sampled actions */
     PyObject *capsule = PyCapsule_New(t, NATIVE_ROLLOUT_NAME, gym_free);
     if (capsule == NULL) {
         Py_DECREF(t->action_index);
@@ -569,7 +854,7 @@ core_gym_rollout(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
     Py_ssize_t position = 0;
     PyObject *key, *value;
     int seen[GYM_MAX_ACTIONS] = {0};
-    while (PyDict_Next(action_index, &position, &key, &value)) {
+    while (actions > 0 && PyDict_Next(action_index, &position, &key, &value)) {
         Py_ssize_t k = PyLong_CheckExact(value) ? PyLong_AsSsize_t(value) : -1;
         if (k < 0 || k >= actions || seen[k]) {
             PyErr_Clear();
@@ -597,7 +882,8 @@ fail:
 const char gym_step_doc[] =
     "gym_step(capsule, snapshot, k) -> (position, reward, terminated): one step of a "
     "gym_rollout capsule's env from ``snapshot`` (a GymnasiumState's) by the action numbered "
-    "k; ``position`` the cell (an int) or the tuple of the state's floats. For the start-up "
+    "k (for sampled actions: the action, a tuple of one float); ``position`` the cell (an int) "
+    "or the tuple of the state's floats. For the start-up "
     "check, which compares it with the Python step.";
 
 PyObject *
@@ -612,6 +898,25 @@ core_gym_step(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
         PyErr_SetString(PyExc_TypeError, "gym_step takes a gym_rollout capsule and a snapshot");
         return NULL;
     }
+    Position at;
+    double reward;
+    if (GYM_SAMPLED(t->kind)) {
+        /* the action: a tuple of one float (the model's) */
+        double action = PyTuple_Check(args[2]) && PyTuple_GET_SIZE(args[2]) == 1
+                            ? PyFloat_AsDouble(PyTuple_GET_ITEM(args[2], 0))
+                            : -1.0;
+        if (action == -1.0 && (PyErr_Occurred() || !PyTuple_Check(args[2]) ||
+                               PyTuple_GET_SIZE(args[2]) != 1)) {
+            if (!PyErr_Occurred())
+                PyErr_Format(PyExc_TypeError, "gym_step: %s's action is a tuple of one float, "
+                             "got %R", gym_kinds[t->kind], args[2]);
+            return NULL;
+        }
+        if (gym_read_position(t, args[1], &at) < 0)
+            return NULL;
+        int ended = gym_sampled_steps[t->kind - GYM_PENDULUM](t, &at, action, &reward);
+        return Py_BuildValue("((dd)dN)", at.x[0], at.x[1], reward, PyBool_FromLong(ended));
+    }
     long k = PyLong_AsLong(args[2]);
     if (k == -1 && PyErr_Occurred())
         return NULL;
@@ -620,12 +925,10 @@ core_gym_step(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
                      t->actions - 1);
         return NULL;
     }
-    Position at;
     if (gym_read_position(t, args[1], &at) < 0)
         return NULL;
     const int32_t *legal;
     Py_ssize_t count;
-    double reward;
     int terminated = gym_steps[t->kind](t, &at, (int32_t)k, &reward, &legal, &count);
     PyObject *position;
     if (t->kind == GYM_TABLE)

@@ -43,7 +43,11 @@ def positions(model, env, count, seed):
         state = model.state_of(env)
         for _ in range(walk.randrange(40)):
             states.append(state)
-            result = model.step(state, state.actions[walk.randrange(len(state.actions))])
+            if state.actions is None:  # sampled (Box) actions
+                action = model.sample_action(state, walk)
+            else:
+                action = state.actions[walk.randrange(len(state.actions))]
+            result = model.step(state, action)
             if result.terminated:
                 break
             state = result.next_state
@@ -54,7 +58,7 @@ def assert_same_rollouts(model, capsule, states, cases):
     for state in states:
         for seed, limit, gamma in cases:
             python_rng, native_rng = random.Random(seed), random.Random(seed)
-            expected = model.rollout(state, python_rng, limit, gamma)
+            expected = model._native_rollouts.python_rollout(state, python_rng, limit, gamma)
             got = CORE.call_native(capsule, state, native_rng, limit, gamma)
             assert got.hex() == expected.hex(), (state, seed, limit, gamma)
             assert native_rng.getstate() == python_rng.getstate()
@@ -227,14 +231,19 @@ def test_a_changed_table_reward_is_planned_by_a_new_model():
             "action_mask",
         ),
         ("Pendulum-v1", {}, {}, "not ints"),
+        ("Pendulum-v1", {"wrapper": "rescale"}, {}, "action wrappers"),
     ],
 )
 def test_models_without_a_native_rollout_say_why(env_id, kwargs, arguments, reason):
+    wrapper = kwargs.pop("wrapper", "discretize")
     env = make(env_id, **kwargs)
     if env_id == "Pendulum-v1":
-        from gymnasium.wrappers import DiscretizeAction
+        from gymnasium.wrappers import DiscretizeAction, RescaleAction
 
-        env = DiscretizeAction(env, bins=3)
+        if wrapper == "discretize":
+            env = DiscretizeAction(env, bins=3)
+        else:
+            env = RescaleAction(env, -1.0, 1.0)
     model = GymnasiumModel(env, **arguments)
     assert model.native_rollout() is None
     assert reason in model.native_rollout_refusal
@@ -289,3 +298,102 @@ def test_a_repeated_capsule_that_differs_from_python_is_refused_at_start_up(monk
     model = GymnasiumModel(make("CartPole-v1"), rollout_actions="repeated")
     assert model.native_rollout() is None
     assert "the native rollout differs from the Python one" in model.native_rollout_refusal
+
+
+CONTINUOUS = {  # sampled (Box) actions; variants with a changed parameter
+    "Pendulum-v1": [{}, {"g": 9.81}, {"g": 2.5}],
+    "MountainCarContinuous-v0": [{}, {"power": 0.0025}],
+}
+
+
+@pytest.mark.parametrize("rollout_actions", ["uniform", "repeated"])
+@pytest.mark.parametrize(
+    ("env_id", "attributes"),
+    [(env_id, attributes) for env_id, variants in CONTINUOUS.items() for attributes in variants],
+)
+def test_continuous_envs_native_steps_and_rollouts_are_the_python_ones(
+    env_id, attributes, rollout_actions
+):
+    env = make(env_id, seed=11)
+    for name, value in attributes.items():
+        setattr(env.unwrapped, name, value)
+    model = GymnasiumModel(env, rollout_actions=rollout_actions)
+    capsule = model.native_rollout()
+    assert capsule is not None, model.native_rollout_refusal
+    # every step along long random walks: the state's floats bit for bit, the reward
+    walk = random.Random(12)
+    state, steps = model.state_of(env), 0
+    while steps < 1500:
+        action = model.sample_action(state, walk)
+        result = model.step(state, action)
+        position, reward, terminated = CORE.gym_step(capsule, state.snapshot, action)
+        expected = tuple(float(v).hex() for v in result.next_state.snapshot[0])
+        assert tuple(v.hex() for v in position) == expected, (state, action)
+        assert reward.hex() == result.reward.hex()
+        assert terminated == result.terminated or result.next_state.steps_left == 0  # TimeLimit
+        steps += 1
+        if result.terminated:
+            env.reset(seed=steps)  # the reset position (float64 for MountainCarContinuous)
+            state = model.state_of(env)
+        else:
+            state = result.next_state
+    # rollouts from reset and walked positions, long ones included
+    env.reset(seed=13)
+    states = positions(model, env, 6, seed=14)
+    cases = [
+        (seed, limit, gamma) for seed in range(2) for limit in (1, 7, 200) for gamma in (1.0, 0.9)
+    ]
+    assert_same_rollouts(model, capsule, states, cases)
+
+
+def test_mountain_car_continuous_reaches_the_flag_natively():
+    # a position next to the flag at full speed: rollouts that terminate with the +100
+    env = make("MountainCarContinuous-v0", seed=15)
+    env.unwrapped.state = np.array([0.44, 0.05], dtype=np.float32)
+    model = GymnasiumModel(env)
+    state = model.state_of(env)
+    returns = [model.rollout(state, random.Random(s), 50, 1.0) for s in range(20)]
+    assert max(returns) > 90
+    assert_same_rollouts(model, model.native_rollout(), [state], [(s, 50, 1.0) for s in range(20)])
+
+
+def test_the_models_rollout_runs_the_capsule_and_returns_the_python_rollouts(monkeypatch):
+    env = make("Pendulum-v1", seed=16)
+    model = GymnasiumModel(env)
+    state = model.state_of(env)
+    calls = []
+    run = native_rollouts.NativeRollouts.run
+
+    def counted(self, *arguments):
+        calls.append(arguments[0])
+        return run(self, *arguments)
+
+    monkeypatch.setattr(native_rollouts.NativeRollouts, "run", counted)
+    for seed in range(3):
+        rng, python_rng = random.Random(seed), random.Random(seed)
+        got = model.rollout(state, rng, 200, 0.99)
+        expected = model._native_rollouts.python_rollout(state, python_rng, 200, 0.99)
+        assert got.hex() == expected.hex() and rng.getstate() == python_rng.getstate()
+    assert calls == [model.native_rollout()] * 3  # the Python reference did not run it
+    with pure_python():  # the core off: the Python rollout, the reference
+        model.rollout(state, random.Random(0), 200, 0.99)
+    assert len(calls) == 3
+
+
+@pytest.mark.parametrize("env_id", CONTINUOUS)
+def test_progressive_widening_searches_build_the_pure_trees(env_id):
+    # the general loop calls model.rollout: native with the core on, Python with it off
+    trees = []
+    for backend in ("python", "compiled"):
+        env = make(env_id, seed=17)
+        model = GymnasiumModel(env, rollout_actions="repeated")
+        config = {"iterations": 40, "rollout_limit": 100, "seed": 18, "gamma": 0.99}
+        if backend == "python":
+            with pure_python():
+                planner = MCTS(model, **config)
+                planner.search(model.state_of(env))
+        else:
+            planner = MCTS(model, **config)
+            planner.search(model.state_of(env))
+        trees.append(key_snapshot(planner))
+    assert trees[0] == trees[1]

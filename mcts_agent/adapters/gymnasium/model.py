@@ -699,6 +699,9 @@ class GymnasiumModel:
         actions"). A sampled action space draws each action as
         :meth:`sample_action` does (the same ``rng.random()`` calls, in the
         same order), and with ``"repeated"`` its duration right after it.
+        With the compiled core on, when :meth:`native_rollout` gives a
+        capsule and ``rng`` is a ``random.Random``, the capsule plays the
+        rollout in C: the same return and the same generator state afterwards.
 
         Args:
             state: a state of this model with at least one legal action.
@@ -713,6 +716,8 @@ class GymnasiumModel:
             ValueError: if the chance check (module docstring) finds that the
                 rollout's steps draw at random.
         """
+        if type(rng) is random.Random and (capsule := self._native_rollouts.for_rollout()):
+            return self._native_rollouts.run(capsule, state, rng, limit, gamma)
         snapshot, steps_left, actions, _ = state
         checked = None  # (actions, outcomes) of a rollout the chance check steps again
         if self._checks_chance:
@@ -811,14 +816,18 @@ class GymnasiumModel:
 
         For the envs the adapter knows (exact classes, ``"snapshot"`` clone,
         deterministic model): FrozenLake, CliffWalking and Taxi stepped by
-        their table, CartPole, MountainCar and Acrobot without torque noise
+        their table, CartPole, MountainCar and Acrobot without torque noise,
+        Pendulum and MountainCarContinuous
         (:mod:`~mcts_agent.adapters.gymnasium.native_rollouts`). It returns
         exactly what :meth:`rollout` returns for the same state and generator,
         drawing the same random numbers (``docs/guides/compiled-core.md``,
         "Native rollouts"); the capsule is made with the parameters the model
         plans with, and a new one when they change. Made when the model is
         built (with the compiled loop on), it is checked against
-        :meth:`rollout` from a few states and seeds.
+        :meth:`rollout`'s Python moves from a few states and seeds. With a
+        sampled action space: Pendulum and MountainCarContinuous (their own
+        ``Box``, no action wrapper). :meth:`rollout` runs it too (so the
+        general loop, which calls ``rollout``, has it).
 
         Returns:
             A ``PyCapsule`` named ``"mcts_agent.native_rollout"``; None when

@@ -4,9 +4,7 @@
 <mcts_agent.adapters.gymnasium.model.GymnasiumModel.native_rollout>` hands
 the compiled core (``docs/guides/compiled-core.md``, "Native rollouts") the
 model's fused rollout in C (``mcts_agent/_gym_rollouts.c``) for these envs,
-exact classes, with the ``"snapshot"`` clone, a deterministic model and
-listed actions (a sampled action space, ``Box``, ``Dict`` or ``Tuple``, has
-no native rollout yet: its Python rollout runs):
+exact classes, with the ``"snapshot"`` clone and a deterministic model:
 
 * the toy-text tables, FrozenLake (``is_slippery=False``), CliffWalking and
   Taxi (defaults): the table stepper's next cell, reward and termination by
@@ -15,13 +13,26 @@ no native rollout yet: its Python rollout runs):
 * CartPole: the fast stepper's step (``CartPoleEnv.step`` on Python floats);
 * MountainCar (``MountainCarEnv``, discrete actions);
 * Acrobot without torque noise (``torque_noise_max == 0``): its
-  ``_dsdt``, ``rk4``, ``wrap`` and ``bound``.
+  ``_dsdt``, ``rk4``, ``wrap`` and ``bound``;
+* with sampled actions (the env's own ``Box`` of one float32, no action
+  wrapper): Pendulum (``PendulumEnv``) and MountainCarContinuous
+  (``Continuous_MountainCarEnv``), each action drawn as
+  :meth:`GymnasiumModel.sample_action
+  <mcts_agent.adapters.gymnasium.model.GymnasiumModel.sample_action>` draws
+  it, their steps with numpy's types (NEP 50: float32 where the env's numbers
+  are float32).
+
+:meth:`GymnasiumModel.rollout` itself runs the capsule when there is one
+(through the core's ``call_native``, which continues the ``random.Random``
+and writes its state back), so the general loop (progressive widening, which
+calls ``rollout`` from Python) gets the native rollouts too;
+:meth:`NativeRollouts.python_rollout` is the Python rollout, the reference.
 
 The C rollout returns exactly what :meth:`GymnasiumModel.rollout` returns for
 the same state and generator: the same random numbers (one
 ``rng.random()`` per move; with ``rollout_actions="repeated"``, two per
 action drawn: the action and its duration), the same floating-point operations in the same
-order, the same end (termination, ``limit``, the ``TimeLimit``'s steps left,
+order and precision, the same end (termination, ``limit``, the ``TimeLimit``'s steps left,
 no legal action). The env's parameters are read from the object the Python
 rollout steps (the model's scratch env or fast stepper, which holds the
 parameters the model was built with) when the capsule is made, and read again
@@ -57,7 +68,9 @@ from mcts_agent.adapters.gymnasium.known_envs import (
     TABLE_ENVS,
     AcrobotEnv,
     CartPoleEnv,
+    Continuous_MountainCarEnv,
     MountainCarEnv,
+    PendulumEnv,
 )
 
 __all__ = ["CHECK_ROLLOUTS", "CHECK_WALK", "NativeRollouts", "native_parameters"]
@@ -102,7 +115,18 @@ _ACROBOT_NAMES = (
     "MAX_VEL_2",
     "dt",
 )
-
+_PENDULUM_NAMES = ("g", "m", "l", "dt", "max_speed", "max_torque")
+_MOUNTAIN_CAR_CONTINUOUS_NAMES = (
+    "min_action",
+    "max_action",
+    "power",
+    "max_speed",
+    "min_position",
+    "max_position",
+    "goal_position",
+    "goal_velocity",
+)
+_SAMPLED_KINDS = {PendulumEnv: "pendulum", Continuous_MountainCarEnv: "mountain_car_continuous"}
 
 _WATCHED = {  # by the type of the object the Python rollout steps
     FAST_STEPPERS[CartPoleEnv]: operator.attrgetter("force_mag", *_CARTPOLE_NAMES),
@@ -110,6 +134,8 @@ _WATCHED = {  # by the type of the object the Python rollout steps
     AcrobotEnv: operator.attrgetter(
         "AVAIL_TORQUE", "torque_noise_max", "book_or_nips", *_ACROBOT_NAMES
     ),
+    PendulumEnv: operator.attrgetter(*_PENDULUM_NAMES),
+    Continuous_MountainCarEnv: operator.attrgetter(*_MOUNTAIN_CAR_CONTINUOUS_NAMES),
 }
 
 
@@ -137,10 +163,7 @@ def native_parameters(model: Any, scratch: Any) -> tuple | str:
     if model._user_mask is not None:
         return "the model has the user's action_mask function"
     if model._sampled is not None:
-        return (
-            f"the action space {model.env.action_space} is sampled (continuous): the core has "
-            "no native rollout of sampled actions yet"
-        )
+        return _sampled(model, scratch, env_class)
     if not isinstance(model.env.action_space, spaces.Discrete):
         return f"the action space is {model.env.action_space}, not Discrete"
     inner = [model._inner_actions[a] for a in model._all_actions]
@@ -173,6 +196,30 @@ def native_parameters(model: Any, scratch: Any) -> tuple | str:
     return kind, tuple(map(float, push)), tuple(map(float, values)), None
 
 
+def _sampled(model: Any, env: Any, env_class: type) -> tuple | str:
+    """``native_parameters`` of a model of sampled actions (Pendulum, MountainCarContinuous)."""
+    kind = _SAMPLED_KINDS.get(env_class)
+    if kind is None:
+        return f"the core has no native rollout of {env_class.__name__} with sampled actions"
+    sampled = model._sampled
+    space = sampled.space
+    if sampled._translators:
+        return "the env has action wrappers: the core steps the env's own actions only"
+    if not (isinstance(space, spaces.Box) and space.shape == (1,) and space.dtype == np.float32):
+        return f"the action space {space} is not a Box of one float32"
+    draw = sampled._root.bounds[0]  # (low, high - low, high), as _Numbers.draw reads them
+    values = _WATCHED[env_class](env)
+    if not all(type(x) in (int, float) and abs(x) < 2**53 for x in values):
+        return f"the env's parameters are not all Python floats: {values!r}"
+    if kind == "pendulum":
+        g, m, l, dt, max_speed, max_torque = values  # noqa: E741 (the env's name)
+        # PendulumEnv.step's 3 * g / (2 * l) and 3.0 / (m * l**2), in Python as there
+        parameters = (3 * g / (2 * l), 3.0 / (m * l**2), dt, max_speed, max_torque)
+    else:
+        parameters = values
+    return kind, (), tuple(map(float, (*draw, *parameters))), None
+
+
 def _table(model: Any, stepper: Any, inner: list[int]) -> tuple | str:
     """``native_parameters`` of a toy-text env stepped by its table (``_TableStepper``)."""
     transitions = stepper.transitions
@@ -194,8 +241,13 @@ def _table(model: Any, stepper: Any, inner: list[int]) -> tuple | str:
     return "table", (), (), (next_cells, rewards, terminated, legal)
 
 
-def _action_numbers(model: Any) -> dict:
-    """The model's action -> its number k (0 to A - 1, the model's order), as the core takes it."""
+def _action_numbers(model: Any) -> dict | None:
+    """The model's action -> its number k (0 to A - 1, the model's order), as the core takes it.
+
+    None for sampled actions (the core takes the action itself).
+    """
+    if model._all_actions is None:
+        return None
     return {a: k for k, a in enumerate(model._all_actions)}
 
 
@@ -223,6 +275,7 @@ class NativeRollouts:
         self._scratch: Any = None  # what the model's rollout steps (one object per model)
         self._watched: tuple | None = None  # _watched(scratch) when _capsule was made
         self._capsule: Any = None
+        self._python = False  # True while python_rollout runs: capsule() gives None
 
     def prepare(self) -> None:
         """Makes and checks the capsule now if the compiled loop is on (the model's ``__init__``).
@@ -246,10 +299,13 @@ class NativeRollouts:
 
         Returns:
             A ``PyCapsule`` named ``"mcts_agent.native_rollout"``, or None
-            (then :attr:`refusal` says why).
+            (then :attr:`refusal` says why; while :meth:`python_rollout`
+            runs, None with :attr:`refusal` unchanged).
         """
         from mcts_agent import compiled
 
+        if self._python:
+            return None
         core = compiled._core_module
         if core is None:
             self.refusal = "the compiled core mcts_agent._core is not built"
@@ -277,6 +333,46 @@ class NativeRollouts:
         if self.refusal is None:
             self._capsule = capsule
         return self._capsule
+
+    def for_rollout(self) -> Any:
+        """The capsule ``GymnasiumModel.rollout`` runs: the model's ``native_rollout()``.
+
+        None with the compiled core off (``MCTS_AGENT_PURE_PYTHON=1``,
+        ``compiled.pure_python()``: the Python rollout is the reference) and
+        while :meth:`python_rollout` runs.
+        """
+        from mcts_agent import compiled
+
+        if compiled._core is None or self._python:
+            return None
+        return self.model.native_rollout()
+
+    def run(self, capsule: Any, state: Any, rng: random.Random, limit: int, gamma: float) -> float:
+        """One rollout of ``capsule`` (:meth:`capsule`'s) from ``state``, continuing ``rng``.
+
+        The core's ``call_native``: it reads the state of ``rng`` (a
+        ``random.Random``), draws in C and writes the state back. Arguments
+        and return as :meth:`GymnasiumModel.rollout
+        <mcts_agent.adapters.gymnasium.model.GymnasiumModel.rollout>`'s.
+        """
+        from mcts_agent import compiled
+
+        return compiled._core_module.call_native(capsule, state, rng, limit, gamma)
+
+    def python_rollout(self, state: Any, rng: random.Random, limit: int, gamma: float) -> float:
+        """The model's ``rollout`` in Python, the capsule set aside: what the capsule must equal.
+
+        :meth:`GymnasiumModel.rollout
+        <mcts_agent.adapters.gymnasium.model.GymnasiumModel.rollout>` runs the
+        capsule when :meth:`capsule` gives one; here :meth:`capsule` gives None
+        until it returns, so the Python moves run. Arguments and return as
+        ``rollout``'s.
+        """
+        self._python, was = True, self._python
+        try:
+            return self.model.rollout(state, rng, limit, gamma)
+        finally:
+            self._python = was
 
 
 def _watched(scratch: Any) -> tuple:
@@ -308,9 +404,10 @@ def _check(core: Any, model: Any, capsule: Any, root: Any) -> str | None:
         state = root
         for _ in range(CHECK_WALK):
             states.append(state)
-            action = state.actions[int(walk.random() * len(state.actions))]
+            action = model.sample_action(state, walk)
+            number = action if index is None else index[action]
             result = model.step(state, action)
-            position, reward, terminated = core.gym_step(capsule, state.snapshot, index[action])
+            position, reward, terminated = core.gym_step(capsule, state.snapshot, number)
             expected = _position(result.next_state.snapshot[0])
             if (
                 _bits(position) != _bits(expected)
@@ -328,7 +425,7 @@ def _check(core: Any, model: Any, capsule: Any, root: Any) -> str | None:
     for state in (states[0], states[len(states) // 2], states[-1]):
         for seed, limit, gamma in CHECK_ROLLOUTS:
             python_rng, native_rng = random.Random(seed), random.Random(seed)
-            expected = model.rollout(state, python_rng, limit, gamma)
+            expected = model._native_rollouts.python_rollout(state, python_rng, limit, gamma)
             got = core.call_native(capsule, state, native_rng, limit, gamma)
             if expected.hex() != got.hex() or python_rng.getstate() != native_rng.getstate():
                 return (
