@@ -852,9 +852,8 @@ def test_planning_example_help_gives_every_default(example, capsys):
             ["--env", "Blackjack-v1"],
             r"argument --env: cannot plan in Blackjack-v1 .*hides information",
         ),
-        (["--env", "Pendulum-v1"], "argument --env: cannot plan in Pendulum-v1 .*continuous"),
     ],
-    ids=["episodes", "iterations", "gamma", "exploration", "env", "kwargs", "blackjack", "box"],
+    ids=["episodes", "iterations", "gamma", "exploration", "env", "kwargs", "blackjack"],
 )
 def test_planning_example_bad_arguments_are_usage_errors(example, argv, expected, capsys):
     with pytest.raises(SystemExit) as exit_:
