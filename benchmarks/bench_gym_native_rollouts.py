@@ -11,6 +11,14 @@ ratio. The trees are the same either way (tests/test_gym_native_rollouts.py).
 Then the iterations that one search with ``time_limit=0.1`` (``MCTSAgent``'s
 default) runs, the same way.
 
+Then the continuous envs, Pendulum-v1 and MountainCarContinuous-v0 (sampled
+``Box`` actions, planned by the general loop with progressive widening,
+which calls ``GymnasiumModel.rollout``): one rollout of 200 moves through
+``model.rollout`` (native: the capsule through the core's ``call_native``)
+against the Python rollout (``NativeRollouts.python_rollout``), from the
+reset position, the same seeds, interleaved; and the iterations of a
+``time_limit=0.1`` search with and without the native rollout.
+
 Usage::
 
     python benchmarks/bench_gym_native_rollouts.py [--repeats 5] [--scale 1.0]
@@ -19,6 +27,7 @@ Usage::
 from __future__ import annotations
 
 import argparse
+import random
 import statistics
 import time
 
@@ -26,6 +35,9 @@ import gymnasium as gym
 
 from mcts_agent import MCTS, core_backend
 from mcts_agent.adapters import GymnasiumModel
+
+CONTINUOUS = ["Pendulum-v1", "MountainCarContinuous-v0"]
+ROLLOUTS = 20  # rollouts of 200 moves per timing
 
 CASES = [  # env id, arguments, iterations per search (at --scale 1)
     ("Taxi-v4", {}, 1000),
@@ -65,9 +77,13 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--scale", type=float, default=1.0, help="times the iterations")
+    parser.add_argument("--continuous-only", action="store_true", help="the continuous envs only")
     args = parser.parse_args()
     if core_backend() != "compiled":
         raise SystemExit("the compiled core is off (MCTS_AGENT_PURE_PYTHON=1 or not built)")
+    if args.continuous_only:
+        continuous(args.repeats)
+        return
     print(f"compiled plain loop; medians of {args.repeats} interleaved searches\n")
     header = (
         f"{'env':16s} {'iterations':>10s} {'it/s native':>12s} {'it/s Python':>12s} {'ratio':>7s}"
@@ -100,6 +116,49 @@ def main() -> None:
             counts["python"].append(iterations_in(python, env, 0.1))
         fast, slow = (statistics.median(counts[k]) for k in ("native", "python"))
         print(f"{env_id:16s} {fast:10.0f} {slow:10.0f} {fast / slow:6.1f}x")
+
+    continuous(args.repeats)
+
+
+def rollouts_per_second(rollout, state, seed: int) -> float:
+    """:data:`ROLLOUTS` rollouts of 200 moves (gamma 0.99) from ``state``, seeds from ``seed``."""
+    start = time.perf_counter()
+    for k in range(ROLLOUTS):
+        rollout(state, random.Random(seed + k), 200, 0.99)
+    return ROLLOUTS / (time.perf_counter() - start)
+
+
+def continuous(repeats: int) -> None:
+    """The continuous envs: rollouts per second and iterations in 0.1 s, native and Python."""
+    print(f"\ncontinuous envs, 200-move rollouts (medians of {repeats} interleaved)\n")
+    header = (
+        f"{'env':26s} {'rollouts/s native':>17s} {'Python':>8s} {'ratio':>7s}"
+        f" {'it in 0.1 s native':>19s} {'Python':>7s} {'ratio':>7s}"
+    )
+    print(header)
+    print("-" * len(header))
+    for env_id in CONTINUOUS:
+        env = gym.make(env_id)
+        env.reset(seed=0)
+        native, python = GymnasiumModel(env), PythonRollouts(env)
+        if native.native_rollout() is None:
+            raise SystemExit(f"{env_id}: no native rollout ({native.native_rollout_refusal})")
+        state = native.state_of(env)
+        rates: dict[str, list[float]] = {"native": [], "python": []}
+        counts: dict[str, list[float]] = {"native": [], "python": []}
+        for r in range(repeats):
+            rates["native"].append(rollouts_per_second(native.rollout, state, 100 * r))
+            rates["python"].append(
+                rollouts_per_second(native._native_rollouts.python_rollout, state, 100 * r)
+            )
+            counts["native"].append(iterations_in(native, env, 0.1))
+            counts["python"].append(iterations_in(python, env, 0.1))
+        fast, slow = (statistics.median(rates[k]) for k in ("native", "python"))
+        many, few = (statistics.median(counts[k]) for k in ("native", "python"))
+        print(
+            f"{env_id:26s} {fast:17.0f} {slow:8.0f} {fast / slow:6.0f}x"
+            f" {many:19.0f} {few:7.0f} {many / few:6.1f}x"
+        )
 
 
 if __name__ == "__main__":
