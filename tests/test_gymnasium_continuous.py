@@ -64,7 +64,7 @@ def test_steps_and_rollouts_agree_with_the_env_and_leave_it_alone(env_id):
     # a rollout replayed by hand: each move drawn as sample_action, the same rng calls
     start = model.state_of(env)
     for rollout_actions in ("uniform", "repeated"):
-        model.rollout_actions = rollout_actions
+        model = GymnasiumModel(env, rollout_actions=rollout_actions)
         rng, replay_rng = random.Random(11), random.Random(11)
         got = model.rollout(start, rng, 60, 0.9)
         replay, expected, coef, repeats = copy.deepcopy(env.unwrapped), 0.0, 1.0, 0
