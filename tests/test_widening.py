@@ -381,3 +381,18 @@ def test_the_summary_and_the_drawing_show_continuous_actions_shortly():
     assert repr(action[0]) not in text
     dot = planner.to_dot(max_depth=1, min_visits=1)
     assert f'label="({action[0]:.4g},)' in dot
+
+
+def test_reuse_at_a_widened_node_with_no_child_yet_continues_it():
+    planner = MCTS(Line(), iterations=30, seed=4, reuse_tree=True)
+    planner.search((0.0, 0))
+    tree = planner.tree
+    once = [j for j, kid in enumerate(tree.children[ROOT]) if tree.visits[kid] == 1]
+    assert once and not tree.children[tree.children[ROOT][once[0]]]
+    state = tree.states[tree.children[ROOT][once[0]]]
+    planner.search(state, iterations=20)
+    assert planner.summary().reused_visits == 1
+    assert planner.tree.visits[ROOT] == 21
+    # Visits 2 to 21 each drew a child (ceil(10 * sqrt(N)) >= N up to N = 100); visit 1
+    # was the iteration that made the node.
+    assert len(planner.tree.actions[ROOT]) == 20
