@@ -12,16 +12,20 @@ reasons and the measurements behind them.
   normalisation (the exploration constant is then scale-free: Schrittwieser
   et al. 2020, MuZero, Appendix B), tree reuse between steps, for an env
   that declares no episode length (no ``TimeLimit``) a discount and a
-  rollout horizon that keep returns finite, and for an env planned through
-  its transition table one-step-lookahead rollouts.
+  rollout horizon that keep returns finite, for an env with sampled
+  (continuous) actions a narrower progressive widening, and for an env
+  planned through its transition table one-step-lookahead rollouts.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from mcts_agent.widening import lists_actions
+
 __all__ = [
     "DEFAULT_TIME_LIMIT",
+    "SAMPLED_WIDENING",
     "UNBOUNDED_GAMMA",
     "UNBOUNDED_ROLLOUT_LIMIT",
     "gymnasium_defaults",
@@ -35,6 +39,16 @@ UNBOUNDED_GAMMA = 0.99
 
 UNBOUNDED_ROLLOUT_LIMIT = 100
 """Rollout moves for such an env: its effective horizon ``1 / (1 - UNBOUNDED_GAMMA)``."""
+
+SAMPLED_WIDENING = (1.0, 0.5)
+"""``widening=(k, alpha)`` for a Gymnasium env with sampled actions (``Box``, ``Dict``, ``Tuple``).
+
+MCTS's own default for a model without actions is MCTS.jl's ``(10, 0.5)``, made for
+budgets of thousands of iterations; at 0.1 s a step (a few hundred iterations) it gives
+the root a child for nearly every visit, and the move played has been tried once or
+twice. ``k = 1`` keeps about ``sqrt(N)`` children, each tried about as often
+(``docs/guides/gymnasium.md``, "What MCTSAgent picks", has the measurements).
+"""
 
 
 def gymnasium_defaults(env: Any, model: Any = None) -> dict[str, Any]:
@@ -55,6 +69,10 @@ def gymnasium_defaults(env: Any, model: Any = None) -> dict[str, Any]:
       return of an episode that ends at the limit: ``gamma`` stays 1.0 and
       ``rollout_limit`` is the limit's ``max_episode_steps`` (the model
       ends each rollout at the steps left).
+    * An env whose actions are sampled, not listed (a ``Box``, ``Dict`` or
+      ``Tuple`` action space: the model has no ``actions``):
+      ``widening=SAMPLED_WIDENING``, progressive widening narrower than
+      MCTS's default for a model without actions (:data:`SAMPLED_WIDENING`).
     * An env planned through its transition table (``model.chance ==
       "outcomes"``: slippery FrozenLake and CliffWalking, rainy Taxi): the
       rollouts look one step ahead,
@@ -86,6 +104,8 @@ def gymnasium_defaults(env: Any, model: Any = None) -> dict[str, Any]:
         options["rollout_limit"] = UNBOUNDED_ROLLOUT_LIMIT
     else:
         options["rollout_limit"] = episode_length
+    if model is not None and not lists_actions(model):
+        options["widening"] = SAMPLED_WIDENING
     if model is not None and getattr(model, "chance", None) == "outcomes":
         from mcts_agent.rollout_policies import CautiousRolloutPolicy
 

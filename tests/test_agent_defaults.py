@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gymnasium as gym
+import numpy as np
 import pytest
 from gymnasium import spaces
 from gymnasium.envs.classic_control import CartPoleEnv
@@ -12,6 +13,7 @@ from pettingzoo.classic import tictactoe_v3
 from mcts_agent import MCTSAgent
 from mcts_agent.defaults import (
     DEFAULT_TIME_LIMIT,
+    SAMPLED_WIDENING,
     UNBOUNDED_GAMMA,
     UNBOUNDED_ROLLOUT_LIMIT,
     gymnasium_defaults,
@@ -230,3 +232,38 @@ def test_slippery_frozen_lake_with_the_defaults_beats_random_rollouts():
 
     assert goals() >= 7
     assert goals(rollout_policy=None) <= 2
+
+
+def test_sampled_actions_get_the_narrower_widening_and_the_user_wins():
+    env = gym.make("Pendulum-v1")
+    env.reset(seed=0)
+    agent = MCTSAgent(iterations=20, seed=0)
+    agent.act(env)
+    assert agent.last_planner.widening == SAMPLED_WIDENING == (1.0, 0.5)
+    mine = MCTSAgent(iterations=20, seed=0, widening=(3.0, 0.25))
+    mine.act(env)
+    assert mine.last_planner.widening == (3.0, 0.25)
+    taxi = gym.make("Taxi-v4")
+    taxi.reset(seed=0)
+    listed = MCTSAgent(iterations=20, seed=0)
+    listed.act(taxi)
+    assert listed.last_planner.widening is None
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_pendulum_with_the_defaults_swings_up_and_balances(seed):
+    # Short-budget version of the suite's Pendulum-v1 (benchmarks/gymnasium_suite.py): 150
+    # iterations a step, the defaults otherwise, 100 steps. Random torques return about
+    # -600 over 100 steps; the pendulum here is up within 80 steps and stays there.
+    env = gym.make("Pendulum-v1", max_episode_steps=100)
+    env.reset(seed=seed)
+    agent = MCTSAgent(iterations=150, seed=seed)
+    total, angles = 0.0, []
+    for _ in range(100):
+        observation, reward, terminated, truncated, _ = env.step(agent.act(env))
+        total += reward
+        angles.append(abs(float(np.arctan2(observation[1], observation[0]))))
+        if terminated or truncated:
+            break
+    assert total > -200.0
+    assert max(angles[-20:]) < 0.1  # upright (within 6 degrees) for the last 20 steps
