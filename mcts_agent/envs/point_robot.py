@@ -94,6 +94,8 @@ GOAL_REWARD = 10.0
 CRASH_REWARD = -10.0
 """Penalty on entering the obstacle (added to the step's progress)."""
 
+_OBSERVATION = np.array((0.0, 0.0, GOAL[0], GOAL[1]), dtype=np.float32)  # _get_obs copies it
+_FLOAT_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))  # _command reads them directly
 _FRAME_PIXELS = 100  # side of an "rgb_array" frame
 _TEXT_COLUMNS, _TEXT_ROWS = 20, 10  # the "ansi" grid (text cells are about twice as tall)
 _ROBOT_DRAW_RADIUS = 0.25
@@ -192,16 +194,12 @@ class PointRobotEnv(gym.Env[np.ndarray, np.ndarray]):
         """
         if math.isnan(self._x):
             raise RuntimeError("call reset() before step()")
-        command = np.asarray(action, dtype=np.float64)
-        if command.shape != (2,) or not np.all(np.isfinite(command)):
-            raise ValueError(
-                f"action must be 2 finite numbers (vx, vy), shape (2,), got {action!r}"
-            )
+        vx, vy = _command(action)
         if self._terminated:
             return self._get_obs(), 0.0, True, False, {"crashed": False, "reached_goal": False}
         x, y = self._x, self._y
-        vx = min(max(float(command[0]), -1.0), 1.0)
-        vy = min(max(float(command[1]), -1.0), 1.0)
+        vx = min(max(vx, -1.0), 1.0)
+        vy = min(max(vy, -1.0), 1.0)
         new_x = min(max(x + STEP_LENGTH * vx, 0.0), ARENA_SIZE)
         new_y = min(max(y + STEP_LENGTH * vy, 0.0), ARENA_SIZE)
         dx, dy = new_x - x, new_y - y
@@ -313,7 +311,31 @@ class PointRobotEnv(gym.Env[np.ndarray, np.ndarray]):
         """The observation of the current position (the method name of Gymnasium's envs)."""
         if math.isnan(self._x):
             raise RuntimeError("call reset() first")
-        return np.array((self._x, self._y, GOAL[0], GOAL[1]), dtype=np.float32)
+        observation = _OBSERVATION.copy()  # the goal's centre; then the position, rounded
+        observation[0] = self._x
+        observation[1] = self._y
+        return observation
+
+
+def _command(action: Any) -> tuple[float, float]:
+    """The velocity command ``(vx, vy)`` of a step's ``action``, as Python floats (float64).
+
+    A float32 or float64 array of shape ``(2,)`` (what planners and the
+    ``Box`` pass) is read directly, else through ``np.asarray(action,
+    dtype=np.float64)``: the same numbers either way.
+
+    Raises:
+        ValueError: if ``action`` is not of shape ``(2,)`` or not finite.
+    """
+    if type(action) is np.ndarray and action.shape == (2,) and action.dtype in _FLOAT_DTYPES:
+        vx, vy = action.tolist()  # exact: a float32 or float64 is a Python float
+        if math.isfinite(vx) and math.isfinite(vy):
+            return vx, vy
+    else:
+        command = np.asarray(action, dtype=np.float64)
+        if command.shape == (2,) and np.all(np.isfinite(command)):
+            return float(command[0]), float(command[1])
+    raise ValueError(f"action must be 2 finite numbers (vx, vy), shape (2,), got {action!r}")
 
 
 def _text_cell(x: float, y: float) -> tuple[int, int]:
