@@ -26,14 +26,21 @@
  *   legal: no legality test). Their steps mix numpy scalars and Python floats, so each
  *   operation takes numpy's type (NEP 50, below: a float32 with a Python float stays float32,
  *   the Python float rounded to float32 first; with a float64, float64); x ** 2 of a numpy
- *   scalar is the C library's pow (float64) or powf (float32), as numpy's.
+ *   scalar is the C library's pow (float64) or powf (float32), as numpy's;
+ * - "point_robot": mcts_agent/envs/point_robot.py's PointRobotEnv.step (cloned by its
+ *   get_state/set_state: the snapshot is (x, y, terminated)), with sampled actions (its Box of
+ *   shape (2,), float32: two numbers drawn as above, then the step); Python floats throughout,
+ *   the module's constants copied into the capsule; the distance to the goal is math.hypot's
+ *   own (called through Python: CPython's hypot is not the C library's), sqrt the C library's
+ *   (correctly rounded, as math.sqrt).
  *
  * The env's parameters are copied into the capsule when it is made (native_rollouts.py makes
  * a new one when they change). gym_step runs one of its steps, for the start-up check.
  * Listed actions: the model's actions are numbered k = 0..A-1 in the model's order (a dict
  * maps each to its k); the capsule holds, by k, what the env's step reads of the inner action
  * (CartPole's force, MountainCar's (action - 1) * force, Acrobot's torque; the table's
- * columns are by k). Sampled actions ("pendulum", "mountain_car_continuous"): no numbers, the
+ * columns are by k). Sampled actions ("pendulum", "mountain_car_continuous", "point_robot"): no
+ * numbers, the
  * action is its float.
  */
 #include "_core.h"
@@ -65,13 +72,16 @@ gym_float32(double x)
 #define GYM_MAX_ACTIONS 64
 
 enum { GYM_TABLE, GYM_CARTPOLE, GYM_MOUNTAIN_CAR, GYM_ACROBOT, GYM_PENDULUM,
-       GYM_MOUNTAIN_CAR_CONTINUOUS, GYM_KINDS };
+       GYM_MOUNTAIN_CAR_CONTINUOUS, GYM_POINT_ROBOT, GYM_KINDS };
 /* The kinds from GYM_PENDULUM on have sampled actions. */
 #define GYM_SAMPLED(kind) ((kind) >= GYM_PENDULUM)
+/* The numbers of a sampled kind's action. */
+#define GYM_DIMENSIONS(kind) ((kind) == GYM_POINT_ROBOT ? 2 : 1)
 
 static const char *const gym_kinds[] = {"table",    "cartpole", "mountain_car",
-                                        "acrobot",  "pendulum", "mountain_car_continuous"};
-static const Py_ssize_t gym_parameter_counts[] = {0, 10, 6, 11, 8, 11};
+                                        "acrobot",  "pendulum", "mountain_car_continuous",
+                                        "point_robot"};
+static const Py_ssize_t gym_parameter_counts[] = {0, 10, 6, 11, 8, 11, 16};
 
 /* CartPole's parameters, in the order gym_rollout takes them. */
 enum { CP_GRAVITY, CP_MASSPOLE, CP_TOTAL_MASS, CP_LENGTH, CP_POLEMASS_LENGTH, CP_TAU, CP_EULER,
@@ -83,20 +93,26 @@ enum { MC_GRAVITY, MC_MAX_SPEED, MC_MIN_POSITION, MC_MAX_POSITION, MC_GOAL_POSIT
  * LINK_MOI twice, MAX_VEL_1, MAX_VEL_2, dt, book_or_nips == "nips"). */
 enum { AC_M1, AC_M2, AC_L1, AC_LC1, AC_LC2, AC_I1, AC_I2, AC_MAX_VEL_1, AC_MAX_VEL_2, AC_DT,
        AC_NIPS };
-/* The sampled kinds' first three: the Box's low, high - low and high (the action drawn). */
-enum { DRAW_LOW, DRAW_SPAN, DRAW_HIGH };
+/* The sampled kinds' first three per number of the action: the Box's low, high - low and high
+ * (the action drawn). */
+enum { DRAW_LOW, DRAW_SPAN, DRAW_HIGH, DRAW_COUNT };
 /* Pendulum's after them: 3 * g / (2 * l) and 3.0 / (m * l**2) (Python's, computed by
  * native_rollouts.py), dt, max_speed, max_torque. */
 enum { PD_GRAVITY_TERM = 3, PD_TORQUE_TERM, PD_DT, PD_MAX_SPEED, PD_MAX_TORQUE };
 /* Continuous_MountainCarEnv's after them. */
 enum { MCC_MIN_ACTION = 3, MCC_MAX_ACTION, MCC_POWER, MCC_MAX_SPEED, MCC_MIN_POSITION,
        MCC_MAX_POSITION, MCC_GOAL_POSITION, MCC_GOAL_VELOCITY };
+/* point_robot.py's constants after the two numbers' bounds: ARENA_SIZE, STEP_LENGTH,
+ * OBSTACLE, OBSTACLE_RADIUS, GOAL, GOAL_RADIUS, GOAL_REWARD, CRASH_REWARD. */
+enum { RB_ARENA_SIZE = 6, RB_STEP_LENGTH, RB_OBSTACLE_X, RB_OBSTACLE_Y, RB_OBSTACLE_RADIUS,
+       RB_GOAL_X, RB_GOAL_Y, RB_GOAL_RADIUS, RB_GOAL_REWARD, RB_CRASH_REWARD };
 
 typedef struct {
     NativeRollout base;
     int kind;
     int repeated;           /* rollout_actions == "repeated" */
     PyObject *action_index; /* dict: the model's action -> k (None for sampled actions) */
+    PyObject *hypot;        /* "point_robot": math.hypot; else NULL */
     Py_ssize_t actions;     /* A */
     double push[GYM_MAX_ACTIONS];
     int32_t every[GYM_MAX_ACTIONS]; /* every[k] = k */
@@ -191,13 +207,60 @@ gym_number(PyObject *snapshot, Py_ssize_t index, Py_ssize_t item, double *x)
 enum { NUM_PY, NUM_F32, NUM_F64 };
 
 /* Where the rollout is: a table's cell, or the physical state (and CartPole's
- * steps_beyond_terminated, -1 for None; the sampled kinds' numpy type of each number). */
+ * steps_beyond_terminated, -1 for None; the sampled kinds' numpy type of each number; the
+ * point robot's terminated, and its distance to the goal in x[2]). */
 typedef struct {
     Py_ssize_t cell;
     double x[4];
     long long beyond;
     int type[2];
+    int terminated;
 } Position;
+
+/* math.hypot(x - GOAL[0], y - GOAL[1]) (point_robot.py's _goal_distance) into *distance; 0, or
+ * -1 with an exception. */
+static int
+robot_goal_distance(GymRollout *t, double x, double y, double *distance)
+{
+    PyObject *args[2] = {PyFloat_FromDouble(x - t->p[RB_GOAL_X]),
+                         PyFloat_FromDouble(y - t->p[RB_GOAL_Y])};
+    PyObject *d = args[0] != NULL && args[1] != NULL
+                      ? PyObject_Vectorcall(t->hypot, args, 2, NULL)
+                      : NULL;
+    Py_XDECREF(args[0]);
+    Py_XDECREF(args[1]);
+    if (d == NULL)
+        return -1;
+    *distance = PyFloat_AsDouble(d);
+    Py_DECREF(d);
+    return *distance == -1.0 && PyErr_Occurred() ? -1 : 0;
+}
+
+/* The point robot's snapshot (x, y, terminated), as PointRobotEnv.set_state takes it; 0, or -1
+ * with ValueError. */
+static int
+robot_read_position(GymRollout *t, PyObject *snapshot, Position *at)
+{
+    int valid = PyTuple_GET_SIZE(snapshot) == 3 && PyBool_Check(PyTuple_GET_ITEM(snapshot, 2));
+    for (Py_ssize_t i = 0; valid && i < 2; i++) {
+        PyObject *v = PyTuple_GET_ITEM(snapshot, i);
+        valid = (PyFloat_Check(v) || PyLong_Check(v)) && !PyBool_Check(v);
+        if (valid) {
+            at->x[i] = PyFloat_AsDouble(v);
+            if (at->x[i] == -1.0 && PyErr_Occurred())
+                return -1;
+            valid = 0.0 <= at->x[i] && at->x[i] <= t->p[RB_ARENA_SIZE];
+        }
+    }
+    if (!valid) {
+        PyErr_Format(PyExc_ValueError, "a native point robot rollout takes a snapshot (x, y, "
+                     "terminated) with x, y floats in [0, ARENA_SIZE] and terminated a bool, got "
+                     "%R", snapshot);
+        return -1;
+    }
+    at->terminated = PyTuple_GET_ITEM(snapshot, 2) == Py_True;
+    return robot_goal_distance(t, at->x[0], at->x[1], &at->x[2]);
+}
 
 /* The state's item i (a numpy.float32 or numpy.float64, the env's array's) into x[i] and
  * type[i]; 0, or -1 with an exception. */
@@ -242,6 +305,8 @@ gym_read_position(GymRollout *t, PyObject *snapshot, Position *at)
         }
         return 0;
     }
+    if (t->kind == GYM_POINT_ROBOT)
+        return robot_read_position(t, snapshot, at);
     /* (state,), CartPole's (state, steps_beyond_terminated) or Pendulum's (state, last_u) */
     Py_ssize_t size = t->kind == GYM_CARTPOLE || t->kind == GYM_PENDULUM ? 2 : 1;
     Py_ssize_t dimension = t->kind == GYM_CARTPOLE || t->kind == GYM_ACROBOT ? 4 : 2;
@@ -529,8 +594,9 @@ gym_remainder(double a, double b)
 }
 
 static int
-pendulum_step(GymRollout *t, Position *at, double action, double *reward)
+pendulum_step(GymRollout *t, Position *at, const double *actions, double *reward)
 {
+    double action = actions[0];
     /* PendulumEnv.step: th, thdot float64; u = np.clip(u, -max_torque, max_torque)[0] a
      * float32 (numpy's clip: the max, then the min) */
     const double *p = t->p;
@@ -555,8 +621,10 @@ pendulum_step(GymRollout *t, Position *at, double action, double *reward)
 }
 
 static int
-mountain_car_continuous_step(GymRollout *t, Position *at, double action, double *reward)
+mountain_car_continuous_step(GymRollout *t, Position *at, const double *actions,
+                             double *reward)
 {
+    double action = actions[0];
     /* Continuous_MountainCarEnv.step: position, velocity the state's numpy scalars (float32,
      * or float64 at reset); the parameters Python floats; action[0] a float32 */
     const double *p = t->p;
@@ -595,38 +663,113 @@ mountain_car_continuous_step(GymRollout *t, Position *at, double action, double 
     return terminated;
 }
 
-static int (*const gym_sampled_steps[])(GymRollout *, Position *, double, double *) = {
-    pendulum_step, mountain_car_continuous_step};
-
-/* A sampled action: _Numbers.draw of a float32 Box of one number. */
+/* Python's min(max(x, lo), hi) of floats (no NaN here). */
 static inline double
-gym_draw(const double *p, double (*random)(void *), void *rng)
+robot_clip(double x, double lo, double hi)
 {
-    double x = p[DRAW_LOW] + p[DRAW_SPAN] * random(rng);
-    return gym_float32(p[DRAW_HIGH] < x ? p[DRAW_HIGH] : x);
+    double y = lo > x ? lo : x;
+    return hi < y ? hi : y;
 }
 
-/* GymnasiumModel._sampled_moves's loop from *at; the return into *g. */
-static void
+/* point_robot.py's _entry_time(x, y, dx, dy, (cx, cy), radius). */
+static double
+robot_entry_time(double x, double y, double dx, double dy, double cx, double cy, double radius)
+{
+    double fx = x - cx, fy = y - cy;
+    double a = dx * dx + dy * dy;
+    double c = fx * fx + fy * fy - radius * radius;
+    if (c <= 0.0)
+        return 0.0;
+    if (a == 0.0)
+        return INFINITY;
+    double b = fx * dx + fy * dy;
+    double discriminant = b * b - a * c;
+    if (discriminant < 0.0)
+        return INFINITY;
+    double entry = (-b - sqrt(discriminant)) / a;
+    return 0.0 <= entry && entry <= 1.0 ? entry : INFINITY;
+}
+
+static int
+point_robot_step(GymRollout *t, Position *at, const double *action, double *reward)
+{
+    /* PointRobotEnv.step; (x, y) in at->x[0..1], their distance to the goal in at->x[2]
+     * (_goal_distance's, kept from the step before); -1 with an exception (from math.hypot) */
+    const double *p = t->p;
+    if (at->terminated) {
+        *reward = 0.0;
+        return 1;
+    }
+    double x = at->x[0], y = at->x[1], arena = p[RB_ARENA_SIZE];
+    double vx = robot_clip(action[0], -1.0, 1.0), vy = robot_clip(action[1], -1.0, 1.0);
+    double new_x = robot_clip(x + p[RB_STEP_LENGTH] * vx, 0.0, arena);
+    double new_y = robot_clip(y + p[RB_STEP_LENGTH] * vy, 0.0, arena);
+    double dx = new_x - x, dy = new_y - y;
+    double crash_t = robot_entry_time(x, y, dx, dy, p[RB_OBSTACLE_X], p[RB_OBSTACLE_Y],
+                                      p[RB_OBSTACLE_RADIUS]);
+    double goal_t = robot_entry_time(x, y, dx, dy, p[RB_GOAL_X], p[RB_GOAL_Y], p[RB_GOAL_RADIUS]);
+    int crashed = crash_t <= goal_t && crash_t <= 1.0;
+    int reached_goal = !crashed && goal_t <= 1.0;
+    if (crashed || reached_goal) { /* stop where the segment enters the disc */
+        double entry = crashed ? crash_t : goal_t;
+        new_x = robot_clip(x + entry * dx, 0.0, arena);
+        new_y = robot_clip(y + entry * dy, 0.0, arena);
+    }
+    double distance;
+    if (robot_goal_distance(t, new_x, new_y, &distance) < 0)
+        return -1;
+    *reward = at->x[2] - distance;
+    if (crashed)
+        *reward += p[RB_CRASH_REWARD];
+    else if (reached_goal)
+        *reward += p[RB_GOAL_REWARD];
+    at->x[0] = new_x;
+    at->x[1] = new_y;
+    at->x[2] = distance;
+    at->terminated = crashed || reached_goal;
+    return at->terminated;
+}
+
+/* The sampled kinds' steps: each moves *at by the action (its GYM_DIMENSIONS numbers), sets
+ * *reward and returns 1 if the episode terminated, 0 if not, -1 with an exception. */
+static int (*const gym_sampled_steps[])(GymRollout *, Position *, const double *, double *) = {
+    pendulum_step, mountain_car_continuous_step, point_robot_step};
+
+/* A sampled action: _Numbers.draw of a float32 Box, its numbers drawn in order into action. */
+static inline void
+gym_draw(const GymRollout *t, double (*random)(void *), void *rng, double *action)
+{
+    for (int i = 0; i < GYM_DIMENSIONS(t->kind); i++) {
+        const double *p = &t->p[DRAW_COUNT * i];
+        double x = p[DRAW_LOW] + p[DRAW_SPAN] * random(rng);
+        action[i] = gym_float32(p[DRAW_HIGH] < x ? p[DRAW_HIGH] : x);
+    }
+}
+
+/* GymnasiumModel._sampled_moves's loop from *at; the return into *g; 0, or -1 with an
+ * exception. */
+static int
 gym_sampled_rollout(GymRollout *t, Position *at, double (*random)(void *), void *rng,
                     long long moves_left, double gamma, double *g)
 {
-    int (*step)(GymRollout *, Position *, double, double *) =
+    int (*step)(GymRollout *, Position *, const double *, double *) =
         gym_sampled_steps[t->kind - GYM_PENDULUM];
-    double total = 0.0, coef = 1.0, action = 0.0;
+    double total = 0.0, coef = 1.0, action[2] = {0.0, 0.0};
     long long repeats = 0; /* "repeated": the action played for how many more steps */
     for (;;) {
         double reward;
         if (!t->repeated)
-            action = gym_draw(t->p, random, rng);
+            gym_draw(t, random, rng, action);
         else {
             if (repeats == 0) { /* every sampled action stays legal */
-                action = gym_draw(t->p, random, rng);
+                gym_draw(t, random, rng, action);
                 repeats = (long long)(1.0 / (1.0 - random(rng)));
             }
             repeats -= 1;
         }
         int terminated = step(t, at, action, &reward);
+        if (terminated < 0)
+            return -1;
         total += coef * reward;
         moves_left -= 1;
         if (terminated || moves_left <= 0)
@@ -634,6 +777,7 @@ gym_sampled_rollout(GymRollout *t, Position *at, double (*random)(void *), void 
         coef *= gamma;
     }
     *g = total;
+    return 0;
 }
 
 static int
@@ -650,10 +794,8 @@ gym_rollout(NativeRollout *self, PyObject *state, double (*random)(void *), void
     if (gym_position(t, state, limit, &snapshot, &moves_left, first, &count) < 0 ||
         gym_read_position(t, snapshot, &at) < 0)
         return -1;
-    if (GYM_SAMPLED(t->kind)) {
-        gym_sampled_rollout(t, &at, random, rng, moves_left, gamma, g);
-        return 0;
-    }
+    if (GYM_SAMPLED(t->kind))
+        return gym_sampled_rollout(t, &at, random, rng, moves_left, gamma, g);
     int (*step)(GymRollout *, Position *, int32_t, double *, const int32_t **, Py_ssize_t *) =
         gym_steps[t->kind];
     const int32_t *legal = first;
@@ -694,6 +836,7 @@ gym_free(PyObject *capsule)
         return;
     }
     Py_XDECREF(t->action_index);
+    Py_XDECREF(t->hypot);
     PyMem_Free(t->next);
     PyMem_Free(t->reward);
     PyMem_Free(t->terminated);
@@ -780,15 +923,16 @@ const char gym_rollout_doc[] =
     "rollout of "
     "a deterministic Gymnasium env (GymnasiumModel.rollout; mcts_agent/adapters/gymnasium/"
     "native_rollouts.py makes and checks it).\n\n"
-    "``kind``: 'table', 'cartpole', 'mountain_car', 'acrobot' (listed actions), 'pendulum' or "
-    "'mountain_car_continuous' (sampled actions: a float32 Box of one number). "
+    "``kind``: 'table', 'cartpole', 'mountain_car', 'acrobot' (listed actions), 'pendulum', "
+    "'mountain_car_continuous' (sampled actions: a float32 Box of one number) or 'point_robot' "
+    "(sampled: a float32 Box of two numbers; the snapshot PointRobotEnv.get_state's). "
     "``action_index``: a dict, the "
     "model's action -> its number k (0 to A - 1, the model's order; A <= 64); None for sampled "
     "actions. ``push``: a tuple "
     "of A floats, by k (CartPole's force, MountainCar's (action - 1) * force, Acrobot's torque; "
     "empty for a table and for sampled actions). ``parameters``: a tuple of floats, the env's "
-    "(_gym_rollouts.c's order for the kind, after the Box's low, high - low and high for "
-    "sampled actions; empty for a table). ``table``: None, or for 'table' (next, reward, "
+    "(_gym_rollouts.c's order for the kind, after the Box's low, high - low and high of each "
+    "number for sampled actions; empty for a table). ``table``: None, or for 'table' (next, reward, "
     "terminated, legal): lists of the next cell, reward and termination at s * A + k, and "
     "legal[s] the tuple of the k legal after reaching cell s. ``repeated``: a bool, True for "
     "GymnasiumModel(rollout_actions='repeated') (each action drawn repeated for a duration "
@@ -806,8 +950,8 @@ core_gym_rollout(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
             kind = i;
     if (kind < 0) {
         PyErr_Format(PyExc_ValueError, "gym_rollout: kind must be 'table', 'cartpole', "
-                     "'mountain_car', 'acrobot', 'pendulum' or 'mountain_car_continuous', got %R",
-                     args[0]);
+                     "'mountain_car', 'acrobot', 'pendulum', 'mountain_car_continuous' or "
+                     "'point_robot', got %R", args[0]);
         return NULL;
     }
     PyObject *action_index = args[1], *push = args[2], *parameters = args[3], *table = args[4];
@@ -851,6 +995,13 @@ core_gym_rollout(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
         return NULL;
     }
     /* from here on the capsule frees t */
+    if (kind == GYM_POINT_ROBOT) {
+        PyObject *math = PyImport_ImportModule("math");
+        t->hypot = math == NULL ? NULL : PyObject_GetAttrString(math, "hypot");
+        Py_XDECREF(math);
+        if (t->hypot == NULL)
+            goto fail;
+    }
     Py_ssize_t position = 0;
     PyObject *key, *value;
     int seen[GYM_MAX_ACTIONS] = {0};
@@ -882,8 +1033,8 @@ fail:
 const char gym_step_doc[] =
     "gym_step(capsule, snapshot, k) -> (position, reward, terminated): one step of a "
     "gym_rollout capsule's env from ``snapshot`` (a GymnasiumState's) by the action numbered "
-    "k (for sampled actions: the action, a tuple of one float); ``position`` the cell (an int) "
-    "or the tuple of the state's floats. For the start-up "
+    "k (for sampled actions: the action, a tuple of its floats); ``position`` the cell (an "
+    "int) or the tuple of the state's floats (the point robot's (x, y)). For the start-up "
     "check, which compares it with the Python step.";
 
 PyObject *
@@ -901,20 +1052,24 @@ core_gym_step(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
     Position at;
     double reward;
     if (GYM_SAMPLED(t->kind)) {
-        /* the action: a tuple of one float (the model's) */
-        double action = PyTuple_Check(args[2]) && PyTuple_GET_SIZE(args[2]) == 1
-                            ? PyFloat_AsDouble(PyTuple_GET_ITEM(args[2], 0))
-                            : -1.0;
-        if (action == -1.0 && (PyErr_Occurred() || !PyTuple_Check(args[2]) ||
-                               PyTuple_GET_SIZE(args[2]) != 1)) {
-            if (!PyErr_Occurred())
-                PyErr_Format(PyExc_TypeError, "gym_step: %s's action is a tuple of one float, "
-                             "got %R", gym_kinds[t->kind], args[2]);
+        /* the action: a tuple of GYM_DIMENSIONS floats (the model's) */
+        int dimensions = GYM_DIMENSIONS(t->kind);
+        double action[2];
+        if (!PyTuple_Check(args[2]) || PyTuple_GET_SIZE(args[2]) != dimensions) {
+            PyErr_Format(PyExc_TypeError, "gym_step: %s's action is a tuple of %d float(s), "
+                         "got %R", gym_kinds[t->kind], dimensions, args[2]);
             return NULL;
+        }
+        for (int i = 0; i < dimensions; i++) {
+            action[i] = PyFloat_AsDouble(PyTuple_GET_ITEM(args[2], i));
+            if (action[i] == -1.0 && PyErr_Occurred())
+                return NULL;
         }
         if (gym_read_position(t, args[1], &at) < 0)
             return NULL;
         int ended = gym_sampled_steps[t->kind - GYM_PENDULUM](t, &at, action, &reward);
+        if (ended < 0)
+            return NULL;
         return Py_BuildValue("((dd)dN)", at.x[0], at.x[1], reward, PyBool_FromLong(ended));
     }
     long k = PyLong_AsLong(args[2]);

@@ -4,7 +4,8 @@
 <mcts_agent.adapters.gymnasium.model.GymnasiumModel.native_rollout>` hands
 the compiled core (``docs/guides/compiled-core.md``, "Native rollouts") the
 model's fused rollout in C (``mcts_agent/_gym_rollouts.c``) for these envs,
-exact classes, with the ``"snapshot"`` clone and a deterministic model:
+exact classes, with the ``"snapshot"`` clone (the point robot: ``"env_methods"``) and a
+deterministic model:
 
 * the toy-text tables, FrozenLake (``is_slippery=False``), CliffWalking and
   Taxi (defaults): the table stepper's next cell, reward and termination by
@@ -20,7 +21,11 @@ exact classes, with the ``"snapshot"`` clone and a deterministic model:
   :meth:`GymnasiumModel.sample_action
   <mcts_agent.adapters.gymnasium.model.GymnasiumModel.sample_action>` draws
   it, their steps with numpy's types (NEP 50: float32 where the env's numbers
-  are float32).
+  are float32);
+* with sampled actions and the ``"env_methods"`` clone: our point robot
+  (:class:`~mcts_agent.envs.point_robot.PointRobotEnv`, its own ``Box`` of two
+  float32, no action wrapper), its step on Python floats with the module's
+  constants (read when the capsule is made, and watched like the parameters).
 
 :meth:`GymnasiumModel.rollout` itself runs the capsule when there is one
 (through the core's ``call_native``, which continues the ``random.Random``
@@ -72,6 +77,8 @@ from mcts_agent.adapters.gymnasium.known_envs import (
     MountainCarEnv,
     PendulumEnv,
 )
+from mcts_agent.envs import point_robot
+from mcts_agent.envs.point_robot import PointRobotEnv
 
 __all__ = ["CHECK_ROLLOUTS", "CHECK_WALK", "NativeRollouts", "native_parameters"]
 
@@ -126,7 +133,29 @@ _MOUNTAIN_CAR_CONTINUOUS_NAMES = (
     "goal_position",
     "goal_velocity",
 )
-_SAMPLED_KINDS = {PendulumEnv: "pendulum", Continuous_MountainCarEnv: "mountain_car_continuous"}
+_SAMPLED_KINDS = {
+    PendulumEnv: "pendulum",
+    Continuous_MountainCarEnv: "mountain_car_continuous",
+    PointRobotEnv: "point_robot",
+}
+_SAMPLED_SHAPES = {"pendulum": (1,), "mountain_car_continuous": (1,), "point_robot": (2,)}
+_CLONES = {PointRobotEnv: "env_methods"}  # the clone a kind's snapshot is; else "snapshot"
+
+
+def _point_robot_constants(env: Any) -> tuple:
+    """point_robot.py's module constants, in ``_gym_rollouts.c``'s order (its step reads them)."""
+    m = point_robot
+    return (
+        m.ARENA_SIZE,
+        m.STEP_LENGTH,
+        *m.OBSTACLE,
+        m.OBSTACLE_RADIUS,
+        *m.GOAL,
+        m.GOAL_RADIUS,
+        m.GOAL_REWARD,
+        m.CRASH_REWARD,
+    )
+
 
 _WATCHED = {  # by the type of the object the Python rollout steps
     FAST_STEPPERS[CartPoleEnv]: operator.attrgetter("force_mag", *_CARTPOLE_NAMES),
@@ -136,6 +165,7 @@ _WATCHED = {  # by the type of the object the Python rollout steps
     ),
     PendulumEnv: operator.attrgetter(*_PENDULUM_NAMES),
     Continuous_MountainCarEnv: operator.attrgetter(*_MOUNTAIN_CAR_CONTINUOUS_NAMES),
+    PointRobotEnv: _point_robot_constants,
 }
 
 
@@ -158,8 +188,9 @@ def native_parameters(model: Any, scratch: Any) -> tuple | str:
         return f"the env is stochastic ({model.chance}): the chance loop plans it"
     if type(model).rollout is not _model_class().rollout or "rollout" in vars(model):
         return "the model's rollout is not GymnasiumModel.rollout"
-    if model.clone_method != "snapshot":
-        return f'the env is cloned by "{model.clone_method}", not by the known "snapshot"'
+    clone = _CLONES.get(env_class, "snapshot")
+    if model.clone_method != clone:
+        return f'the env is cloned by "{model.clone_method}", not by the known "{clone}"'
     if model._user_mask is not None:
         return "the model has the user's action_mask function"
     if model._sampled is not None:
@@ -197,7 +228,7 @@ def native_parameters(model: Any, scratch: Any) -> tuple | str:
 
 
 def _sampled(model: Any, env: Any, env_class: type) -> tuple | str:
-    """``native_parameters`` of a model of sampled actions (Pendulum, MountainCarContinuous)."""
+    """``native_parameters`` of a model of sampled actions (Pendulum, MountainCarContinuous...)."""
     kind = _SAMPLED_KINDS.get(env_class)
     if kind is None:
         return f"the core has no native rollout of {env_class.__name__} with sampled actions"
@@ -205,9 +236,11 @@ def _sampled(model: Any, env: Any, env_class: type) -> tuple | str:
     space = sampled.space
     if sampled._translators:
         return "the env has action wrappers: the core steps the env's own actions only"
-    if not (isinstance(space, spaces.Box) and space.shape == (1,) and space.dtype == np.float32):
-        return f"the action space {space} is not a Box of one float32"
-    draw = sampled._root.bounds[0]  # (low, high - low, high), as _Numbers.draw reads them
+    shape = _SAMPLED_SHAPES[kind]
+    if not (isinstance(space, spaces.Box) and space.shape == shape and space.dtype == np.float32):
+        return f"the action space {space} is not a Box of float32 of shape {shape}"
+    # (low, high - low, high) of each number, as _Numbers.draw reads them
+    draw = [bound for bounds in sampled._root.bounds for bound in bounds]
     values = _WATCHED[env_class](env)
     if not all(type(x) in (int, float) and abs(x) < 2**53 for x in values):
         return f"the env's parameters are not all Python floats: {values!r}"
@@ -408,7 +441,7 @@ def _check(core: Any, model: Any, capsule: Any, root: Any) -> str | None:
             number = action if index is None else index[action]
             result = model.step(state, action)
             position, reward, terminated = core.gym_step(capsule, state.snapshot, number)
-            expected = _position(result.next_state.snapshot[0])
+            expected = _position(result.next_state.snapshot)
             if (
                 _bits(position) != _bits(expected)
                 or reward.hex() != result.reward.hex()
@@ -436,10 +469,13 @@ def _check(core: Any, model: Any, capsule: Any, root: Any) -> str | None:
     return None
 
 
-def _position(first: Any) -> Any:
-    """The position in a snapshot's first item: a table's cell, or the state's floats."""
+def _position(snapshot: Any) -> Any:
+    """The position in a snapshot: a table's cell, or the state's floats (the robot's x, y)."""
+    first = snapshot[0]
     if isinstance(first, int | np.integer):
         return int(first)
+    if isinstance(first, float):  # PointRobotEnv.get_state's (x, y, terminated)
+        return snapshot[0], snapshot[1]
     return tuple(float(v) for v in first)
 
 
