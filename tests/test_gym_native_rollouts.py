@@ -398,3 +398,123 @@ def test_progressive_widening_searches_build_the_pure_trees(env_id):
             planner.search(model.state_of(env))
         trees.append(key_snapshot(planner))
     assert trees[0] == trees[1]
+
+
+def robot_states(env, model):
+    """Live positions of the point robot: by the walls, the obstacle's and the goal's edges."""
+    robot = env.unwrapped
+    places = [(0.0, 0.0), (10.0, 10.0), (0.1, 9.9), (9.95, 0.3), (0.0, 5.0), (5.0, 10.0)]
+    places += [(5.0 + 2.05 * c, 5.0 + 2.05 * s) for c, s in ((1, 0), (0, -1), (0.6, 0.8))]
+    places += [(9.0 - 0.6, 9.0), (9.0, 9.0 - 0.55), (9.3, 9.4), (7.0, 7.0), (3.5, 2.9)]
+    states = []
+    for x, y in places:
+        robot.set_state((x, y, False))
+        states.append(model.state_of(env))
+    return states
+
+
+@pytest.mark.parametrize("rollout_actions", ["uniform", "repeated"])
+def test_the_point_robots_native_steps_and_rollouts_are_the_python_ones(rollout_actions):
+    env = make("mcts_agent/PointRobot-v0", seed=21)
+    model = GymnasiumModel(env, rollout_actions=rollout_actions)
+    assert model.clone_method == "env_methods"
+    capsule = model.native_rollout()
+    assert capsule is not None, model.native_rollout_refusal
+    # every step along random walks from the edge positions: (x, y) bit for bit, the reward
+    walk = random.Random(22)
+    starts = robot_states(env, model)
+    ends = {"crash": 0, "goal": 0, "wall": 0}
+    for start in starts * 4:
+        state = start
+        while True:
+            action = model.sample_action(state, walk)
+            result = model.step(state, action)
+            position, reward, terminated = CORE.gym_step(capsule, state.snapshot, action)
+            x, y, ended = result.next_state.snapshot
+            assert (position[0].hex(), position[1].hex()) == (x.hex(), y.hex()), (state, action)
+            assert reward.hex() == result.reward.hex()
+            assert terminated == ended
+            ends["crash"] += reward < -5
+            ends["goal"] += reward > 5
+            ends["wall"] += x in (0.0, 10.0) or y in (0.0, 10.0)
+            if result.terminated:
+                break
+            state = result.next_state
+    assert min(ends.values()) > 0, ends  # crashes, goal hits and clipping at the walls
+    # rollouts from them, and from positions along walks from resets (the TimeLimit's steps)
+    states = starts + positions(model, env, 8, seed=23)
+    cases = [
+        (seed, limit, gamma)
+        for seed in range(4)
+        for limit in (1, 2, 9, 150)
+        for gamma in (1.0, 0.9, 0.0)
+    ]
+    assert_same_rollouts(model, capsule, states, cases)
+    returns = [model.rollout(s, random.Random(k), 150, 1.0) for s in states for k in range(4)]
+    assert min(returns) < -5 and max(returns) > 5  # rollouts that crash, that reach the goal
+
+
+def test_the_point_robots_capsule_follows_its_constants_and_refuses_a_difference(monkeypatch):
+    from mcts_agent.envs import point_robot
+
+    env = make("mcts_agent/PointRobot-v0", seed=24)
+    model = GymnasiumModel(env)
+    capsule = model.native_rollout()
+    states = robot_states(env, model)
+    cases = [(s, 60, 1.0) for s in range(3)]
+    monkeypatch.setattr(point_robot, "STEP_LENGTH", 0.3)  # the env's step reads the module's
+    changed = model.native_rollout()
+    assert changed is not capsule and changed is not None
+    assert_same_rollouts(model, changed, states, cases)
+    monkeypatch.undo()
+
+    made = native_rollouts.native_parameters
+
+    def nudged(model, scratch):  # the goal's radius (after the bounds and 7 constants) nudged
+        kind, push, parameters, table = made(model, scratch)
+        return (
+            kind,
+            push,
+            (*parameters[:13], parameters[13] * (1 + 2**-40), *parameters[14:]),
+            table,
+        )
+
+    monkeypatch.setattr(native_rollouts, "native_parameters", nudged)
+    env.unwrapped.set_state((9.0, 8.45, False))  # a step from the goal's edge
+    model = GymnasiumModel(env)
+    assert model.native_rollout() is None
+    assert "differs from the Python one" in model.native_rollout_refusal
+
+
+@pytest.mark.parametrize(
+    ("arguments", "wrapper", "reason"),
+    [({"clone": "deepcopy"}, False, 'not by the known "env_methods"'), ({}, True, "wrappers")],
+)
+def test_point_robot_models_without_a_native_rollout_say_why(arguments, wrapper, reason):
+    from gymnasium.wrappers import RescaleAction
+
+    env = make("mcts_agent/PointRobot-v0")
+    model = GymnasiumModel(
+        RescaleAction(env, np.float32(-0.5), np.float32(0.5)) if wrapper else env, **arguments
+    )
+    assert model.native_rollout() is None
+    assert reason in model.native_rollout_refusal
+
+
+def test_a_widened_point_robot_search_builds_the_pure_tree():
+    trees = []
+    for backend in ("python", "compiled"):
+        env = make("mcts_agent/PointRobot-v0", seed=25)
+        model = GymnasiumModel(env)
+        config = {"iterations": 200, "seed": 0, "widening": (1.0, 0.5)}
+        if backend == "python":
+            with pure_python():
+                planner = MCTS(model, **config)
+                planner.search(model.state_of(env))
+        else:
+            planner = MCTS(model, **config)
+            assert model.native_rollout() is not None
+            planner.search(model.state_of(env))
+        trees.append(key_snapshot(planner))
+    assert len(trees[0][0][0]) > 20  # a tree of many widened children
+    assert trees[0] == trees[1]
