@@ -11,9 +11,11 @@ ratio. The trees are the same either way (tests/test_gym_native_rollouts.py).
 Then the iterations that one search with ``time_limit=0.1`` (``MCTSAgent``'s
 default) runs, the same way.
 
-Then the continuous envs, Pendulum-v1 and MountainCarContinuous-v0 (sampled
-``Box`` actions, planned by the general loop with progressive widening,
-which calls ``GymnasiumModel.rollout``): one rollout of 200 moves through
+Then the continuous envs, Pendulum-v1, MountainCarContinuous-v0 and our
+point robot, mcts_agent/PointRobot-v0 (sampled ``Box`` actions, planned by
+the general loop with progressive widening, which calls
+``GymnasiumModel.rollout``): one rollout of 200 moves (the robot's episode
+ends at 100 steps, the rollouts with it, or at a crash or the goal) through
 ``model.rollout`` (native: the capsule through the core's ``call_native``)
 against the Python rollout (``NativeRollouts.python_rollout``), from the
 reset position, the same seeds, interleaved; and the iterations of a
@@ -33,10 +35,11 @@ import time
 
 import gymnasium as gym
 
+import mcts_agent.envs  # noqa: F401 (registers mcts_agent/PointRobot-v0)
 from mcts_agent import MCTS, core_backend
 from mcts_agent.adapters import GymnasiumModel
 
-CONTINUOUS = ["Pendulum-v1", "MountainCarContinuous-v0"]
+CONTINUOUS = ["Pendulum-v1", "MountainCarContinuous-v0", "mcts_agent/PointRobot-v0"]
 ROLLOUTS = 20  # rollouts of 200 moves per timing
 
 CASES = [  # env id, arguments, iterations per search (at --scale 1)
