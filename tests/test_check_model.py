@@ -181,7 +181,7 @@ def test_a_good_model_passes():
         ),
         (UnstableOrder(), 6, "is not stable"),
         (SetOfActions(), 6, r"returned \{1, 2\} \(set\); expected a sequence"),
-        (object(), 6, r"has no actions\(\)"),
+        (object(), 6, r"needs actions\(state\) \(its legal actions, listed\) or sample_action"),
     ],
     ids=lambda v: v if isinstance(v, str) else type(v).__name__,
 )
