@@ -1,4 +1,4 @@
-"""The defaults on Gymnasium (issue 30, "The suite"): ``MCTSAgent(time_limit=T)`` on eight envs.
+"""The defaults on Gymnasium (issues 30 and 31): ``MCTSAgent(time_limit=T)`` on twelve envs.
 
 Plays :class:`~mcts_agent.agent.MCTSAgent` with nothing set but ``time_limit``
 (``--time-limit``, 0.1 s a step by default) on every env of :data:`SUITE`, and
@@ -7,8 +7,9 @@ prints per env:
 * the mean return with its 95% Student-t interval
   (:meth:`~mcts_agent.evaluation.planning.PlanResult.mean_return`);
 * the success rate where there is a goal: FrozenLake reached the goal,
-  CliffWalking returned the optimal -13, MountainCar reached the flag
-  (terminated, not truncated), Taxi delivered (:data:`SUCCESS`);
+  CliffWalking returned the optimal -13, MountainCar (both) reached the flag
+  (terminated, not truncated), Taxi delivered, the point robot reached its
+  goal (each case's ``success``);
 * the agent's wall-clock seconds per step (mean over all steps);
 * the uniformly random policy's mean return over the same episodes (same
   env seeds; legal moves only where the env reports ``info["action_mask"]``,
@@ -29,7 +30,8 @@ on ``--processes``, and the random policy plays the same env seeds. With
 makes its own env); on a 2-core machine 2 processes are still one core each,
 so the agent's ``time_limit`` (wall clock) buys about the same iterations.
 
-LunarLander needs Box2D (``pip install -e ".[box2d]"``); without it the suite
+The last four envs have continuous (``Box``) actions, planned with progressive
+widening (issue 31). LunarLander needs Box2D (``pip install -e ".[box2d]"``); without it the suite
 says so and skips that env. An env the agent refuses or fails on is reported
 with its error, its target fails, and the exit status is 1.
 
