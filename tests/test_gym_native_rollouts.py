@@ -384,20 +384,27 @@ def test_the_models_rollout_runs_the_capsule_and_returns_the_python_rollouts(mon
 @pytest.mark.parametrize("env_id", CONTINUOUS)
 def test_progressive_widening_searches_build_the_pure_trees(env_id):
     # the general loop calls model.rollout: native with the core on, Python with it off
+    config = {"iterations": 40, "rollout_limit": 100, "seed": 18, "gamma": 0.99}
+    python, native = pure_and_compiled_trees(env_id, 17, "repeated", config)
+    assert python == native
+
+
+def pure_and_compiled_trees(env_id, seed, rollout_actions, config):
+    """``key_snapshot`` of one search from the reset env, pure-Python loop, then compiled."""
     trees = []
     for backend in ("python", "compiled"):
-        env = make(env_id, seed=17)
-        model = GymnasiumModel(env, rollout_actions="repeated")
-        config = {"iterations": 40, "rollout_limit": 100, "seed": 18, "gamma": 0.99}
+        env = make(env_id, seed=seed)
+        model = GymnasiumModel(env, rollout_actions=rollout_actions)
         if backend == "python":
             with pure_python():
                 planner = MCTS(model, **config)
                 planner.search(model.state_of(env))
         else:
             planner = MCTS(model, **config)
+            assert model.native_rollout() is not None, model.native_rollout_refusal
             planner.search(model.state_of(env))
         trees.append(key_snapshot(planner))
-    assert trees[0] == trees[1]
+    return trees
 
 
 def robot_states(env, model):
@@ -502,19 +509,7 @@ def test_point_robot_models_without_a_native_rollout_say_why(arguments, wrapper,
 
 
 def test_a_widened_point_robot_search_builds_the_pure_tree():
-    trees = []
-    for backend in ("python", "compiled"):
-        env = make("mcts_agent/PointRobot-v0", seed=25)
-        model = GymnasiumModel(env)
-        config = {"iterations": 200, "seed": 0, "widening": (1.0, 0.5)}
-        if backend == "python":
-            with pure_python():
-                planner = MCTS(model, **config)
-                planner.search(model.state_of(env))
-        else:
-            planner = MCTS(model, **config)
-            assert model.native_rollout() is not None
-            planner.search(model.state_of(env))
-        trees.append(key_snapshot(planner))
-    assert len(trees[0][0][0]) > 20  # a tree of many widened children
-    assert trees[0] == trees[1]
+    config = {"iterations": 200, "seed": 0, "widening": (1.0, 0.5)}
+    python, native = pure_and_compiled_trees("mcts_agent/PointRobot-v0", 25, "uniform", config)
+    assert len(python[0][0]) > 20  # a tree of many widened children
+    assert python == native
