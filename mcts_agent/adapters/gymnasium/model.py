@@ -817,7 +817,8 @@ class GymnasiumModel:
         For the envs the adapter knows (exact classes, ``"snapshot"`` clone,
         deterministic model): FrozenLake, CliffWalking and Taxi stepped by
         their table, CartPole, MountainCar and Acrobot without torque noise,
-        Pendulum and MountainCarContinuous
+        Pendulum and MountainCarContinuous; and our point robot
+        (:mod:`mcts_agent.envs.point_robot`, its ``"env_methods"`` clone)
         (:mod:`~mcts_agent.adapters.gymnasium.native_rollouts`). It returns
         exactly what :meth:`rollout` returns for the same state and generator,
         drawing the same random numbers (``docs/guides/compiled-core.md``,
@@ -825,8 +826,8 @@ class GymnasiumModel:
         plans with, and a new one when they change. Made when the model is
         built (with the compiled loop on), it is checked against
         :meth:`rollout`'s Python moves from a few states and seeds. With a
-        sampled action space: Pendulum and MountainCarContinuous (their own
-        ``Box``, no action wrapper). :meth:`rollout` runs it too (so the
+        sampled action space: Pendulum, MountainCarContinuous and the point
+        robot (their own ``Box``, no action wrapper). :meth:`rollout` runs it too (so the
         general loop, which calls ``rollout``, has it).
 
         Returns:
