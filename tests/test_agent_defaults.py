@@ -267,3 +267,20 @@ def test_pendulum_with_the_defaults_swings_up_and_balances(seed):
             break
     assert total > -200.0
     assert max(angles[-20:]) < 0.1  # upright (within 6 degrees) for the last 20 steps
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_the_point_robot_goes_around_the_obstacle_with_short_discounted_rollouts(seed):
+    # The straight line to the goal crashes into the obstacle (tests/test_point_robot.py);
+    # 120 iterations a step with 30-step rollouts discounted by 0.99 (the suite's defaults
+    # roll out to the episode's end: docs/benchmarks.md) go around it to the goal.
+    import mcts_agent.envs  # noqa: F401 (registers mcts_agent/PointRobot-v0)
+
+    env = gym.make("mcts_agent/PointRobot-v0")
+    env.reset(seed=seed)
+    agent = MCTSAgent(iterations=120, seed=seed, rollout_limit=30, gamma=0.99)
+    for _ in range(100):
+        _, _, terminated, truncated, info = env.step(agent.act(env))
+        if terminated or truncated:
+            break
+    assert info["reached_goal"] and not info["crashed"]
