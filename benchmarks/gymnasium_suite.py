@@ -498,8 +498,9 @@ def main(argv: list[str] | None = None) -> int:
         rows.append(row)
     print(table(rows, args.markdown))
     print(
-        "success: FrozenLake and Taxi reached the goal, CliffWalking returned -13, MountainCar "
-        "reached the flag. optimum: value iteration on P, the TimeLimit as the horizon."
+        "success: FrozenLake, Taxi and the point robot reached the goal, CliffWalking returned "
+        "-13, MountainCar (both) reached the flag. optimum: value iteration on P, the "
+        "TimeLimit as the horizon."
     )
     print(f"RL Zoo: {RL_ZOO_SOURCE}.")
     print(f"{time.perf_counter() - start:.0f} s")
