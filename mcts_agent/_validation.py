@@ -224,3 +224,18 @@ def checked_return(value: Any, state: Any) -> float:
             "overflowed the float range)"
         )
     return result
+
+
+def values_equal(a: Any, b: Any) -> bool:
+    """``a == b`` as a bool, also for numpy arrays inside tuples, lists and dicts.
+
+    Arrays compare by :func:`numpy.array_equal` (shape and values); tuples and
+    lists item by item, dicts key by key; anything else by ``==``.
+    """
+    if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
+        return bool(np.array_equal(a, b))
+    if isinstance(a, (tuple, list)) and isinstance(b, (tuple, list)):
+        return len(a) == len(b) and all(values_equal(x, y) for x, y in zip(a, b, strict=True))
+    if isinstance(a, dict) and isinstance(b, dict):
+        return a.keys() == b.keys() and all(values_equal(a[k], b[k]) for k in a)
+    return bool(a == b)

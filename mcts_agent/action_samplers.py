@@ -53,12 +53,15 @@ class GaussianActionSampler:
         scale: float > 0, the Gaussian's standard deviation as a fraction of
             each entry's range.
         uniform_fraction: float in [0, 1], how often a uniform action is drawn.
+        dtype: a float dtype, the action space's (``env.action_space.dtype``):
+            every action is rounded through it, so the tree's action is
+            exactly what the env receives (float32 for most Gymnasium envs).
 
     Raises:
         TypeError: if a bound or an option is not a real number.
         ValueError: if the bounds differ in length, are empty or not finite, a
-            ``high`` is not above its ``low``, ``scale <= 0`` or
-            ``uniform_fraction`` is outside [0, 1].
+            ``high`` is below its ``low``, ``scale <= 0``,
+            ``uniform_fraction`` is outside [0, 1], or ``dtype`` is not a float dtype.
     """
 
     def __init__(
@@ -68,21 +71,29 @@ class GaussianActionSampler:
         *,
         scale: float = 0.1,
         uniform_fraction: float = 0.5,
+        dtype: Any = np.float64,
     ) -> None:
-        lows = [require_float("low", x, -math.inf, math.inf) for x in _flat(low)]
-        highs = [require_float("high", x, -math.inf, math.inf) for x in _flat(high)]
+        finite = "(finite)"
+        lows = [require_float("low", x, -math.inf, math.inf, rule=finite) for x in _flat(low)]
+        highs = [require_float("high", x, -math.inf, math.inf, rule=finite) for x in _flat(high)]
         if not lows or len(lows) != len(highs):
             raise ValueError(
                 f"low and high must be non-empty and of the same length, got {len(lows)} and "
                 f"{len(highs)} entries"
             )
         for d, (lo, hi) in enumerate(zip(lows, highs, strict=True)):
-            if not hi > lo:
-                raise ValueError(f"entry {d}: high ({hi}) must be above low ({lo})")
+            if not hi >= lo:
+                raise ValueError(f"entry {d}: high ({hi}) must not be below low ({lo})")
         self.scale = require_float("scale", scale, 0.0)
         if self.scale == 0.0:
             raise ValueError("scale must be > 0 (a fraction of each entry's range)")
         self.uniform_fraction = require_float("uniform_fraction", uniform_fraction, 0.0, 1.0)
+        self.dtype = np.dtype(dtype)
+        if self.dtype.kind != "f":
+            raise ValueError(
+                f"GaussianActionSampler draws floats; got dtype {self.dtype} (an integer Box's "
+                "actions are not Gaussian steps: pass your own action_sampler)"
+            )
         self.low = tuple(lows)
         self.high = tuple(highs)
 
@@ -90,7 +101,9 @@ class GaussianActionSampler:
         """Returns a new action: a tuple of floats within the bounds (see the class)."""
         low, high = self.low, self.high
         if not tried or rng.random() < self.uniform_fraction:
-            return tuple(lo + (hi - lo) * rng.random() for lo, hi in zip(low, high, strict=True))
+            return self._typed(
+                [min(lo + (hi - lo) * rng.random(), hi) for lo, hi in zip(low, high, strict=True)]
+            )
         best = max(range(len(tried)), key=lambda j: (tried[j][1], tried[j][2], -j))
         center = tried[best][0]
         if len(center) != len(low):
@@ -99,15 +112,23 @@ class GaussianActionSampler:
                 f"{center!r} ({len(center)} entries)"
             )
         scale = self.scale
-        return tuple(
-            min(hi, max(lo, x + rng.gauss(0.0, scale * (hi - lo))))
-            for x, lo, hi in zip(center, low, high, strict=True)
+        return self._typed(
+            [
+                min(hi, max(lo, x + rng.gauss(0.0, scale * (hi - lo))))
+                for x, lo, hi in zip(center, low, high, strict=True)
+            ]
         )
+
+    def _typed(self, values: list[float]) -> tuple[float, ...]:
+        """``values`` rounded through the sampler's dtype (what the env's array will hold)."""
+        if self.dtype == np.float64:
+            return tuple(values)
+        return tuple(np.array(values, dtype=self.dtype).tolist())
 
     def __repr__(self) -> str:
         return (
             f"GaussianActionSampler(low={self.low}, high={self.high}, scale={self.scale}, "
-            f"uniform_fraction={self.uniform_fraction})"
+            f"uniform_fraction={self.uniform_fraction}, dtype={self.dtype})"
         )
 
 

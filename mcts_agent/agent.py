@@ -93,6 +93,10 @@ _GYMNASIUM_CLONES = (None, "snapshot", "deepcopy")
 _FACTORY_OPTIONS = ("rollout_policy", "evaluator")
 """The search options that may be given as a factory (``_is_factory``)."""
 
+_MODEL_OPTIONS = ("state_widening", "action_sampler")
+"""The search options that only some models take: a stochastic one (``state_widening``),
+one whose actions are sampled (``action_sampler``: MCTSAgent widens those by default)."""
+
 
 def _is_factory(value: Any) -> bool:
     """Whether ``value``, a rollout policy or evaluator given to the agent, is a factory.
@@ -182,7 +186,13 @@ class MCTSAgent:
             planner of the move, its tree in the model's numbering),
             ``leaf_batch``, ``virtual_loss``, ``workers``, ``backend`` and
             ``address`` (each planner gets its own workers, started by its
-            first move; what is sent to them: :mod:`mcts_agent.parallel`). With
+            first move; what is sent to them: :mod:`mcts_agent.parallel`),
+            ``widening``, ``state_widening`` and ``action_sampler``
+            (``docs/guides/continuous-actions.md``; the last two apply to
+            some models only, a stochastic one and one with sampled
+            actions: given either, the planners of tic-tac-toe and connect
+            four are made when first used, and a model that does not take
+            it raises from ``act``). With
             ``reuse_tree=True`` each
             planner keeps its tree from move to move, and a move's search
             looks up the position it is asked about in it (after the agent's
@@ -215,7 +225,8 @@ class MCTSAgent:
     given; a single-agent Gymnasium env is planned with the options of
     :func:`~mcts_agent.defaults.gymnasium_defaults` that the user left out
     (value normalisation, tree reuse, for an env with no ``TimeLimit`` a
-    discount and a rollout horizon, and for an env planned through its
+    discount and a rollout horizon, for an env with sampled actions
+    progressive widening ``(1.0, 0.5)``, and for an env planned through its
     transition table one-step-lookahead rollouts), read from the env's
     declarations, never from its id. ``last_planner`` shows the options a move was planned with,
     and ``last_summary.value_range`` the normalisation's range.
@@ -275,7 +286,8 @@ class MCTSAgent:
         # The native planners' seeds are drawn first, in this order, whether they are used or not.
         self._native_seeds = {key: self._rng.getrandbits(63) for key in _NATIVE_GAMES}
         self._native: dict[tuple[str, str], _Binding] = {}
-        if not self._factories:  # made at once: that also checks the search options
+        model_options = any(search_options.get(name) is not None for name in _MODEL_OPTIONS)
+        if not self._factories and not model_options:  # made at once: checks the options too
             for key in _NATIVE_GAMES:
                 self._native_binding(key)
         # The adapter binding of the last env planned on: (env.unwrapped, binding). One slot,

@@ -523,6 +523,8 @@ class MCTS(Generic[StateT]):
         self.leaf_batch, self.virtual_loss = leaf_batching.checked_options(
             leaf_batch, virtual_loss, self.stochastic, solve, on_iteration is not None
         )
+        if self.widening is not None:
+            widening_.check_composition(self)
         if value_normalization and self.leaf_batch > 1 and self.virtual_loss > 0.0:
             raise ValueError(
                 f"value_normalization=True is scale-free, but leaf batching's virtual loss "
@@ -530,8 +532,6 @@ class MCTS(Generic[StateT]):
                 "returns (or vanish in large ones); with leaf_batch > 1 pass virtual_loss=0.0, "
                 "or value_normalization=False"
             )
-        if self.widening is not None:
-            widening_.check_composition(self)
         # The general loop (mcts_agent.general_loop) runs when an option needs it.
         self._general = (
             self.reward_players is not None

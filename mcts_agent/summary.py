@@ -31,6 +31,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from mcts_agent._validation import values_equal
+
 if TYPE_CHECKING:
     from mcts_agent.search import SearchSummary
 
@@ -155,7 +157,9 @@ def format_root_table(summary: SearchSummary, label: Callable[[Any], str] = acti
         The table's lines joined by newlines, columns separated by two spaces.
     """
     total = sum(summary.visit_counts) or 1
-    played = summary.actions.index(summary.action)
+    played = next(  # env actions may be arrays (MCTSAgent's summary of a Box env)
+        i for i, action in enumerate(summary.actions) if values_equal(action, summary.action)
+    )
     order = sorted(
         range(len(summary.actions)), key=lambda i: (i != played, -summary.visit_counts[i])
     )

@@ -14,8 +14,6 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
-import numpy as np
-
 from mcts_agent._validation import (
     checked_actions,
     checked_player,
@@ -25,6 +23,7 @@ from mcts_agent._validation import (
     checked_terminated,
     describe,
     require_int,
+    values_equal,
 )
 from mcts_agent.chance import checked_outcomes, checked_result, is_stochastic, outcome_key
 from mcts_agent.maxn import checked_reward_players, checked_vector, reward_vector
@@ -206,6 +205,11 @@ def _check_sample_action(model: Any, state: Any, actions: tuple | None, rng: ran
         action = _call(call, model.sample_action, state, first)
         again = _call(call, model.sample_action, state, second)
         rng.setstate(first.getstate())
+        if not _equal(action, action, "sampled actions"):
+            raise ModelCheckError(
+                f"{call} gave {describe(action)}, which is not equal to itself (a NaN?): the "
+                "search joins equal draws, so an action must compare equal to itself"
+            )
         if not _equal(action, again, "sampled actions"):
             raise ModelCheckError(
                 f"{call} gave {describe(action)} and {describe(again)} from two generators in "
@@ -423,7 +427,7 @@ def _index(players: tuple) -> dict:
 def _equal(a: Any, b: Any, what: str) -> bool:
     """``a == b``, also for numpy arrays inside tuples and lists; a failure is a ModelCheckError."""
     try:
-        return _equal_values(a, b)
+        return values_equal(a, b)
     except Exception as error:
         raise ModelCheckError(
             f"comparing {what} with == raised {type(error).__name__}: {error} (comparing "
@@ -431,11 +435,3 @@ def _equal(a: Any, b: Any, what: str) -> bool:
             "rewards that compare with == to a bool, to check that step is deterministic "
             "and leaves its input unchanged"
         ) from error
-
-
-def _equal_values(a: Any, b: Any) -> bool:
-    if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
-        return bool(np.array_equal(a, b))
-    if isinstance(a, (tuple, list)) and isinstance(b, (tuple, list)):
-        return len(a) == len(b) and all(_equal_values(x, y) for x, y in zip(a, b, strict=True))
-    return bool(a == b)

@@ -96,9 +96,9 @@ def checked_widening(name: str, value: Any) -> tuple[float, float] | None:
             f"{name} must be None or a pair (k, alpha): at most ceil(k * N**alpha) children "
             f"at a node visited N times; got {value!r}"
         )
-    k = require_float(f"{name}'s k", value[0], 0.0)
+    k = require_float(f"{name}'s k", value[0], 0.0, rule="> 0 (at least one child)")
     if k == 0.0:
-        raise ValueError(f"{name}'s k must be > 0 (at least one child), got {value[0]!r}")
+        raise ValueError(f"{name}'s k must be a finite number > 0 (at least one child), got 0.0")
     alpha = require_float(f"{name}'s alpha", value[1], 0.0, 1.0)
     return k, alpha
 

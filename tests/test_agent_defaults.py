@@ -284,3 +284,32 @@ def test_the_point_robot_goes_around_the_obstacle_with_short_discounted_rollouts
         if terminated or truncated:
             break
     assert info["reached_goal"] and not info["crashed"]
+
+
+def test_the_summary_of_a_box_env_prints_its_env_actions():
+    import mcts_agent.envs  # noqa: F401 (registers mcts_agent/PointRobot-v0)
+
+    env = gym.make("mcts_agent/PointRobot-v0")
+    env.reset(seed=0)
+    agent = MCTSAgent(iterations=40, seed=0)
+    action = agent.act(env)
+    text = str(agent.last_summary)
+    assert isinstance(action, np.ndarray) and action.shape == (2,)
+    first_row = text.splitlines()[2]  # the move played comes first
+    assert first_row.startswith(f"[{float(action[0]):.4g}, {float(action[1]):.4g}]")
+
+
+def test_options_of_some_models_are_checked_on_the_model_planned():
+    # state_widening needs a stochastic model, action_sampler sampled actions: the agent
+    # takes them, and the model planned decides (not tic-tac-toe's, made before any env).
+    agent = MCTSAgent(iterations=10, seed=0, action_sampler=lambda state, rng, tried: (0.25,))
+    pendulum = gym.make("Pendulum-v1")
+    pendulum.reset(seed=0)
+    assert agent.act(pendulum).tolist() == [0.25]
+    stochastic = MCTSAgent(iterations=10, seed=0, state_widening=(1.0, 0.5))
+    lake = gym.make("FrozenLake-v1", is_slippery=True)
+    lake.reset(seed=0)
+    stochastic.act(lake)
+    assert stochastic.last_planner.state_widening == (1.0, 0.5)
+    with pytest.raises(ValueError, match="GymnasiumModel is deterministic"):
+        stochastic.act(pendulum)

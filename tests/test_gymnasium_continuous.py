@@ -264,6 +264,12 @@ def test_multibinary_is_listed_like_multidiscrete():
     assert model.step(state, (1, 1)).reward == 2.0
 
 
+def _with_low(space: spaces.Box, low: list[float]) -> spaces.Box:
+    """``space`` with its ``low`` set after construction (Gymnasium checks none of it then)."""
+    space.low = np.array(low, dtype=space.dtype)
+    return space
+
+
 @pytest.mark.parametrize(
     ("space", "error", "message"),
     [
@@ -281,6 +287,9 @@ def test_multibinary_is_listed_like_multidiscrete():
         (spaces.Tuple(()), ValueError, "empty Tuple"),
         (spaces.Dict({}), ValueError, "empty Dict"),
         (spaces.Box(0, 1, (1,), dtype=np.bool_), TypeError, "neither float nor integer"),
+        (_with_low(spaces.Box(-1.0, 1.0, (2,)), [0.0, np.nan]), ValueError, r"\[nan, 1.0\]"),
+        (_with_low(spaces.Box(-1.0, 1.0, (2,)), [0.0, 2.0]), ValueError, "dimension 1"),
+        (spaces.Box(-1e308, 1e308, (1,), dtype=np.float64), ValueError, "a finite range"),
     ],
 )
 def test_refused_action_spaces_name_their_cause(space, error, message):

@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 import random
 
+import numpy as np
 import pytest
 
 from mcts_agent import MCTS
@@ -165,8 +166,15 @@ def test_the_gaussian_sampler_stays_in_bounds_and_draws_near_the_best():
     assert sum(a == 2.0 for a, _ in draws) > 0  # clipped at the bound
     mean_b = sum(b for _, b in draws) / len(draws)
     assert abs(mean_b - 0.5) < 0.01
-    with pytest.raises(ValueError, match="above low"):
-        GaussianActionSampler([1.0], [1.0])
+    with pytest.raises(ValueError, match="below low"):
+        GaussianActionSampler([1.0], [0.0])
+    with pytest.raises(ValueError, match="draws floats"):
+        GaussianActionSampler([0.0], [1.0], dtype=np.int64)
+    # A dimension of zero width is kept; float32 draws are float32 values.
+    narrow = GaussianActionSampler([0.5, -2.0], [0.5, 2.0], dtype=np.float32)
+    for _ in range(50):
+        a, b = narrow("s", rng, (((0.5, 1.9), 3, 0.0),))
+        assert a == 0.5 and float(np.float32(b)) == b
     with pytest.raises(ValueError, match="same length"):
         GaussianActionSampler([0.0, 0.0], [1.0])
 
@@ -280,7 +288,7 @@ def test_options_widening_does_not_compose_with_are_refused_with_their_cause():
         MCTS(Bandit(), iterations=10, widening=3)
     with pytest.raises(ValueError, match="alpha"):
         MCTS(Bandit(), iterations=10, widening=(1.0, 2.0))
-    with pytest.raises(ValueError, match="k must be > 0"):
+    with pytest.raises(ValueError, match="k must be a finite number > 0"):
         MCTS(Bandit(), iterations=10, widening=(0.0, 0.5))
 
     class Nothing:
@@ -356,6 +364,13 @@ def test_check_model_checks_sample_action():
 
     with pytest.raises(ModelCheckError, match="draw from its rng only"):
         check_model(Global(), 0)
+
+    class NotANumber(Bandit):
+        def sample_action(self, state, rng):
+            return (float("nan"),)
+
+    with pytest.raises(ModelCheckError, match="not equal to itself"):
+        check_model(NotANumber(), 0)
 
     class Unhashable(Bandit):
         def sample_action(self, state, rng):

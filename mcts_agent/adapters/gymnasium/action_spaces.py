@@ -231,11 +231,19 @@ class _Numbers:
                 raise ValueError(
                     f"{where} is of {space}, unbounded in dimension(s) {shown} (index in the "
                     "Box's shape): actions are drawn uniformly within the bounds, which must "
-                    "be finite. Bound the space, e.g. gymnasium.wrappers.ClipAction or "
-                    "RescaleAction(env, min_action, max_action) around the env"
+                    "be finite. Give the env's action space finite low and high (Gymnasium's "
+                    "ClipAction declares an unbounded space, and RescaleAction needs finite "
+                    "bounds inside it)"
                 )
             self.lows = space.low.ravel().tolist()
             self.highs = space.high.ravel().tolist()
+            for d, (low, high) in enumerate(zip(self.lows, self.highs, strict=True)):
+                if not low <= high or not math.isfinite(high - low):
+                    raise ValueError(
+                        f"{where} is of {space}, whose bounds in dimension {d} (flat, C order) "
+                        f"are [{low}, {high}]: expected low <= high and a finite range "
+                        "(high - low), within which actions are drawn uniformly"
+                    )
             self.integer = bool(np.issubdtype(space.dtype, np.integer))
         else:
             if isinstance(space, spaces.Discrete):
