@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import math
 import random
 
 import gymnasium as gym
@@ -307,11 +308,33 @@ class NoisyPush(SpaceEnv):
         return observation, reward + self.np_random.random(), terminated, truncated, info
 
 
-def test_a_stochastic_env_with_sampled_actions_is_refused():
+def test_a_stochastic_env_with_sampled_actions_is_planned_with_chance_nodes():
     env = NoisyPush(spaces.Box(-1.0, 1.0, (1,), np.float32))
     env.reset(seed=0)
-    with pytest.raises(ValueError, match="stochastic.*sampled.*not planned yet"):
-        GymnasiumModel(env)
+    generator_state = env.np_random.bit_generator.state
+    model = GymnasiumModel(env)
+    assert model.chance == "sample_step" and model.actions is None
+    state = model.state_of(env)
+    # A draw depends on the planner's generator only: equal generators, equal outcomes.
+    first = model.sample_step(state, (0.5,), random.Random(1))
+    again = model.sample_step(state, (0.5,), random.Random(1))
+    other = model.sample_step(state, (0.5,), random.Random(2))
+    assert first.reward == again.reward != other.reward
+    assert 0.5 <= first.reward < 1.5 and first.next_state.actions is None
+    with pytest.raises(ValueError, match="must be a number in"):
+        model.sample_step(state, (2.0,), random.Random(1))
+    trees = []
+    for _ in range(2):
+        planner = MCTS(model, iterations=150, seed=0, rollout_limit=5, state_widening=(1.0, 0.5))
+        action = planner(state)
+        trees.append((action, planner.tree.visits, planner.tree.value_sums))
+    assert trees[0] == trees[1]
+    assert action[0] > 0.5  # the reward is the push plus noise in [0, 1): push hard
+    tree = planner.tree
+    chance_nodes = [n for n in range(len(tree)) if tree.chance_records[n] is not None]
+    for node in chance_nodes:  # double progressive widening: ceil(n**0.5) outcomes at most
+        assert len(tree.actions[node]) <= math.ceil(tree.visits[node] ** 0.5)
+    assert env.np_random.bit_generator.state == generator_state  # the live env's, untouched
 
 
 def test_listed_actions_offer_sample_action_beside():

@@ -317,8 +317,9 @@ class GymnasiumModel:
     and converts it (:meth:`to_env_action`, then the action wrappers) at
     every step. Neither the env's ``np_random`` nor its ``action_space``'s
     generator is ever drawn from. There is no mask (:meth:`env_view` gives
-    None) nor index (:meth:`action_index` refuses), and a stochastic env
-    with sampled actions is refused (not planned yet).
+    None) nor index (:meth:`action_index` refuses). A stochastic env with
+    sampled actions gets ``sample_step`` (chance nodes under progressive
+    widening; ``state_widening`` caps the outcomes kept).
 
     ``step`` returns the reward of ``env.unwrapped`` (reward wrappers are
     rejected) and ``terminated=True`` when the env terminated or truncated or
@@ -519,13 +520,6 @@ class GymnasiumModel:
             probed, stochastic = check_clone_and_determinism(self, env)
             if stochastic:
                 chance = "sample_step"
-        if chance is not None and self._sampled is not None:
-            raise ValueError(
-                f"{env_class.__name__} is stochastic ({chance}) and its action space "
-                f"{env.action_space} is sampled: chance nodes under sampled actions are not "
-                "planned yet (the stochastic model steps listed actions only). Discretise the "
-                "actions, e.g. gymnasium.wrappers.DiscretizeAction(env, bins=5)"
-            )
         if chance is not None:
             self._become_stochastic(chance)
             if rollout_actions != "uniform":

@@ -259,22 +259,32 @@ def sampled_step(
         The step's ``StepResult``; its state carries the observation (the
         ``"deepcopy"`` clone's key is made from it).
 
+    A sampled action space's action (``Box``, ``Dict``, ``Tuple``) is checked
+    and converted as :meth:`GymnasiumModel.step` does.
+
     Raises:
-        ValueError: if ``action`` is not legal in ``state``.
+        ValueError: if ``action`` is not legal in ``state`` (sampled: not of
+            the space's form, or out of its bounds).
     """
     from mcts_agent.adapters.gymnasium.model import GymnasiumState
 
     snapshot, steps_left, actions, _ = state
-    if action not in actions:
+    if actions is not None and action not in actions:  # sampled: checked by the conversion
         raise ValueError(f"action {action!r} is not legal here; legal actions: {list(actions)!r}")
+    inner = model._inner_actions[action]
     env = model._checkout(snapshot)
     for generator in generators_at(env, model._generator_paths):
         reseed_from(generator, rng)
-    observation, reward, terminated, truncated, info = env.step(model._inner_actions[action])
+    observation, reward, terminated, truncated, info = env.step(inner)
     if steps_left is not None:
         steps_left -= 1
     ended = terminated or truncated or steps_left == 0
-    next_actions = () if ended else model._next_actions(env, info)
+    if ended:
+        next_actions: tuple | None = ()
+    elif actions is None:  # a sampled action space: no list (GymnasiumState.actions)
+        next_actions = None
+    else:
+        next_actions = model._next_actions(env, info)
     if model._copies_observations:  # the scratch env stepped again may change the array
         observation = copy.deepcopy(observation)
     next_state = GymnasiumState(model._commit(env), steps_left, next_actions, observation)
