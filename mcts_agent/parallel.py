@@ -203,6 +203,10 @@ class WorkerResult(NamedTuple):
     tree: GuidedTree
 
 
+_PER_NODE_FIELDS = [field for field in node_fields(GuidedTree) if field != "widened"]
+"""GuidedTree's per-node lists (``widened`` is a dict of the whole tree)."""
+
+
 def digest(tree: Tree, exploration: float) -> GuidedTree:
     """Returns the part of ``tree`` the merge reads, as a new :class:`GuidedTree`.
 
@@ -260,10 +264,6 @@ def digest(tree: Tree, exploration: float) -> GuidedTree:
         new.proven_values = [None] * count
         new.chance_records = [None] * count
     return new
-
-
-_PER_NODE_FIELDS = [field for field in node_fields(GuidedTree) if field != "widened"]
-"""GuidedTree's per-node lists (``widened`` is a dict of the whole tree)."""
 
 
 def _graft(merged: GuidedTree, parent: int, source: GuidedTree, node: int) -> int:
