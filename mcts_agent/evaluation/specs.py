@@ -11,7 +11,10 @@ The command line and the Python arena read the same specs:
   ``evaluator=None`` turns it off); ``mcts:iterations=400,exploration=2.83,
   selection=puct,...`` (every option of :class:`~mcts_agent.search.MCTS` or
   :class:`~mcts_agent.agent.MCTSAgent`, by name; ``evaluator=heuristic``
-  names one of the game's evaluators).
+  names one of the game's evaluators); ``rlcard:MODEL_ID`` (one of RLCard's
+  own agents, ``rlcard:leduc-holdem-cfr``, in PettingZoo's RLCard envs:
+  :mod:`~mcts_agent.evaluation.rlcard_players`; the model id is read as it
+  is, not as options).
 
 A game or env spec may name a user's module instead, as Gymnasium's
 ``gymnasium.make("my_module:MyEnv-v0")`` does (:func:`import_path`):
@@ -65,7 +68,7 @@ __all__ = [
     "parse_sweep",
 ]
 
-AGENT_KINDS = ("random", "perfect", "minimax", "mcts")
+AGENT_KINDS = ("random", "perfect", "minimax", "mcts", "rlcard")
 """The kinds of agent :func:`make_player` reads."""
 
 _NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
@@ -147,7 +150,8 @@ def parse_spec(spec: str, what: str = "agent") -> tuple[str, dict[str, Any]]:
 
     Returns:
         ``(kind, {name: value})``, the options in the order given:
-        ``("my_module:env", {"size": 4})``.
+        ``("my_module:env", {"size": 4})``; an agent spec ``rlcard:MODEL_ID``
+        is ``("rlcard", {"model": "MODEL_ID"})``.
 
     Raises:
         TypeError: if ``spec`` is not a str.
@@ -166,6 +170,8 @@ def parse_spec(spec: str, what: str = "agent") -> tuple[str, dict[str, Any]]:
     kind = kind.strip()
     if not kind:
         raise ValueError(f"{what} spec {spec!r} has no {what} before the colon")
+    if what == "agent" and kind == "rlcard" and colon:
+        return kind, {"model": rest.strip()}
     options: dict[str, Any] = {}
     if colon:
         for part in _split_options(rest, spec):
@@ -321,13 +327,14 @@ def make_player(spec: str, game: Game) -> Player:
     """Returns the player ``spec`` describes, checked against ``game`` (see the module docstring).
 
     Args:
-        spec: ``random``, ``perfect``, ``minimax[:depth=D,evaluator=NAME]`` or
-            ``mcts:name=value,...``.
+        spec: ``random``, ``perfect``, ``minimax[:depth=D,evaluator=NAME]``,
+            ``mcts:name=value,...`` or ``rlcard:MODEL_ID``.
         game: the game it will play (for its model, evaluators and solvability).
 
     Returns:
-        A :class:`RandomPlayer`, :class:`PerfectPlayer`, :class:`MinimaxPlayer`
-        or :class:`MCTSPlayer`.
+        A :class:`RandomPlayer`, :class:`PerfectPlayer`, :class:`MinimaxPlayer`,
+        :class:`MCTSPlayer` or
+        :class:`~mcts_agent.evaluation.rlcard_players.RLCardPlayer`.
 
     Raises:
         ValueError: if the spec is malformed, names an unknown kind, gives
@@ -336,8 +343,10 @@ def make_player(spec: str, game: Game) -> Player:
             planned as two-player zero-sum
             (:func:`~mcts_agent.evaluation.games.require_zero_sum`), names an
             evaluator the game lacks, or an option is out of range (the
-            message of the planner that refused it).
+            message of the planner that refused it), or names an RLCard model
+            that is unknown or does not play ``game``.
         TypeError: if an option is unknown or has the wrong type.
+        ImportError: for ``rlcard:...`` if rlcard is not installed.
     """
     kind, options = parse_spec(spec)
     try:
@@ -385,5 +394,13 @@ def _make_player(kind: str, options: dict[str, Any], game: Game, spec: str) -> P
             options["evaluator"] = _game_evaluator(game, options["evaluator"], spec)
         player = MCTSPlayer(options.pop("iterations", None), **options)
         player.check(model if isinstance(game, ModelGame) else None)
+        return player
+    if kind == "rlcard":
+        from mcts_agent.evaluation.rlcard_players import RLCardPlayer
+
+        if set(options) != {"model"}:
+            raise ValueError("expected rlcard:MODEL_ID such as rlcard:leduc-holdem-cfr")
+        player = RLCardPlayer(options["model"])
+        player.check(getattr(game, "env_id", game.name))
         return player
     raise ValueError(f"unknown agent {kind!r}; valid agents: {', '.join(AGENT_KINDS)}")
