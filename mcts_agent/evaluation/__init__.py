@@ -28,6 +28,9 @@ One module per concept, every public name re-exported here:
 * :mod:`~mcts_agent.evaluation.multiplayer`: games of n players or cooperative ones,
   seats rotated, every player's results (:func:`play_multiplayer`,
   :class:`MultiplayerResult`, :func:`make_multiplayer_game`).
+* :mod:`~mcts_agent.evaluation.rlcard_players`: RLCard's own agents as opponents in
+  PettingZoo's card games (:class:`RLCardPlayer`, ``rlcard:leduc-holdem-cfr``), payoffs in
+  big blinds per hand (:func:`payoff_per_hand`, :class:`HandsPayoff`).
 
 Example::
 
@@ -78,6 +81,12 @@ from mcts_agent.evaluation.results import (
     Tally,
     write_atomically,
 )
+from mcts_agent.evaluation.rlcard_players import (
+    RLCARD_MODELS,
+    HandsPayoff,
+    RLCardPlayer,
+    payoff_per_hand,
+)
 from mcts_agent.evaluation.runner import (
     BACKENDS,
     RAY_CONNECT_TIMEOUT,
@@ -112,6 +121,7 @@ __all__ = [
     "Game",
     "GameLog",
     "GameRecord",
+    "HandsPayoff",
     "MCTSPlayer",
     "MatchResult",
     "MatchSpec",
@@ -126,6 +136,8 @@ __all__ = [
     "Player",
     "PlayerResult",
     "RAY_CONNECT_TIMEOUT",
+    "RLCARD_MODELS",
+    "RLCardPlayer",
     "REPORT_EVERY",
     "RandomPlayer",
     "Rating",
@@ -147,6 +159,7 @@ __all__ = [
     "parse_settings",
     "parse_spec",
     "parse_sweep",
+    "payoff_per_hand",
     "play_match",
     "play_multiplayer",
     "ray_session",
