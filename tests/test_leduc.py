@@ -210,5 +210,9 @@ def test_bad_input():
         MODEL.information_set(LeducState((KING, QUEEN), JACK, 0, ()), 2)
     with pytest.raises(TypeError, match="random.Random"):
         MODEL.sample_world(LeducState((KING, QUEEN), JACK, 0, ()), 0, 5)
+    with pytest.raises(ValueError, match="not a Leduc deal"):
+        MODEL.sample_world(LeducState((KING, KING), KING, 0, ()), 0, random.Random(0))
+    with pytest.raises(ValueError, match="not a Leduc deal"):
+        MODEL.step(LeducState((KING, 7), JACK, 0, (CALL, CHECK, CHECK)), CHECK)
     with pytest.raises(TypeError, match="leduc_holdem_v4"):
         MODEL.state_of(object())

@@ -47,7 +47,7 @@ _ENDS = {
     (BET, PASS): (None, 1),
     (PASS, BET, PASS): (None, 0),
 }
-_HISTORIES = frozenset({(), (PASS,), (BET,), (PASS, BET)} | set(_ENDS))
+_HISTORIES = ((), (PASS,), (BET,), (PASS, BET), *_ENDS)
 
 
 class KuhnState(NamedTuple):
@@ -62,6 +62,15 @@ class KuhnState(NamedTuple):
     history: tuple[int, ...]
 
 
+_STATES = frozenset(
+    KuhnState((mine, theirs), history)
+    for mine in (JACK, QUEEN, KING)
+    for theirs in (JACK, QUEEN, KING)
+    if mine != theirs
+    for history in _HISTORIES
+)
+
+
 class KuhnModel:
     """Kuhn poker as OpenSpiel's ``kuhn_poker`` (see the module docstring).
 
@@ -74,14 +83,7 @@ class KuhnModel:
     num_players = 2
 
     def _check(self, state: KuhnState) -> None:
-        if not (
-            isinstance(state, KuhnState)
-            and state.history in _HISTORIES
-            and isinstance(state.cards, tuple)
-            and len(state.cards) == 2
-            and set(state.cards) <= {JACK, QUEEN, KING}
-            and state.cards[0] != state.cards[1]
-        ):
+        if state not in _STATES:
             raise ValueError(f"not a Kuhn poker state: {state!r}")
 
     def initial_state(self, rng: random.Random) -> KuhnState:

@@ -151,6 +151,22 @@ def _betting_tree(first: int) -> dict[tuple[int, ...], _Node]:
 
 
 _NODES = (_betting_tree(0), _betting_tree(1))
+# (hands, public) of every deal: no rank three times
+_DEALS = frozenset(
+    ((h0, h1), public)
+    for h0 in (JACK, QUEEN, KING)
+    for h1 in (JACK, QUEEN, KING)
+    for public in (JACK, QUEEN, KING)
+    if not h0 == h1 == public
+)
+
+
+def _require_deal(state: LeducState) -> None:
+    if (state.hands, state.public) not in _DEALS:
+        raise ValueError(
+            f"not a Leduc deal: hands {state.hands!r}, public {state.public!r} "
+            "(ranks 0..2, two cards of each rank)"
+        )
 
 
 def _showdown_payoff(
@@ -226,7 +242,8 @@ class LeducModel:
             unless the move ends the hand, then the mover's payoff in big blinds.
 
         Raises:
-            ValueError: if ``state`` is not a Leduc state or ``action`` is not legal.
+            ValueError: if ``state`` is not a Leduc state or ``action`` is not legal
+                (the cards are checked at the showdown only).
         """
         node = self._node(state)
         if action not in node.actions:
@@ -242,6 +259,7 @@ class LeducModel:
         if after.folded is not None:
             reward = -after.chips[mover] / _BIG_BLIND
         else:
+            _require_deal(state)
             reward = _showdown_payoff(state.hands, state.public, after.chips, mover)
         return StepResult(next_state, reward, True)
 
@@ -257,6 +275,7 @@ class LeducModel:
         if node.folded is not None:
             loss = node.chips[node.folded] / _BIG_BLIND
             return (-loss, loss) if node.folded == 0 else (loss, -loss)
+        _require_deal(state)
         return tuple(_showdown_payoff(state.hands, state.public, node.chips, p) for p in (0, 1))
 
     def information_set(self, state: LeducState, player: int) -> Hashable:
@@ -293,6 +312,7 @@ class LeducModel:
             raise ValueError(f"player must be 0 or 1, got {player!r}")
         if not isinstance(rng, random.Random):
             raise TypeError(f"rng must be a random.Random, got {rng!r}")
+        _require_deal(state)
         unseen = list(_DECK)
         unseen.remove(state.hands[player])
         if node.revealed:
