@@ -167,17 +167,26 @@ def expansion(planner: MCTS) -> Callable[[Any], tuple[Any, float | None, Widenin
         player = model_player(state)
         if player.__class__ is not int:
             checked_player(player, state)
-        value = None
-        weights = None
-        if evaluator is not None:
-            if listed:
-                value, priors = checked_evaluation(evaluator(state, legal), state, legal)
-                weights = dict(zip(legal, priors, strict=True))
-            else:
-                value = _unlisted_value(evaluator(state, ()), state)
+        if evaluator is None:
+            return player, None, WideningRecord(legal, None)
+        value, weights = _evaluated(evaluator, state, legal)
         return player, value, WideningRecord(legal, weights)
 
     return expand
+
+
+def _evaluated(evaluator: Any, state: Any, legal: tuple | None) -> tuple[float | None, dict | None]:
+    """``(value, weights)`` of a widened node: the evaluator's value and priors by action.
+
+    A model with actions (``legal`` a tuple) gives its evaluator the legal
+    actions, and the priors become the actions' weights; a model without
+    (``legal`` None) gets ``evaluator(state, ())``, whose priors must be None
+    or empty (weights None: every weight 1.0).
+    """
+    if legal is None:
+        return _unlisted_value(evaluator(state, ()), state), None
+    value, priors = checked_evaluation(evaluator(state, legal), state, legal)
+    return value, dict(zip(legal, priors, strict=True))
 
 
 def _unlisted_value(result: Any, state: Any) -> float | None:
@@ -208,15 +217,9 @@ def new_tree(planner: MCTS, state: Any, legal: tuple | None) -> GuidedTree:
         legal: its legal actions (non-empty tuple) for a model with ``actions``, else None.
     """
     player = checked_player(planner.model.player(state), state)
-    evaluator = planner.evaluator
-    value = None
-    weights = None
-    if evaluator is not None:
-        if legal is not None:
-            value, priors = checked_evaluation(evaluator(state, legal), state, legal)
-            weights = dict(zip(legal, priors, strict=True))
-        else:
-            value = _unlisted_value(evaluator(state, ()), state)
+    value, weights = None, None
+    if planner.evaluator is not None:
+        value, weights = _evaluated(planner.evaluator, state, legal)
     tree = GuidedTree(state, player, (), (), value)
     tree.widened[0] = WideningRecord(legal, weights)
     return tree
