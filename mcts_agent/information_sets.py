@@ -30,6 +30,8 @@ import random
 from collections.abc import Callable, Hashable
 from typing import Any
 
+from mcts_agent.tree import UNVISITED, Node
+
 __all__ = ["InformationSetTree", "run"]
 
 
@@ -65,6 +67,32 @@ class InformationSetTree:
 
     def __len__(self) -> int:
         return len(self.keys)
+
+    def __getitem__(self, node: int) -> Node:
+        """A :class:`~mcts_agent.tree.Node` view of the root (``node`` 0), for ``MCTS.search``.
+
+        Its ``children`` are all ``UNVISITED``: an action leads to a node per
+        information set of the next mover, which differs from world to world
+        (the root's statistics per action are in :meth:`MCTS.summary`).
+
+        Raises:
+            IndexError: for any node but the root (the graph has no single child per action).
+        """
+        if node != 0:
+            raise IndexError("an information-set tree gives a Node view of its root (0) only")
+        actions = tuple(self.actions[0])
+        return Node(
+            state=self.root_state,
+            player=self.root_player,
+            reward=0.0,
+            terminated=False,
+            actions=actions,
+            children=(UNVISITED,) * len(actions),
+            visits=self.visits[0],
+            value_sum=0.0,
+            value=0.0,
+            proven_value=None,
+        )
 
     def add_node(self, player: Hashable, key: Hashable) -> int:
         """Adds the node of ``key`` (player to move ``player``), no statistics yet; its index."""
@@ -180,3 +208,54 @@ def run(
             tree.edge_values[node][action] = tree.edge_values[node].get(action, 0.0) + g
             tree.visits[node] += 1
             next_player = mover
+
+
+def is_hidden(model: Any) -> bool:
+    """True if ``model`` has callable ``information_set`` and ``sample_world`` (ISMCTS)."""
+    return callable(getattr(model, "information_set", None)) and callable(
+        getattr(model, "sample_world", None)
+    )
+
+
+def check_composition(planner: Any) -> None:
+    """Refuses, each with its cause, what this version of ISMCTS does not compose with yet.
+
+    Raises:
+        ValueError: for an evaluator, PUCT, ``max_depth``, root noise, the
+            solver, a stochastic model (the world fixes the chance),
+            progressive widening, leaf batching, workers, tree reuse, value
+            normalisation or a model reporting every player's reward.
+    """
+    refused = [
+        name
+        for name, on in (
+            ("an evaluator", planner.evaluator is not None),
+            ('selection="puct"', planner.selection != "uct"),
+            ("max_depth", planner.max_depth is not None),
+            ("root_noise", planner.root_noise is not None),
+            ("solve=True", planner.solve),
+            ("a stochastic model (a world fixes every draw)", planner.stochastic),
+            ("widening", planner.widening is not None),
+            ("leaf_batch > 1", planner.leaf_batch > 1),
+            ("workers > 1", planner.workers > 1),
+            ("reuse_tree=True", planner.reuse_tree),
+            ("value_normalization=True", planner.value_normalization),
+            ("a model reporting every player's reward", planner.reward_players is not None),
+        )
+        if on
+    ]
+    if refused:
+        raise ValueError(
+            "information-set MCTS (a model with information_set and sample_world) is not "
+            "built yet for " + ", ".join(refused)
+        )
+
+
+def root_summary(tree: InformationSetTree) -> tuple[tuple, tuple[int, ...], tuple[float, ...]]:
+    """``(actions, visit_counts, values)`` of the root: its actions in the order first seen."""
+    actions = tuple(tree.actions[0])
+    visits = tree.edge_visits[0]
+    values = tree.edge_values[0]
+    counts = tuple(visits.get(a, 0) for a in actions)
+    means = tuple(values[a] / n if n else math.nan for a, n in zip(actions, counts, strict=True))
+    return actions, counts, means

@@ -112,3 +112,31 @@ def test_availability_counts_only_the_visits_where_an_action_was_legal():
     assert tree.availability[0]["extra"] == sum(worlds)
     assert tree.visits[0] == 400
     assert sum(tree.edge_visits[0].values()) == 400
+
+
+def test_mcts_runs_ismcts_on_a_model_with_information_sets():
+    from mcts_agent import MCTS
+
+    planner = MCTS(HiddenCoin(), iterations=3000, seed=0, exploration=2.0)
+    assert planner((1, ())) == "safe"
+    summary = planner.summary()
+    assert summary.actions == ("safe", "guess") and sum(summary.visit_counts) == 3000
+    assert summary.values[0] == 0.5
+    # The true coin is never read: the other coin gives the same search.
+    other = MCTS(HiddenCoin(), iterations=3000, seed=0, exploration=2.0)
+    other.search((0, ()))
+    assert other.summary().visit_counts == summary.visit_counts
+    planner = MCTS(KuhnModel(), iterations=2000, seed=0, exploration=2.0)
+    assert planner(KuhnState((QUEEN, JACK), (BET,))) == PASS
+    assert planner(KuhnState((QUEEN, KING), (BET,))) == BET
+
+
+def test_what_ismcts_does_not_compose_with_yet_is_refused():
+    import pytest
+
+    from mcts_agent import MCTS
+
+    with pytest.raises(ValueError, match='not built yet for selection="puct"'):
+        MCTS(HiddenCoin(), iterations=10, selection="puct")
+    with pytest.raises(ValueError, match="reuse_tree=True"):
+        MCTS(HiddenCoin(), iterations=10, reuse_tree=True)
