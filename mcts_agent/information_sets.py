@@ -259,3 +259,73 @@ def root_summary(tree: InformationSetTree) -> tuple[tuple, tuple[int, ...], tupl
     counts = tuple(visits.get(a, 0) for a in actions)
     means = tuple(values[a] / n if n else math.nan for a, n in zip(actions, counts, strict=True))
     return actions, counts, means
+
+
+DETERMINIZATIONS = 10
+"""Worlds a ``determinize=True`` search draws (perfect-information Monte Carlo)."""
+
+
+class PerfectInformation:
+    """A hidden-information model seen as a perfect-information one (a world is a state).
+
+    Exposes ``actions``, ``step``, ``player`` (and ``rollout`` where the model
+    has it), not ``information_set`` or ``sample_world``, so that the search
+    of one world is the ordinary one.
+    """
+
+    def __init__(self, model: Any) -> None:
+        self.model = model
+        self.actions = model.actions
+        self.step = model.step
+        self.player = model.player
+        if callable(getattr(model, "rollout", None)):
+            self.rollout = model.rollout
+
+
+def determinized(planner: Any, state: Any, iterations: int) -> InformationSetTree:
+    """Perfect-information Monte Carlo: one search per sampled world, root visits summed.
+
+    The contrast to ISMCTS (SPEC.md, "Hidden information"; Long et al. 2010,
+    "Understanding the success of perfect information Monte Carlo sampling in
+    game tree search"): :data:`DETERMINIZATIONS` worlds are drawn from
+    ``sample_world(state, player, rng)``; each is searched with
+    ``ceil(iterations / DETERMINIZATIONS)`` iterations of the plain loop (the
+    planner's exploration, discount and rollout limit, a seed drawn from its
+    generator), and each root action's visits and value sums are added up.
+    Each world's search knows the hidden cards, so a move can be credited with
+    a plan only someone who saw them could make (strategy fusion).
+
+    Returns:
+        An :class:`InformationSetTree` holding only the root, its statistics the sums.
+    """
+    from mcts_agent.search import MCTS
+
+    model = planner.model
+    player = model.player(state)
+    tree = InformationSetTree(state, player, (player, model.information_set(state, player)))
+    per_world = math.ceil(iterations / DETERMINIZATIONS)
+    view = PerfectInformation(model)
+    for _ in range(DETERMINIZATIONS):
+        world = model.sample_world(state, player, planner.rng)
+        search = MCTS(
+            view,
+            per_world,
+            exploration=planner.exploration,
+            gamma=planner.gamma,
+            rollout_limit=planner.rollout_limit,
+            seed=planner.rng.getrandbits(63),
+        )
+        search.search(world)
+        sub = search.tree
+        for action, child in zip(sub.actions[0], sub.children_by_action(0), strict=True):
+            if action not in tree.availability[0]:
+                tree.actions[0].append(action)
+                tree.availability[0][action] = 0
+            tree.availability[0][action] += 1
+            if child >= 0:
+                visits = tree.edge_visits[0]
+                values = tree.edge_values[0]
+                visits[action] = visits.get(action, 0) + sub.visits[child]
+                values[action] = values.get(action, 0.0) + sub.value_sums[child]
+        tree.visits[0] += sub.visits[0]
+    return tree

@@ -411,6 +411,7 @@ class MCTS(Generic[StateT]):
         workers: int = 1,
         backend: str = "process",
         address: str | None = None,
+        determinize: bool = False,
     ) -> None:
         # The options a worker's planner gets (workers > 1; mcts_agent.parallel): these arguments.
         worker_options = dict(locals())
@@ -533,8 +534,16 @@ class MCTS(Generic[StateT]):
                 "returns (or vanish in large ones); with leaf_batch > 1 pass virtual_loss=0.0, "
                 "or value_normalization=False"
             )
-        # Hidden information (mcts_agent.information_sets): ISMCTS.
+        # Hidden information (mcts_agent.information_sets): ISMCTS, or PIMC with determinize.
         self.hidden = information_sets.is_hidden(model)
+        if not isinstance(determinize, bool):
+            raise TypeError(f"determinize must be a bool, got {determinize!r}")
+        if determinize and not self.hidden:
+            raise ValueError(
+                "determinize=True searches sampled worlds of a hidden-information model (one "
+                f"with information_set and sample_world); {type(model).__name__} has none"
+            )
+        self.determinize = determinize
         # The general loop (mcts_agent.general_loop) runs when an option needs it.
         self._general = (
             self.reward_players is not None
@@ -726,7 +735,18 @@ class MCTS(Generic[StateT]):
                 if tree is not None and self._general:
                     general_loop.renew_root(self, tree)
             reused_visits = 0 if tree is None else tree.visits[ROOT]
-            if self.hidden:  # ISMCTS: a tree of information sets, grown world by world
+            if self.determinize:  # PIMC: the contrast to ISMCTS (iterations only)
+                if budget.iterations is None:
+                    raise ValueError("determinize=True needs an iteration budget (WIP)")
+                tree = grown = information_sets.determinized(self, state, budget.iterations)
+
+                def loop(n: int) -> int:
+                    return n
+
+                def solved() -> bool:
+                    return False
+
+            elif self.hidden:  # ISMCTS: a tree of information sets, grown world by world
                 player = checked_player(model.player(state), state)
                 tree = information_sets.InformationSetTree(
                     state, player, (player, model.information_set(state, player))

@@ -140,3 +140,12 @@ def test_what_ismcts_does_not_compose_with_yet_is_refused():
         MCTS(HiddenCoin(), iterations=10, selection="puct")
     with pytest.raises(ValueError, match="reuse_tree=True"):
         MCTS(HiddenCoin(), iterations=10, reuse_tree=True)
+
+
+def test_determinized_search_fuses_strategies_where_ismcts_does_not():
+    from mcts_agent import MCTS
+
+    pimc = MCTS(HiddenCoin(), iterations=3000, seed=0, exploration=2.0, determinize=True)
+    assert pimc((1, ())) == "guess"  # every world's search knows the coin: guessing is worth 1
+    ismcts = MCTS(HiddenCoin(), iterations=3000, seed=0, exploration=2.0)
+    assert ismcts((1, ())) == "safe"
