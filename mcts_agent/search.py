@@ -25,6 +25,7 @@ from mcts_agent import (
     compiled,
     export,
     general_loop,
+    information_sets,
     leaf_batching,
     maxn,
     parallel,
@@ -410,6 +411,7 @@ class MCTS(Generic[StateT]):
         workers: int = 1,
         backend: str = "process",
         address: str | None = None,
+        determinize: bool = False,
     ) -> None:
         # The options a worker's planner gets (workers > 1; mcts_agent.parallel): these arguments.
         worker_options = dict(locals())
@@ -532,6 +534,16 @@ class MCTS(Generic[StateT]):
                 "returns (or vanish in large ones); with leaf_batch > 1 pass virtual_loss=0.0, "
                 "or value_normalization=False"
             )
+        # Hidden information (mcts_agent.information_sets): ISMCTS, or PIMC with determinize.
+        self.hidden = information_sets.is_hidden(model)
+        if not isinstance(determinize, bool):
+            raise TypeError(f"determinize must be a bool, got {determinize!r}")
+        if determinize and not self.hidden:
+            raise ValueError(
+                "determinize=True searches sampled worlds of a hidden-information model (one "
+                f"with information_set and sample_world); {type(model).__name__} has none"
+            )
+        self.determinize = determinize
         # The general loop (mcts_agent.general_loop) runs when an option needs it.
         self._general = (
             self.reward_players is not None
@@ -567,6 +579,8 @@ class MCTS(Generic[StateT]):
                 f"and workers=1: leaf batching and merging workers' roots keep one value "
                 f"per node, got {' and '.join(at_fault)}"
             )
+        if self.hidden:
+            information_sets.check_composition(self)
         self._parallel: parallel.RootParallel | None = None
         if self.workers > 1:
             if on_iteration is not None:
@@ -721,7 +735,39 @@ class MCTS(Generic[StateT]):
                 if tree is not None and self._general:
                     general_loop.renew_root(self, tree)
             reused_visits = 0 if tree is None else tree.visits[ROOT]
-            if self._general:
+            if self.determinize:  # PIMC: the contrast to ISMCTS (iterations only)
+                if budget.iterations is None:
+                    raise ValueError("determinize=True needs an iteration budget (WIP)")
+                tree = grown = information_sets.determinized(self, state, budget.iterations)
+
+                def loop(n: int) -> int:
+                    return n
+
+                def solved() -> bool:
+                    return False
+
+            elif self.hidden:  # ISMCTS: a tree of information sets, grown world by world
+                player = checked_player(model.player(state), state)
+                tree = information_sets.InformationSetTree(
+                    state, player, (player, model.information_set(state, player))
+                )
+                grown = tree
+                fused, generic = self._rollouts()
+                if fused is not None:  # the model's own rollout, in the world drawn
+
+                    def generic(state: Any, actions: Any, player: Hashable) -> float:
+                        return fused(state, self.rng, self.rollout_limit, self.gamma)
+
+                def loop(n: int) -> int:
+                    information_sets.run(
+                        model, grown, n, self.rng, self.exploration, generic, self.gamma
+                    )
+                    return n
+
+                def solved() -> bool:
+                    return False
+
+            elif self._general:
                 if tree is None:
                     tree = general_loop.new_tree(self, state, root_actions)
                 grown = tree
@@ -769,7 +815,7 @@ class MCTS(Generic[StateT]):
                 nodes_per_iteration=2 if self.stochastic else 1,
                 on_iteration=step,
             )
-            if not math.isfinite(sum(tree.value_sums)):  # a W is NaN or infinite (or only the sum)
+            if not self.hidden and not math.isfinite(sum(tree.value_sums)):  # a W not finite
                 _check_value_sums(tree)
         except BaseException as error:  # KeyboardInterrupt too: the planner as it was
             self._tree, self._record = previous  # as it was (an on_iteration callback saw more)
@@ -802,6 +848,8 @@ class MCTS(Generic[StateT]):
             RuntimeError: if no search has run yet.
         """
         tree = self.tree
+        if self.hidden:
+            return tree.most_visited()
         if self.solve:
             return tree.actions[ROOT][solver.best_child_index(tree, self.value_bounds)]
         return tree.actions[ROOT][tree.robust_child(ROOT)]
@@ -864,6 +912,8 @@ class MCTS(Generic[StateT]):
         """
         tree = self.tree
         record = self._record
+        if self.hidden:
+            return self._hidden_summary(tree, record)
         children = tree[ROOT].children
         visit_counts = tuple(tree.visits[c] if c != UNVISITED else 0 for c in children)
         total = sum(visit_counts)
@@ -896,6 +946,29 @@ class MCTS(Generic[StateT]):
             proven=proven,
             principal_variation=tuple(self.principal_variation()),
             value_range=record.value_range,
+        )
+
+    def _hidden_summary(self, tree: Any, record: Any) -> SearchSummary:
+        """:meth:`summary` of an ISMCTS tree (:mod:`mcts_agent.information_sets`)."""
+        actions, counts, values = information_sets.root_summary(tree)
+        total = sum(counts) or 1
+        return SearchSummary(
+            actions=actions,
+            visit_counts=counts,
+            values=values,
+            action=tree.most_visited(),
+            player=tree.root_player,
+            priors=uniform_priors(len(actions)),
+            visit_distribution=tuple(n / total for n in counts),
+            iterations=record.iterations,
+            elapsed=record.elapsed,
+            nodes=len(tree),
+            stop_reason=record.stop_reason,
+            reused_visits=0,
+            proven_value=None,
+            proven=(None,) * len(actions),
+            principal_variation=(tree.most_visited(),),
+            value_range=None,
         )
 
     def _range_met(self) -> tuple[float, float] | None:
