@@ -147,7 +147,10 @@ class PettingZooGame:
     generator (the adapter's rule,
     :func:`~mcts_agent.adapters.pettingzoo.reading.mask_actions`: the
     observation's ``"action_mask"``, else ``infos[agent]["action_mask"]``, else
-    every action of the agent's ``Discrete`` space), and any other player
+    every action of the agent's ``Discrete`` space), a player with its own
+    ``env_policy(seed, env)`` (RLCard's agents,
+    :class:`~mcts_agent.evaluation.rlcard_players.RLCardPlayer`) acts through
+    it, and any other player
     (perfect, minimax, a user's factory) plays on ``model`` from ``state_of(env)``, its
     action converted
     by ``to_env_action``; without a ``model`` (any env but tic-tac-toe and
@@ -293,7 +296,16 @@ class PettingZooGame:
 
         ``env`` is the game's env, reset: a game without a ``model`` gives
         model-based players a :class:`~mcts_agent.adapters.PettingZooModel` of it.
+        A player that plays in the env loop itself, reading the env (RLCard's
+        agents, :class:`~mcts_agent.evaluation.rlcard_players.RLCardPlayer`),
+        has a method ``env_policy(seed, env) -> policy``: its policy is that one.
+
+        Raises:
+            ValueError: if such a player does not play this env (its own refusal).
         """
+        own_policy = getattr(player, "env_policy", None)
+        if callable(own_policy):
+            return own_policy(seed, env)
         if isinstance(player, MCTSPlayer):
             from mcts_agent.agent import MCTSAgent
 

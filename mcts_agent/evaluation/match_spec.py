@@ -34,7 +34,8 @@ class MatchSpec:
             player cannot play the game: perfect play on a game too big to
             solve, minimax or perfect play on a game not planned as two-player
             zero-sum (:func:`~mcts_agent.evaluation.games.require_zero_sum`),
-            MCTS options the game's planner refuses.
+            MCTS options the game's planner refuses, an RLCard agent on a game
+            it does not play (:meth:`~mcts_agent.evaluation.RLCardPlayer.check`).
     """
 
     game: Game
@@ -60,7 +61,10 @@ class MatchSpec:
                 )
             require_zero_sum(self.game, player)
             check = getattr(player, "check", None)
-            if callable(check):  # e.g. MCTSPlayer: its options against the game's planner
+            if callable(check) and callable(getattr(player, "env_policy", None)):
+                # a player of the env loop (RLCardPlayer): the env it would play
+                check(getattr(self.game, "env_id", self.game.name))
+            elif callable(check):  # e.g. MCTSPlayer: its options against the game's planner
                 check(self.game.model if isinstance(self.game, ModelGame) else None)
         require_int("games_per_seat", self.games_per_seat, 1)
         require_int("seed", self.seed, 0)

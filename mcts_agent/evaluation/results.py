@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import csv
+import dataclasses
 import io
 import json
 import math
@@ -26,6 +27,7 @@ import numpy as np
 
 from mcts_agent.evaluation.match_spec import MatchSpec
 from mcts_agent.evaluation.players import _label
+from mcts_agent.evaluation.rlcard_players import PAYOFF_UNITS, HandsPayoff
 from mcts_agent.evaluation.specs import display_value
 
 __all__ = [
@@ -321,8 +323,33 @@ class MatchResult:
         seconds = sum(r.seconds for r in self.records)
         return sum(r.length for r in self.records) / seconds if seconds > 0 else math.inf
 
+    @property
+    def payoff_unit(self) -> str | None:
+        """The unit of a card game's payoffs (``"big blinds"``), None for other games.
+
+        :data:`~mcts_agent.evaluation.rlcard_players.PAYOFF_UNITS` of the game's
+        ``env_id``: the games whose results are a mean payoff per hand.
+        """
+        return PAYOFF_UNITS.get(getattr(self.spec.game, "env_id", None))
+
+    def payoff(self) -> HandsPayoff:
+        """Returns the agent's mean return per game and its 95% interval, seats pooled.
+
+        In a card game (:attr:`payoff_unit`) a game is a hand, so this is the
+        payoff per hand (big blinds in Leduc and Limit Hold'em), over the
+        seats the match played (both, ``seats="alternate"``).
+
+        Raises:
+            ValueError: if the match has fewer than 2 games.
+        """
+        return HandsPayoff.of([r.returns[0] for r in self.records])
+
     def summary(self) -> str:
-        """Returns a few lines: the players and the W/D/L of the agent per seat."""
+        """Returns a few lines: the players, the W/D/L of the agent per seat, a card game's payoff.
+
+        In a card game (:attr:`payoff_unit`), a line more: the agent's payoff
+        per hand with its 95% interval (:meth:`payoff`).
+        """
         spec = self.spec
         lines = [
             f"{spec.game.name}: {_label(spec.agent)} vs {_label(spec.opponent)}, "
@@ -334,18 +361,30 @@ class MatchResult:
                 lines.append(
                     f"  as {name}: {tally.wins} won, {tally.draws} drawn, {tally.losses} lost"
                 )
+        if self.payoff_unit is not None and len(self.records) >= 2:
+            lines.append(f"  payoff {self.payoff()} ({self.payoff_unit} per hand)")
         lines.append(
             f"  mean length {self.mean_length:.2f} moves, {self.moves_per_second:,.0f} moves/s"
         )
         return "\n".join(lines)
 
     def to_dict(self) -> dict[str, Any]:
-        """Returns the match as a JSON-ready dict, every game included."""
+        """Returns the match as a JSON-ready dict, every game included.
+
+        A card game's (:attr:`payoff_unit`) has ``payoff``: ``mean``,
+        ``half_width`` (95%), ``hands`` and ``unit`` (:meth:`payoff`).
+        """
+        payoff = (
+            {"payoff": {**dataclasses.asdict(self.payoff()), "unit": self.payoff_unit}}
+            if self.payoff_unit is not None and len(self.records) >= 2
+            else {}
+        )
         return {
             **_spec_dict(self.spec),
             "tally": {
                 name: self.tally(seat)._asdict() for seat, name in enumerate(self.seat_names)
             },
+            **payoff,
             "mean_length": self.mean_length,
             "moves_per_second": self.moves_per_second,
             "games": [r.to_dict() for r in self.records],
@@ -486,7 +525,10 @@ class SweepResult:
     def table(self) -> str:
         """Returns the W/D/L table: one line per opponent and setting, one column group per seat.
 
-        The columns ``c`` and ``seed`` appear when the sweep varies them.
+        The columns ``c`` and ``seed`` appear when the sweep varies them; in a
+        card game (:attr:`MatchResult.payoff_unit`), a last column gives the
+        agent's payoff per hand with its 95% interval, both seats pooled
+        (:meth:`MatchResult.payoff`).
         """
         first = self.matches[0]
         seat_names = first.seat_names
@@ -536,6 +578,18 @@ class SweepResult:
         groups = " " * (len(lines[0]) - sum(group_widths) - 6)
         for name, width in zip(seat_names, group_widths, strict=True):
             groups += "   " + f"as {name}".center(width)
+        unit = first.payoff_unit
+        if unit is not None:  # a card game: the agent's payoff per hand, seats pooled
+            cells = [f"{unit} per hand (95%)"] + [
+                f"{m.payoff().mean:+.3f} ± {m.payoff().half_width:.3f}"
+                if len(m.records) >= 2
+                else "-"
+                for m in self.matches
+            ]
+            width = max(map(len, cells))
+            lines = [
+                f"{text}   {cell.rjust(width)}" for text, cell in zip(lines, cells, strict=True)
+            ]
         spec = first.spec
         title = (
             f"{spec.game.name}: MCTS vs each opponent, {spec.games_per_seat} games per seat"

@@ -38,6 +38,7 @@ rewards (``RLCardBase._scale_rewards``). Gin Rummy has no blinds; PettingZoo
 from __future__ import annotations
 
 import contextlib
+import functools
 import math
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -46,6 +47,7 @@ from typing import Any
 import numpy as np
 
 __all__ = [
+    "PAYOFF_UNITS",
     "RLCARD_MODELS",
     "HandsPayoff",
     "RLCardAgent",
@@ -61,8 +63,15 @@ RLCARD_MODELS: dict[str, tuple[str, tuple[str, ...]]] = {
 }
 """``model_id -> (RLCard env it plays, PettingZoo env ids it plays)``."""
 
-_BIG_BLIND_GAMES = ("leduc-holdem", "limit-holdem")
-"""RLCard games whose payoffs are in big blinds (``get_payoffs``: chips / big_blind)."""
+PAYOFF_UNITS: dict[str, str] = {
+    "classic/leduc_holdem-v4": "big blinds",
+    "classic/texas_holdem-v4": "big blinds",
+    "classic/texas_holdem_no_limit-v6": "chips",
+}
+"""``PettingZoo env id -> unit of its rewards``: the RLCard card games whose results are
+reported as a mean payoff per hand. Leduc and Limit Hold'em pay ``chips / big_blind``
+(``get_payoffs`` of RLCard's ``leducholdem`` and ``limitholdem`` games); No-Limit Hold'em
+pays chips (``nolimitholdem/game.py``'s ``get_payoffs``; big blind 2 chips)."""
 
 
 def _import_rlcard_models() -> Any:
@@ -73,6 +82,13 @@ def _import_rlcard_models() -> Any:
             f"RLCard's agents need rlcard: pip install -e '.[rlcard]' ({error})"
         ) from error
     return rlcard.models
+
+
+@functools.cache
+def _loaded_agent(model_id: str) -> Any:
+    """Returns RLCard's agent ``model_id``, loaded once per process (its policy is only read)."""
+    (agent, *_) = _import_rlcard_models().load(model_id).agents
+    return agent
 
 
 def _check_model_id(model_id: Any) -> str:
@@ -190,7 +206,9 @@ class RLCardAgent:
             from this one for each move and put back after).
 
     Loading ``leduc-holdem-cfr`` reads RLCard's pickles (about 1 s with
-    rlcard's import, measured here); the rule agents load at once.
+    rlcard's import, measured here); the rule agents load at once. Each
+    process loads an agent once (the agents' policies are only read while
+    they play), so a match makes one per hand at no cost.
 
     Raises:
         ValueError: if ``model_id`` is unknown.
@@ -199,7 +217,7 @@ class RLCardAgent:
 
     def __init__(self, model_id: str, seed: int) -> None:
         self.model_id = _check_model_id(model_id)
-        (self._agent, *_) = _import_rlcard_models().load(model_id).agents
+        self._agent = _loaded_agent(model_id)
         self._cfr = model_id == "leduc-holdem-cfr"
         self._rng = np.random.default_rng(seed)
 
@@ -259,6 +277,21 @@ class HandsPayoff:
     half_width: float
     hands: int
 
+    @classmethod
+    def of(cls, payoffs: Any) -> HandsPayoff:
+        """Returns the mean of ``payoffs`` (one per hand, at least 2) and its 95% interval.
+
+        Raises:
+            ValueError: if fewer than 2 payoffs are given (no standard deviation).
+        """
+        payoffs = np.asarray(payoffs, dtype=float)
+        if payoffs.ndim != 1 or payoffs.size < 2:
+            raise ValueError(
+                f"a 95% interval needs at least 2 hands' payoffs, got shape {payoffs.shape}"
+            )
+        sd = float(payoffs.std(ddof=1))
+        return cls(float(payoffs.mean()), 1.96 * sd / math.sqrt(payoffs.size), payoffs.size)
+
     def __str__(self) -> str:
         return f"{self.mean:+.3f} ± {self.half_width:.3f} over {self.hands} hands"
 
@@ -271,14 +304,15 @@ def payoff_per_hand(
     Half the hands with ``player`` as ``player_0``, half as ``player_1``
     (the hand with index ``i`` reset with seed ``seed + i // 2``, both seatings
     dealing the same cards). Each side acts through
-    :meth:`RLCardPlayer.env_policy` or, for any other player (``RandomPlayer``),
-    :meth:`~mcts_agent.evaluation.PettingZooGame.env_policy`. The payoff of a
+    :meth:`~mcts_agent.evaluation.PettingZooGame.env_policy` (an
+    :class:`RLCardPlayer` through its own :meth:`RLCardPlayer.env_policy`). The payoff of a
     hand is the sum of ``player``'s rewards: big blinds in Leduc and Limit
     Hold'em (see the module docstring).
 
     Args:
         env_id: a PettingZoo RLCard env id, ``"classic/leduc_holdem-v4"``.
-        player: an :class:`RLCardPlayer` or a player of the arena (``RandomPlayer``).
+        player: an :class:`RLCardPlayer` or a player of the arena (``RandomPlayer``,
+            an ``MCTSPlayer`` planning through ``MCTSAgent``).
         opponent: the same, for the other seat.
         hands: an even int >= 2.
         seed: seeds the deals and the players.
@@ -299,12 +333,8 @@ def payoff_per_hand(
         if isinstance(side, RLCardPlayer):
             side.check(env_id)
     env = game.make_env()
-    policies = []
-    for k, side in enumerate((player, opponent)):
-        if isinstance(side, RLCardPlayer):
-            policies.append(side.agent(seed + k).act)
-        else:
-            policies.append(game.env_policy(side, seed + k, env))
+    env.reset(seed=seed)
+    policies = [game.env_policy(side, seed + k, env) for k, side in enumerate((player, opponent))]
     payoffs = np.empty(hands)
     for hand in range(hands):
         seat = hand % 2
@@ -319,5 +349,4 @@ def payoff_per_hand(
             env.step(None if terminated or truncated else mover[agent](env))
         payoffs[hand] = total
     env.close()
-    sd = float(payoffs.std(ddof=1))
-    return HandsPayoff(float(payoffs.mean()), 1.96 * sd / math.sqrt(hands), hands)
+    return HandsPayoff.of(payoffs)
