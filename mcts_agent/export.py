@@ -212,7 +212,12 @@ def _walk(
     return kept
 
 
-def _checked_limits(max_depth: Any, min_visits: Any) -> tuple[int | None, int]:
+def check_limits(max_depth: Any, min_visits: Any) -> tuple[int | None, int]:
+    """``(max_depth, min_visits)`` checked: an int >= 0 (or None) and an int >= 0.
+
+    Raises:
+        TypeError, ValueError: if one is not.
+    """
     if max_depth is not None:
         max_depth = require_int("max_depth", max_depth, 0)
     return max_depth, require_int("min_visits", min_visits, 0)
@@ -272,7 +277,7 @@ def to_dot(planner: MCTS, max_depth: int | None = 3, min_visits: int = 1) -> str
         TypeError, ValueError: if ``max_depth`` or ``min_visits`` is not an
             int >= 0 (``max_depth`` may be None).
     """
-    max_depth, min_visits = _checked_limits(max_depth, min_visits)
+    max_depth, min_visits = check_limits(max_depth, min_visits)
     tree = planner.tree
     pv_edges = {tree.children_by_action(parent)[index] for parent, index in principal_path(planner)}
     lines = [
@@ -321,7 +326,7 @@ def to_dot(planner: MCTS, max_depth: int | None = 3, min_visits: int = 1) -> str
 # ------------------------------------------------------------ JSON
 
 
-def _encode(value: Any) -> Any:
+def json_value(value: Any) -> Any:
     """``value`` as JSON holds it: a number, str, bool or None; a tuple as a list; else a repr."""
     if value is None or isinstance(value, (bool, str)):
         return value
@@ -330,9 +335,9 @@ def _encode(value: Any) -> Any:
     if isinstance(value, float):
         return float(value)
     if isinstance(value, np.generic):
-        return _encode(value.item())
+        return json_value(value.item())
     if isinstance(value, tuple):
-        return [_encode(item) for item in value]
+        return [json_value(item) for item in value]
     return {"repr": repr(value)}
 
 
@@ -396,7 +401,7 @@ def to_dict(planner: MCTS, max_depth: int | None = None, min_visits: int = 0) ->
         TypeError, ValueError: if ``max_depth`` or ``min_visits`` is not an
             int >= 0 (``max_depth`` may be None).
     """
-    max_depth, min_visits = _checked_limits(max_depth, min_visits)
+    max_depth, min_visits = check_limits(max_depth, min_visits)
     tree = planner.tree
     kept = _walk(tree, max_depth, min_visits)
     nodes = []
@@ -407,9 +412,9 @@ def to_dict(planner: MCTS, max_depth: int | None = None, min_visits: int = 0) ->
             {
                 "index": node,
                 "parent": parent_position,
-                "action": None if parent is None else _encode(tree.actions[parent][index]),
+                "action": None if parent is None else json_value(tree.actions[parent][index]),
                 "depth": depth,
-                "player": _encode(view.player),
+                "player": json_value(view.player),
                 "visits": view.visits,
                 "value_sum": view.value_sum,
                 "value": view.value,

@@ -100,8 +100,10 @@ def new_tree(planner: MCTS, state: Any, actions: tuple) -> GuidedTree:
     else:
         value, priors = checked_evaluation(evaluator(state, actions), state, actions)
     if players is not None:
-        return maxn.new_tree(planner, state, actions, _noised(planner, priors), value)
-    return GuidedTree(state, planner.model.player(state), actions, _noised(planner, priors), value)
+        return maxn.new_tree(planner, state, actions, noised_priors(planner, priors), value)
+    return GuidedTree(
+        state, planner.model.player(state), actions, noised_priors(planner, priors), value
+    )
 
 
 def renew_root(planner: MCTS, tree: GuidedTree) -> None:
@@ -114,7 +116,7 @@ def renew_root(planner: MCTS, tree: GuidedTree) -> None:
     first (PUCT's fast path takes the next untried action from that order),
     then the untried ones by their new priors (:func:`expansion_order`).
     """
-    priors = tree.priors[ROOT] = _noised(planner, tree.priors[ROOT])
+    priors = tree.priors[ROOT] = noised_priors(planner, tree.priors[ROOT])
     c = planner.exploration
     action_indices = tree.action_indices
     tried = [action_indices[child] for child in tree.children[ROOT]]
@@ -130,7 +132,7 @@ def renew_root(planner: MCTS, tree: GuidedTree) -> None:
         maxn.renew_root(tree)
 
 
-def _noised(planner: MCTS, priors: tuple) -> tuple:
+def noised_priors(planner: MCTS, priors: tuple) -> tuple:
     """``priors`` with the planner's root noise, if any, drawn from its generator."""
     if planner.root_noise is None:
         return priors

@@ -417,6 +417,8 @@ class MCTS(Generic[StateT]):
         worker_options = dict(locals())
         for name in ("self", "model", "seed", "workers", "backend", "address"):
             del worker_options[name]
+        self._options = worker_options  # and the planner of a world (determinize=True)
+        self._world_search: MCTS | None = None
         self.stochastic = chance.is_stochastic(model)
         # A model without actions samples them (sample_action): progressive widening.
         self.listed = widening_.lists_actions(model)
@@ -735,62 +737,29 @@ class MCTS(Generic[StateT]):
                 if tree is not None and self._general:
                     general_loop.renew_root(self, tree)
             reused_visits = 0 if tree is None else tree.visits[ROOT]
-            if self.determinize:  # PIMC: the contrast to ISMCTS (iterations only)
-                if budget.iterations is None:
-                    raise ValueError("determinize=True needs an iteration budget (WIP)")
-                tree = grown = information_sets.determinized(self, state, budget.iterations)
-
-                def loop(n: int) -> int:
-                    return n
+            if self.determinize:  # PIMC: the contrast to ISMCTS
+                determinized = information_sets.Determinized(self, state)
+                grown, loop = determinized, determinized.loop
 
                 def solved() -> bool:
                     return False
 
-            elif self.hidden:  # ISMCTS: a tree of information sets, grown world by world
+            elif self.hidden:  # ISMCTS: a graph of information sets, grown world by world
                 player = checked_player(model.player(state), state)
-                tree = information_sets.InformationSetTree(
+                tree = grown = information_sets.InformationSetTree(
                     state, player, (player, model.information_set(state, player))
                 )
-                grown = tree
-                fused, generic = self._rollouts()
-                if fused is not None:  # the model's own rollout, in the world drawn
-
-                    def generic(state: Any, actions: Any, player: Hashable) -> float:
-                        return fused(state, self.rng, self.rollout_limit, self.gamma)
+                leaf_rollout = self._hidden_rollout()
 
                 def loop(n: int) -> int:
-                    information_sets.run(
-                        model, grown, n, self.rng, self.exploration, generic, self.gamma
-                    )
-                    return n
+                    return information_sets.run(self, grown, n, leaf_rollout)
 
                 def solved() -> bool:
                     return False
-
-            elif self._general:
-                if tree is None:
-                    tree = general_loop.new_tree(self, state, root_actions)
-                grown = tree
-                run = leaf_batching.run if self.leaf_batch > 1 else general_loop.run
-
-                def loop(n: int) -> int:
-                    return run(self, grown, n)
-
-                def solved() -> bool:
-                    return grown.proven_values[ROOT] is not None
 
             else:
-                if tree is None:
-                    tree = Tree(state, checked_player(model.player(state), state), root_actions)
+                tree, loop, solved = self._growth(state, root_actions, tree)
                 grown = tree
-                plain = compiled.plain_loop(self)  # the compiled core, else self._run
-
-                def loop(n: int) -> int:
-                    plain(grown, n)
-                    return n
-
-                def solved() -> bool:
-                    return False
 
             callback = self.on_iteration
             if callback is None:
@@ -815,7 +784,9 @@ class MCTS(Generic[StateT]):
                 nodes_per_iteration=2 if self.stochastic else 1,
                 on_iteration=step,
             )
-            if not self.hidden and not math.isfinite(sum(tree.value_sums)):  # a W not finite
+            if self.determinize:
+                tree = determinized.tree()
+            elif not self.hidden and not math.isfinite(sum(tree.value_sums)):  # a W not finite
                 _check_value_sums(tree)
         except BaseException as error:  # KeyboardInterrupt too: the planner as it was
             self._tree, self._record = previous  # as it was (an on_iteration callback saw more)
@@ -865,10 +836,17 @@ class MCTS(Generic[StateT]):
         Args:
             max_length: int >= 0, most moves, or None for no limit.
 
+        A hidden-information search (ISMCTS) gives the move played only: the
+        node after it depends on the world.
+
         Raises:
             RuntimeError: if no search has run yet.
             TypeError, ValueError: if ``max_length`` is not None or an int >= 0.
         """
+        if self.hidden:
+            if max_length is not None:
+                max_length = require_int("max_length", max_length, 0)
+            return [self.best_action()][:max_length]
         return export.principal_variation(self, max_length)
 
     def to_dot(self, max_depth: int | None = 3, min_visits: int = 1) -> str:
@@ -882,10 +860,16 @@ class MCTS(Generic[StateT]):
             max_depth: int >= 0, the deepest nodes drawn (root at 0), or None for all.
             min_visits: int >= 0, children with fewer visits are left out.
 
+        A hidden-information search draws its graph of information sets
+        (:func:`mcts_agent.information_sets.to_dot`; ``max_depth`` unused).
+
         Raises:
             RuntimeError: if no search has run yet.
             TypeError, ValueError: if an argument is not an int >= 0.
         """
+        if self.hidden:
+            export.check_limits(max_depth, min_visits)
+            return information_sets.to_dot(self.tree, min_visits)
         return export.to_dot(self, max_depth, min_visits)
 
     def to_dict(self, max_depth: int | None = None, min_visits: int = 0) -> dict:
@@ -898,10 +882,16 @@ class MCTS(Generic[StateT]):
             max_depth: int >= 0, the deepest nodes kept (root at 0), or None for all.
             min_visits: int >= 0, children with fewer visits are left out.
 
+        A hidden-information search gives its graph of information sets
+        instead (:func:`mcts_agent.information_sets.to_dict`; ``max_depth`` unused).
+
         Raises:
             RuntimeError: if no search has run yet.
             TypeError, ValueError: if an argument is not an int >= 0.
         """
+        if self.hidden:
+            export.check_limits(max_depth, min_visits)
+            return information_sets.to_dict(self.tree, min_visits)
         return export.to_dict(self, max_depth, min_visits)
 
     def summary(self) -> SearchSummary:
@@ -958,7 +948,7 @@ class MCTS(Generic[StateT]):
             values=values,
             action=tree.most_visited(),
             player=tree.root_player,
-            priors=uniform_priors(len(actions)),
+            priors=information_sets.root_priors(tree),
             visit_distribution=tuple(n / total for n in counts),
             iterations=record.iterations,
             elapsed=record.elapsed,
@@ -968,7 +958,7 @@ class MCTS(Generic[StateT]):
             proven_value=None,
             proven=(None,) * len(actions),
             principal_variation=(tree.most_visited(),),
-            value_range=None,
+            value_range=record.value_range,
         )
 
     def _range_met(self) -> tuple[float, float] | None:
@@ -1212,6 +1202,76 @@ class MCTS(Generic[StateT]):
                     scaled = span is not None
         finally:
             _link_children(children, growing)
+
+    def _growth(
+        self, state: Any, root_actions: tuple | None = None, tree: Any = None
+    ) -> tuple[Any, Callable[[int], int], Callable[[], bool]]:
+        """Returns ``(tree, loop, solved)`` for a perfect-information search from ``state``.
+
+        ``tree``: the tree to continue (a reused subtree), or None for a new
+        one; ``loop(n) -> done`` runs ``n`` iterations of the general loop (or
+        leaf batching) or of the plain loop (compiled where it can be) on it;
+        ``solved()`` is True once the solver proved its root.
+        """
+        if root_actions is None and self.listed:
+            root_actions = checked_actions(self.model.actions(state), state)
+        if self._general:
+            if tree is None:
+                tree = general_loop.new_tree(self, state, root_actions)
+            guided = tree
+            run = leaf_batching.run if self.leaf_batch > 1 else general_loop.run
+
+            def loop(n: int) -> int:
+                return run(self, guided, n)
+
+            def solved() -> bool:
+                return guided.proven_values[ROOT] is not None
+
+            return tree, loop, solved
+        if tree is None:
+            tree = Tree(state, checked_player(self.model.player(state), state), root_actions)
+        plain_tree = tree
+        plain = compiled.plain_loop(self)  # the compiled core, else self._run
+
+        def plain_loop(n: int) -> int:
+            plain(plain_tree, n)
+            return n
+
+        def never() -> bool:
+            return False
+
+        return tree, plain_loop, never
+
+    def _world_planner(self) -> MCTS:
+        """The planner of one sampled world (``determinize=True``): these options, this generator.
+
+        Made once, on the model seen as a perfect-information one
+        (:class:`~mcts_agent.information_sets.PerfectInformation`); its
+        generator is this planner's, so a seed gives the same worlds and searches.
+        """
+        if self._world_search is None:
+            options = dict(self._options, determinize=False, on_iteration=None)
+            world_planner = MCTS(information_sets.PerfectInformation(self.model), seed=0, **options)
+            world_planner.rng = self.rng
+            self._world_search = world_planner
+        return self._world_search
+
+    def _hidden_rollout(self) -> Callable[[Any, tuple, Hashable], Any] | None:
+        """The leaf rollout of an ISMCTS search, ``rollout(state, actions, player) -> G``, or None.
+
+        In the world drawn: the model's own ``rollout`` when it has one (no
+        ``rollout_policy``), else the generic one; every player's return (a
+        vector) for a model with ``reward_players``.
+        """
+        fused, generic = self._rollouts() if self.reward_players is None else maxn.rollouts(self)
+        if fused is None:
+            return generic
+        rng, limit, gamma = self.rng, self.rollout_limit, self.gamma
+
+        def model_rollout(state: Any, actions: tuple, player: Hashable) -> Any:
+            return fused(state, rng, limit, gamma)
+
+        return model_rollout
 
     def _rollouts(
         self,

@@ -1,36 +1,23 @@
-"""Information-set MCTS (mcts_agent.information_sets, work in progress): SPEC's rules."""
+"""Information-set MCTS (mcts_agent.information_sets): SPEC.md, "Hidden information"."""
 
 from __future__ import annotations
 
 import random
 
+import pytest
+
+from mcts_agent import MCTS
+from mcts_agent.envs.connect_four import EMPTY_BOARD, ConnectFourModel, heuristic_evaluator
 from mcts_agent.envs.kuhn import BET, JACK, KING, PASS, QUEEN, KuhnModel, KuhnState
-from mcts_agent.information_sets import InformationSetTree, run
+from mcts_agent.envs.three_in_a_row import ThreeInARowModel
+from mcts_agent.envs.tic_tac_toe import TicTacToeModel
 from mcts_agent.model import StepResult
 
 
-def random_rollout(model, rng):
-    def rollout(state, actions, player):
-        g, coef = 0.0, 1.0
-        while True:
-            mover = player
-            state, reward, done = model.step(state, actions[int(rng.random() * len(actions))])
-            g += coef * reward
-            actions = model.actions(state)
-            if done or not actions:
-                return g
-            player = model.player(state)
-            coef *= 1.0 if player == mover else -1.0
-
-    return rollout
-
-
 def search(model, state, iterations, seed=0, c=2.0):
-    player = model.player(state)
-    tree = InformationSetTree(state, player, (player, model.information_set(state, player)))
-    rng = random.Random(seed)
-    run(model, tree, iterations, rng, c, random_rollout(model, rng))
-    return tree
+    planner = MCTS(model, iterations=iterations, seed=seed, exploration=c)
+    planner.search(state)
+    return planner.tree
 
 
 class HiddenCoin:
@@ -115,8 +102,6 @@ def test_availability_counts_only_the_visits_where_an_action_was_legal():
 
 
 def test_mcts_runs_ismcts_on_a_model_with_information_sets():
-    from mcts_agent import MCTS
-
     planner = MCTS(HiddenCoin(), iterations=3000, seed=0, exploration=2.0)
     assert planner((1, ())) == "safe"
     summary = planner.summary()
@@ -131,21 +116,115 @@ def test_mcts_runs_ismcts_on_a_model_with_information_sets():
     assert planner(KuhnState((QUEEN, KING), (BET,))) == BET
 
 
-def test_what_ismcts_does_not_compose_with_yet_is_refused():
-    import pytest
-
-    from mcts_agent import MCTS
-
-    with pytest.raises(ValueError, match='not built yet for selection="puct"'):
-        MCTS(HiddenCoin(), iterations=10, selection="puct")
-    with pytest.raises(ValueError, match="reuse_tree=True"):
-        MCTS(HiddenCoin(), iterations=10, reuse_tree=True)
+@pytest.mark.parametrize(
+    ("options", "named"),
+    [
+        ({"solve": True}, "solve=True"),
+        ({"reuse_tree": True}, "reuse_tree=True"),
+        ({"leaf_batch": 4, "selection": "puct"}, "leaf_batch > 1"),
+        ({"widening": (1.0, 0.5)}, "widening"),
+        ({"determinize": True, "on_iteration": lambda p, i: None}, "on_iteration"),
+    ],
+)
+def test_what_ismcts_does_not_compose_with_is_refused_with_its_cause(options, named):
+    with pytest.raises(ValueError, match=named) as caught:
+        MCTS(HiddenCoin(), iterations=10, **options)
+    assert "information-set MCTS" in str(caught.value)
 
 
 def test_determinized_search_fuses_strategies_where_ismcts_does_not():
-    from mcts_agent import MCTS
-
     pimc = MCTS(HiddenCoin(), iterations=3000, seed=0, exploration=2.0, determinize=True)
     assert pimc((1, ())) == "guess"  # every world's search knows the coin: guessing is worth 1
     ismcts = MCTS(HiddenCoin(), iterations=3000, seed=0, exploration=2.0)
     assert ismcts((1, ())) == "safe"
+
+
+class Transparent:
+    """A perfect-information model seen as a hidden-information one: a state is ``(state,
+    moves so far)``, the information set is all of it (so transpositions stay apart, as in
+    the plain tree), and the only world is the state itself (no draw). ISMCTS on it must be
+    the perfect-information search, visit for visit."""
+
+    def __init__(self, model):
+        self.model = model
+        if getattr(model, "reward_players", None) is not None:
+            self.reward_players = model.reward_players
+        if hasattr(model, "rollout"):
+            self.rollout = lambda state, rng, limit, gamma: model.rollout(
+                state[0], rng, limit, gamma
+            )
+
+    def actions(self, state):
+        return self.model.actions(state[0])
+
+    def player(self, state):
+        return self.model.player(state[0])
+
+    def step(self, state, action):
+        inner, reward, terminated = self.model.step(state[0], action)
+        return StepResult((inner, state[1] + (action,)), reward, terminated)
+
+    def information_set(self, state, player):
+        return state
+
+    def sample_world(self, state, player, rng):
+        return state
+
+
+def root_statistics(planner):
+    summary = planner.summary()
+    statistics = zip(summary.visit_counts, summary.values, strict=True)
+    return dict(zip(summary.actions, statistics, strict=True))
+
+
+@pytest.mark.parametrize(
+    "options",
+    [
+        {"exploration": 2.0},
+        {"exploration": 2.0, "value_normalization": True},
+        {"exploration": 2.0, "gamma": 0.9, "rollout_limit": 3},
+        {"selection": "puct", "evaluator": "heuristic", "exploration": 1.5},
+        {
+            "selection": "puct",
+            "evaluator": "heuristic",
+            "max_depth": 3,
+            "value_normalization": True,
+            "root_noise": (0.3, 0.25),
+        },
+        {"exploration": 1.0, "players": 3},
+    ],
+)
+def test_ismcts_on_transparent_information_sets_is_the_perfect_information_search(options):
+    options = dict(options)
+    if options.pop("players", None):
+        model, state = ThreeInARowModel(3, 4, 4), ThreeInARowModel(3, 4, 4).initial_state
+    elif options.get("evaluator"):
+        model, state = ConnectFourModel(), EMPTY_BOARD
+        options["evaluator"] = heuristic_evaluator
+    else:
+        model, state = TicTacToeModel(), 0
+    plain = MCTS(model, iterations=600, seed=5, **options)
+    plain.search(state)
+    if options.get("evaluator"):
+        options["evaluator"] = lambda state, actions: heuristic_evaluator(state[0], actions)
+    hidden = MCTS(Transparent(model), iterations=600, seed=5, **options)
+    hidden.search((state, ()))
+    assert hidden.hidden and not plain.hidden
+    assert root_statistics(hidden) == root_statistics(plain)
+    assert hidden.best_action() == plain.best_action()
+    assert hidden.summary().priors == plain.summary().priors
+    # Every node has the visits of its plain twin (the graph is the tree), and each action
+    # was available at every earlier visit.
+    twins, stack = {(): 0}, [((), 0)]
+    while stack:
+        moves, node = stack.pop()
+        for action, child in zip(
+            plain.tree.actions[node], plain.tree.children_by_action(node), strict=True
+        ):
+            if child >= 0:
+                twins[moves + (action,)] = child
+                stack.append((moves + (action,), child))
+    for node, key in enumerate(hidden.tree.keys):
+        twin = twins[key[1][1]]
+        assert hidden.tree.visits[node] == plain.tree.visits[twin]
+        assert set(hidden.tree.availability[node].values()) <= {hidden.tree.visits[node]}
