@@ -13,8 +13,10 @@ Each part prints its figure with a 95% interval and the issue's target:
   at ``--texas-iterations`` a move; target >= 0.
 * ``rps``: rock-paper-scissors against random over ``--rounds`` rounds: the
   agent's empirical strategy and its largest deviation from 1/3; target <= 0.05.
-* ``pimc``: ISMCTS against PIMC (``determinize=True``) in Leduc at equal time,
-  ``--pimc-time`` seconds a move each: reported (the issue expects ISMCTS ahead).
+* ``pimc``: ISMCTS against PIMC (``MCTS(LeducModel(), determinize=True)``) in
+  Leduc at equal time, ``--pimc-time`` seconds a move each, both searching
+  ``LeducModel`` directly (:class:`LeducSearchPlayer`): reported (the issue
+  expects ISMCTS ahead).
 
 Matches are :func:`mcts_agent.evaluation.play_match` (game ``i`` seeded from
 ``(--seed, i)``, results independent of ``--workers``), on ``--workers``
@@ -30,7 +32,10 @@ import argparse
 import math
 import time
 from collections import Counter
+from dataclasses import dataclass
+from typing import Any
 
+from mcts_agent.envs.leduc import LeducModel
 from mcts_agent.evaluation import (
     MCTSPlayer,
     PettingZooGame,
@@ -38,6 +43,7 @@ from mcts_agent.evaluation import (
     RLCardPlayer,
     play_match,
 )
+from mcts_agent.search import MCTS
 
 LEDUC = PettingZooGame("classic/leduc_holdem-v4")
 TEXAS = PettingZooGame("classic/texas_holdem-v4")
@@ -45,6 +51,48 @@ RPS = PettingZooGame("classic/rps-v2")
 RPS_ROUNDS_A_GAME = 15
 """``rps_v2``'s ``max_cycles`` default: rounds in one game."""
 PARTS = ("leduc-random", "leduc-cfr", "texas", "rps", "pimc")
+
+
+@dataclass(frozen=True)
+class LeducSearchPlayer:
+    """ISMCTS, or PIMC with ``determinize``, on ``LeducModel`` at a time budget, in the env loop.
+
+    ``MCTS(LeducModel(), time_limit=..., determinize=...)`` playing PettingZoo's
+    Leduc through ``LeducModel.state_of(env)``: both sides of the ISMCTS-PIMC
+    comparison search the same model with the same code, only ``determinize``
+    differs. A player of the env loop (``env_policy(seed, env)``), as RLCard's
+    agents are.
+    """
+
+    time_limit: float
+    exploration: float
+    determinize: bool = False
+
+    @property
+    def label(self) -> str:
+        """``ismcts(0.02 s)`` or ``pimc(0.02 s)``."""
+        return f"{'pimc' if self.determinize else 'ismcts'}({self.time_limit:g} s)"
+
+    def __call__(self, model: Any, seed: int) -> Any:
+        """Refused: it plays in the env loop (``env_policy``)."""
+        raise TypeError(f"{self.label} plays in PettingZoo's Leduc env loop (env_policy)")
+
+    def check(self, env_id: str) -> None:
+        """Raises ValueError unless ``env_id`` is PettingZoo's Leduc Hold'em."""
+        if env_id != LEDUC.env_id:
+            raise ValueError(f"{self.label} plays {LEDUC.env_id}, not {env_id!r}")
+
+    def env_policy(self, seed: int, env: Any) -> Any:
+        """Returns ``policy(env) -> action``: a search from ``LeducModel.state_of(env)``."""
+        model = LeducModel()
+        planner = MCTS(
+            model,
+            time_limit=self.time_limit,
+            exploration=self.exploration,
+            determinize=self.determinize,
+            seed=seed,
+        )
+        return lambda env: int(planner(model.state_of(env)))
 
 
 def time_per_move(game: PettingZooGame, player: MCTSPlayer, hands: int, seed: int) -> float:
@@ -157,10 +205,8 @@ def rps_part(args) -> None:
 
 def pimc_part(args) -> None:
     """ISMCTS against PIMC at ``--pimc-time`` seconds a move each in Leduc (reported)."""
-    ismcts = MCTSPlayer(None, time_limit=args.pimc_time, exploration=args.exploration)
-    pimc = MCTSPlayer(
-        None, time_limit=args.pimc_time, exploration=args.exploration, determinize=True
-    )
+    ismcts = LeducSearchPlayer(args.pimc_time, args.exploration)
+    pimc = LeducSearchPlayer(args.pimc_time, args.exploration, determinize=True)
     result, elapsed = match(LEDUC, ismcts, pimc, args.pimc_hands, args)
     payoff = result.payoff()
     print(
