@@ -26,6 +26,7 @@ from mcts_agent._validation import (
     values_equal,
 )
 from mcts_agent.chance import checked_outcomes, checked_result, is_stochastic, outcome_key
+from mcts_agent.information_sets import is_hidden
 from mcts_agent.maxn import checked_reward_players, checked_vector, reward_vector
 from mcts_agent.model import Model
 
@@ -74,6 +75,15 @@ def check_model(
     model), inside the space; a model without ``actions`` is stepped with
     these (its episodes end at ``terminated``).
 
+    A hidden-information model (``information_set`` and ``sample_world``,
+    ``docs/guides/hidden-information.md``): at every visited state, for the
+    player to move, :data:`WORLDS_CHECKED` worlds are drawn with
+    ``sample_world(state, player, rng)``, each twice from two generators in
+    the same state; the two must be equal (drawn from the ``rng`` only), the
+    state unchanged, and each world must give that player the same
+    information set (hashable, the same when asked twice), the same player to
+    move and the same legal actions, in the same order, as the true state.
+
     A stochastic model (``sample_step`` or ``outcomes``,
     :class:`~mcts_agent.model.StochasticModel`) is checked instead of
     ``step``: ``outcomes`` gives a non-empty sequence of ``(probability,
@@ -105,6 +115,7 @@ def check_model(
     stochastic = is_stochastic(model)
     listed = callable(getattr(model, "actions", None))
     sampled = callable(getattr(model, "sample_action", None))
+    hidden = is_hidden(model)
     if not (listed or sampled):
         raise ModelCheckError(
             f"a model needs actions(state) (its legal actions, listed) or sample_action(state, "
@@ -137,6 +148,8 @@ def check_model(
                 _call(f"player({describe(current)})", model.player, current),
                 current,
             )
+            if hidden:
+                _check_worlds(model, current, actions, rng)
             drawn = _check_sample_action(model, current, actions, rng) if sampled else None
             if not listed:  # the actions drawn are the ones stepped
                 actions = drawn
@@ -240,6 +253,73 @@ def _check_sample_action(model: Any, state: Any, actions: tuple | None, rng: ran
                 )
         drawn.append(action)
     return drawn
+
+
+WORLDS_CHECKED = 5
+"""Worlds :func:`check_model` draws with ``sample_world`` at every state it visits."""
+
+
+def _check_worlds(model: Any, state: Any, actions: tuple | None, rng: random.Random) -> None:
+    """Draws :data:`WORLDS_CHECKED` worlds for the player to move and checks them (see check_model).
+
+    ``rng`` ends as the first of each pair of generators did.
+    """
+    player = model.player(state)
+    seen = f"information_set({describe(state)}, {describe(player)})"
+    key = _call(seen, model.information_set, state, player)
+    try:
+        hash(key)
+    except TypeError:
+        raise ModelCheckError(
+            f"{seen} gave {describe(key)} ({type(key).__name__}), which is not hashable; the "
+            "search keys its nodes by it"
+        ) from None
+    if not _equal(key, _call(seen, model.information_set, state, player), "information sets"):
+        raise ModelCheckError(f"{seen} is not stable: two calls differ")
+    call = f"sample_world({describe(state)}, {describe(player)}, rng)"
+    before = _deep_copy(state)
+    for _ in range(WORLDS_CHECKED):
+        first, second = random.Random(), random.Random()
+        first.setstate(rng.getstate())
+        second.setstate(rng.getstate())
+        world = _call(call, model.sample_world, state, player, first)
+        again = _call(call, model.sample_world, state, player, second)
+        rng.setstate(first.getstate())
+        if not _equal(world, again, "sampled worlds"):
+            raise ModelCheckError(
+                f"{call} gave {describe(world)} and {describe(again)} from two generators in "
+                "the same state: it must draw from its rng only (never from the env's or a "
+                "global generator)"
+            )
+        if not _equal(state, before, "states"):
+            raise ModelCheckError(f"{call} changed its input state: a world must be a new state")
+        world_key = _call(
+            f"information_set({describe(world)}, {describe(player)})",
+            model.information_set,
+            world,
+            player,
+        )
+        if not _equal(world_key, key, "information sets"):
+            raise ModelCheckError(
+                f"{call} gave the world {describe(world)}, in which {describe(player)}'s "
+                f"information set is {describe(world_key)}, not {describe(key)} as in the true "
+                "state: a world must agree with everything the player knows (or the "
+                "information set holds something the player cannot see)"
+            )
+        mover = _call(f"player({describe(world)})", model.player, world)
+        if not _equal(mover, player, "players"):
+            raise ModelCheckError(
+                f"{call} gave the world {describe(world)}, whose player to move is "
+                f"{describe(mover)}, not {describe(player)}"
+            )
+        if actions is not None:
+            world_actions = _actions(model, world)
+            if not _equal(world_actions, actions, "legal actions"):
+                raise ModelCheckError(
+                    f"{call} gave the world {describe(world)}, whose legal actions "
+                    f"{describe(list(world_actions))} are not those of the true state "
+                    f"{describe(list(actions))}: the player would tell the worlds apart"
+                )
 
 
 def _check_rollout(model: Model, state: Any, rng: random.Random, max_moves: int) -> None:

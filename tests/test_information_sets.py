@@ -228,3 +228,71 @@ def test_ismcts_on_transparent_information_sets_is_the_perfect_information_searc
         twin = twins[key[1][1]]
         assert hidden.tree.visits[node] == plain.tree.visits[twin]
         assert set(hidden.tree.availability[node].values()) <= {hidden.tree.visits[node]}
+
+
+def test_check_model_accepts_consistent_worlds_and_names_inconsistent_ones():
+    from mcts_agent.envs.leduc import LeducModel
+    from mcts_agent.testing import ModelCheckError, check_model
+
+    leduc = LeducModel()
+    check_model(leduc, leduc.initial_state(random.Random(1)), num_playouts=30)
+    check_model(KuhnModel(), KuhnState((QUEEN, JACK), ()), num_playouts=30)
+    check_model(HiddenCoin(), (1, ()))
+
+    class Peeking(HiddenCoin):  # the information set holds the coin the player cannot see
+        def information_set(self, state, player):
+            return state
+
+    with pytest.raises(ModelCheckError, match="information set is"):
+        check_model(Peeking(), (1, ()))
+
+    class GlobalDraw(HiddenCoin):  # draws from the global generator, not from rng
+        def sample_world(self, state, player, rng):
+            return (random.randrange(2), state[1])
+
+    random.seed(0)
+    with pytest.raises(ModelCheckError, match="from its rng only"):
+        check_model(GlobalDraw(), (1, ()))
+
+    class Telling(SometimesLegal):  # the legal actions give the hidden bit away
+        def information_set(self, state, player):
+            return state[1]
+
+    with pytest.raises(ModelCheckError, match="legal actions"):
+        check_model(Telling(), (1, False))
+
+
+def test_determinized_search_runs_on_a_time_budget_and_is_reproducible_on_iterations():
+    state = KuhnState((QUEEN, KING), (BET,))
+    a = MCTS(KuhnModel(), iterations=1000, seed=4, exploration=2.0, determinize=True)
+    b = MCTS(KuhnModel(), iterations=1000, seed=4, exploration=2.0, determinize=True)
+    assert a(state) == b(state) == BET
+    assert a.summary().visit_counts == b.summary().visit_counts
+    assert sum(a.summary().visit_counts) == 1000  # every world's root visits, summed
+    timed = MCTS(KuhnModel(), time_limit=0.05, seed=4, determinize=True)
+    timed.search(state)
+    assert timed.summary().stop_reason == "time_limit" and timed.summary().iterations > 10
+
+
+def test_the_information_set_graph_is_exported():
+    import json
+
+    planner = MCTS(KuhnModel(), iterations=300, seed=0, exploration=2.0)
+    planner.search(KuhnState((QUEEN, JACK), ()))
+    data = json.loads(json.dumps(planner.to_dict()))
+    assert data["format"] == "mcts_agent.information_sets"
+    root = data["nodes"][0]
+    assert root["visits"] == 300 and sum(a["visits"] for a in root["actions"]) == 300
+    for node in data["nodes"]:
+        for action in node["actions"]:
+            assert action["visits"] <= action["availability"]
+            assert all(0 < child < len(data["nodes"]) for child in action["children"])
+    # Player 1's nodes are keyed by her own card and the history: the worlds deal her the
+    # jack or the king (player 0 holds the queen), a node per card and history.
+    second = [n["key"][1] for n in data["nodes"] if n["player"] == 1]
+    assert {(card, tuple(history)) for _, card, history in second} == {
+        (card, (action,)) for card in (JACK, KING) for action in (PASS, BET)
+    }
+    dot = planner.to_dot(min_visits=1)
+    assert dot.startswith("digraph") and "n0 -> n" in dot
+    assert planner.principal_variation() == [planner.best_action()]
