@@ -21,6 +21,7 @@ from mcts_agent.compiled import core_backend
 from mcts_agent.evaluator import Evaluation, Evaluator
 from mcts_agent.minimax import AlphaBetaMinimax, ExhaustiveMinimax
 from mcts_agent.model import (
+    HiddenInformationModel,
     Model,
     RolloutModel,
     SampledActionsModel,
@@ -57,6 +58,7 @@ __all__ = (
     "RandomPolicy",
     "RolloutModel",
     "RolloutPolicy",
+    "HiddenInformationModel",
     "SampledActionsModel",
     "SearchSummary",
     "StepResult",

@@ -45,7 +45,14 @@ from typing import Any, NamedTuple, Protocol, TypeVar, runtime_checkable
 
 StateT = TypeVar("StateT")
 
-__all__ = ["Model", "RolloutModel", "SampledActionsModel", "StepResult", "StochasticModel"]
+__all__ = [
+    "HiddenInformationModel",
+    "Model",
+    "RolloutModel",
+    "SampledActionsModel",
+    "StepResult",
+    "StochasticModel",
+]
 
 
 class StepResult(NamedTuple):
@@ -209,6 +216,35 @@ class StochasticModel(Protocol[StateT]):
 
 
 @runtime_checkable
+class HiddenInformationModel(Model[StateT], Protocol[StateT]):
+    """A model of a game with hidden information (cards a player cannot see).
+
+    ``docs/guides/hidden-information.md``; SPEC.md, "Hidden information".
+    Beside :class:`Model`'s methods it says what each player knows, and
+    draws worlds consistent with it; ``MCTS`` then runs information-set MCTS
+    (:mod:`mcts_agent.information_sets`; Cowling, Powley & Whitehouse, 2012).
+    :func:`mcts_agent.testing.check_model` checks the two methods agree.
+    """
+
+    def information_set(self, state: StateT, player: Hashable) -> Hashable:
+        """Returns what ``player`` knows in ``state``: own cards and the public history.
+
+        Two states that differ only in what ``player`` cannot see must give
+        equal values; the search keys its nodes by ``(player to move, this)``.
+        """
+        ...
+
+    def sample_world(self, state: StateT, player: Hashable, rng: random.Random) -> StateT:
+        """Returns a full state ``player`` cannot tell from ``state``, drawn from ``rng`` only.
+
+        The same information set, player to move and legal actions as
+        ``state``; usually the unseen cards dealt again uniformly among the
+        consistent deals, the rest of the deck fixed too (``step`` stays
+        deterministic). Never changes ``state``.
+        """
+        ...
+
+
 class SampledActionsModel(Protocol[StateT]):
     """A model whose actions are drawn, not listed (continuous actions).
 
