@@ -28,6 +28,12 @@ What it plans on:
   actions), several times faster than stepping PettingZoo's envs.
   ``native_models=False`` (or any ``clone``) plans through
   :class:`~mcts_agent.adapters.PettingZooModel` instead.
+* PettingZoo Leduc Hold'em (``classic/leduc_holdem-v4``): by default our
+  :class:`~mcts_agent.envs.leduc.LeducModel` (the same rules, actions and
+  payoffs in big blinds; ``LeducModel.state_of`` reads the env), searched
+  with information-set MCTS for the agent to move, with the exploration of
+  :func:`~mcts_agent.defaults.leduc_defaults`; ``native_models=False`` plans
+  through ``PettingZooModel``, whose worlds re-deal the env's own game.
 * any other PettingZoo AEC env (``pettingzoo.AECEnv``, wrapped or not):
   :class:`~mcts_agent.adapters.PettingZooModel`, made when the agent first
   plans on that env and kept while the agent keeps planning on it (its clone
@@ -43,10 +49,13 @@ rebuilt, with a new planner, before the agent plans again: the agent never
 plans with the old dynamics.
 
 Only deterministic games of perfect information can be planned on a copy of
-the game (``docs/refusals.md``): ``PettingZooModel`` refuses, with a ValueError, the
-PettingZoo games with hidden information or chance (rock-paper-scissors, the
-RLCard card games such as Leduc and Texas hold'em, Hanabi) and any env that
-fails its start-up determinism check, or, planned as two-player zero-sum,
+the game (``docs/refusals.md``). The hidden-information games the adapter can
+re-deal (rock-paper-scissors, Leduc and Texas hold'em, limit and no limit:
+:mod:`~mcts_agent.adapters.pettingzoo.hidden_information`) are planned with
+information-set MCTS for the agent to move; ``PettingZooModel`` refuses, with
+a ValueError, the other PettingZoo games with hidden information or chance
+(Hanabi, any other RLCard card game) and any env that fails its start-up
+determinism check, or, planned as two-player zero-sum,
 whose rewards are not; ``PettingZooModel`` keeps checking both while planning,
 so ``act`` can raise these ValueErrors mid-search (the live env is left
 untouched). Other PettingZoo games (cooperative, general-sum, more than two
@@ -70,7 +79,7 @@ from collections.abc import Callable, Hashable, Sequence
 from typing import Any
 
 from mcts_agent._validation import require_seed
-from mcts_agent.defaults import DEFAULT_TIME_LIMIT, gymnasium_defaults
+from mcts_agent.defaults import DEFAULT_TIME_LIMIT, gymnasium_defaults, leduc_defaults
 from mcts_agent.search import MCTS, SearchSummary
 
 __all__ = ["MCTSAgent"]
@@ -84,8 +93,17 @@ _CONNECT_FOUR = ("pettingzoo.classic.connect_four.connect_four", "raw_env")
 _CONNECT_FOUR_AGENTS = ("player_0", "player_1")  # players 1 and 2 of ConnectFourModel
 
 
-_NATIVE_GAMES = (_TICTACTOE, _CONNECT_FOUR)
-"""The PettingZoo games planned on our own models (by default), in the order seeded."""
+_LEDUC = ("pettingzoo.classic.rlcard_envs.leduc_holdem", "raw_env")
+"""Module and class name of PettingZoo's Leduc Hold'em (``env.unwrapped``)."""
+_LEDUC_AGENTS = ("player_0", "player_1")  # players 0 and 1 of LeducModel
+
+_SEEDED_NATIVE_GAMES = (_TICTACTOE, _CONNECT_FOUR)
+"""The native games whose planners' seeds are drawn when the agent is made, in this order."""
+
+_NATIVE_GAMES = (*_SEEDED_NATIVE_GAMES, _LEDUC)
+"""The PettingZoo games planned on our own models (by default). Leduc's planner is seeded
+from the agent's generator when first used (as an adapter's), so the other games' seeds,
+and so their plans, are those of an agent that does not know Leduc."""
 
 _GYMNASIUM_CLONES = (None, "snapshot", "deepcopy")
 """The ``clone`` values of ``GymnasiumModel``, passed through for Gymnasium envs."""
@@ -161,9 +179,10 @@ class MCTSAgent:
             neither is given.
         seed: int seed of the agent's generator (each planner is seeded from
             it), or None for fresh entropy.
-        native_models: True to plan PettingZoo tic-tac-toe and connect four
-            on our ``TicTacToeModel`` and ``ConnectFourModel`` (unless
-            ``clone`` is given or the evaluator is an ``EnvViewEvaluator``);
+        native_models: True to plan PettingZoo tic-tac-toe, connect four and
+            Leduc Hold'em on our ``TicTacToeModel``, ``ConnectFourModel`` and
+            ``LeducModel`` (unless ``clone`` or ``zero_sum`` is given or the
+            evaluator is an ``EnvViewEvaluator``);
             False to plan every PettingZoo env through ``PettingZooModel``.
         clone: passed to the adapter. PettingZoo envs: to
             ``PettingZooModel`` (None, ``"snapshot"``, ``"attributes"``,
@@ -228,7 +247,10 @@ class MCTSAgent:
     discount and a rollout horizon, for an env with sampled actions
     progressive widening ``(1.0, 0.5)``, and for an env planned through its
     transition table one-step-lookahead rollouts), read from the env's
-    declarations, never from its id. ``last_planner`` shows the options a move was planned with,
+    declarations, never from its id; PettingZoo Leduc Hold'em planned on
+    ``LeducModel`` takes the exploration of
+    :func:`~mcts_agent.defaults.leduc_defaults` unless given.
+    ``last_planner`` shows the options a move was planned with,
     and ``last_summary.value_range`` the normalisation's range.
 
     Attributes:
@@ -284,11 +306,11 @@ class MCTSAgent:
             if _is_factory(search_options.get(name))
         }
         # The native planners' seeds are drawn first, in this order, whether they are used or not.
-        self._native_seeds = {key: self._rng.getrandbits(63) for key in _NATIVE_GAMES}
+        self._native_seeds = {key: self._rng.getrandbits(63) for key in _SEEDED_NATIVE_GAMES}
         self._native: dict[tuple[str, str], _Binding] = {}
         model_options = any(search_options.get(name) is not None for name in _MODEL_OPTIONS)
         if not self._factories and not model_options:  # made at once: checks the options too
-            for key in _NATIVE_GAMES:
+            for key in _SEEDED_NATIVE_GAMES:
                 self._native_binding(key)
         # The adapter binding of the last env planned on: (env.unwrapped, binding). One slot,
         # so that an env the user dropped is freed (the binding's model holds its env).
@@ -318,7 +340,7 @@ class MCTSAgent:
             TypeError: if ``env`` is neither a PettingZoo AEC env nor a Gymnasium env.
             ValueError: if a PettingZoo env has not been reset, the game is
                 over for the agent to move, or its game has hidden information
-                or chance (see the module docstring); if the agent has a
+                or chance it cannot re-deal (see the module docstring); if the agent has a
                 PettingZoo-only ``clone`` or ``env_factory`` and ``env`` is a
                 Gymnasium env; as the adapter refuses an env (its start-up
                 checks, and a chance found while planning: see
@@ -420,13 +442,25 @@ class MCTSAgent:
         return isinstance(evaluator, EnvViewEvaluator)
 
     def _native_binding(self, game: tuple[str, str]) -> _Binding:
-        """The planner on our own model of PettingZoo's ``game`` (tic-tac-toe, connect four).
+        """The planner on our own model of PettingZoo's ``game`` (tic-tac-toe, connect four, Leduc).
 
-        Made the first time (at once without factories), with the seed drawn
-        for it when the agent was made.
+        Made the first time (tic-tac-toe and connect four at once without
+        factories, with the seed drawn for each when the agent was made; Leduc
+        when first planned, seeded then from the agent's generator).
         """
         binding = self._native.get(game)
         if binding is not None:
+            return binding
+        if game == _LEDUC:
+            from mcts_agent.envs.leduc import LeducModel
+
+            leduc = LeducModel()
+            binding = self._native[game] = _Binding(
+                self._planner(leduc, native=True, defaults=leduc_defaults()),
+                leduc.state_of,
+                _same,  # PettingZoo's actions are the model's
+                _LEDUC_AGENTS.__getitem__,
+            )
             return binding
         from mcts_agent.envs.connect_four import ConnectFourModel, from_pettingzoo_board
         from mcts_agent.envs.tic_tac_toe import (

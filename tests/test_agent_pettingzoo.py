@@ -330,23 +330,40 @@ def test_clone_options_are_refused_on_a_gymnasium_env(options):
         MCTSAgent(10, seed=0, **options).act(env)
 
 
-@pytest.mark.parametrize("first", [0, 1, 2])
-def test_refuses_to_plan_rock_paper_scissors_seeing_the_hidden_move(first):
-    """Planning on a copy, the second player would always counter the first one's move."""
-    env = pettingzoo.make("aec", "classic/rps-v2")
-    env.reset(seed=0)
-    env.step(first)
-    before = (env.agent_selection, dict(env.rewards), dict(env.terminations))
-    with pytest.raises(ValueError, match="rps_v2 is not one.*hidden move"):
-        MCTSAgent(300, seed=0).act(env)
-    assert (env.agent_selection, dict(env.rewards), dict(env.terminations)) == before
+def test_plans_rock_paper_scissors_without_seeing_the_hidden_move():
+    """Planning on a copy, the second player would always counter the first one's move;
+    with information-set MCTS its plan is the same whatever that move was."""
+    plans = set()
+    for first in (0, 1, 2):
+        env = pettingzoo.make("aec", "classic/rps-v2")
+        env.reset(seed=0)
+        env.step(first)
+        before = (env.agent_selection, dict(env.rewards), dict(env.terminations))
+        agent = MCTSAgent(300, seed=0)
+        agent.act(env)
+        plans.add(agent.last_summary.visit_counts)
+        assert (env.agent_selection, dict(env.rewards), dict(env.terminations)) == before
+    assert len(plans) == 1
 
 
-def test_refuses_to_plan_poker_seeing_the_hidden_cards():
+@pytest.mark.parametrize("native_models", [True, False])
+def test_plans_poker_without_seeing_the_hidden_cards(native_models):
+    from mcts_agent.adapters.pettingzoo.cloning import copy_attributes
+
     env = pettingzoo.make("aec", "classic/leduc_holdem-v4")
     env.reset(seed=0)
-    with pytest.raises(ValueError, match="leduc_holdem_v4 is not one.*hidden cards"):
-        MCTSAgent(50, seed=0).act(env)
+    game = env.unwrapped.env.game
+    mover = game.game_pointer
+    plans = set()
+    for opponent_card in range(2):  # the opponent's card swapped with one in the deck
+        twin = copy_attributes(env.unwrapped)
+        players, deck = twin.env.game.players, twin.env.game.dealer.deck
+        other = players[1 - mover]
+        other.hand, deck[opponent_card] = deck[opponent_card], other.hand
+        agent = MCTSAgent(200 if native_models else 30, seed=0, native_models=native_models)
+        agent.act(twin)
+        plans.add(agent.last_summary.visit_counts)
+    assert len(plans) == 1
 
 
 @pytest.mark.parametrize(

@@ -315,8 +315,8 @@ def test_parse_exploration():
             "argument --opponent: agent spec 'perfect': perfect play needs a game small enough",
         ),
         (
-            ["evaluate", "--game", "classic/rps-v2"],
-            "argument --game: mcts_agent plans deterministic games of perfect information only",
+            ["evaluate", "--game", "classic/hanabi-v5"],
+            "argument --game: mcts_agent plans deterministic games of perfect information, and",
         ),
         (["tournament"], "the following arguments are required: --agents"),
         (["tournament", "--agents", "random"], "--agents: a tournament needs two agents or more"),

@@ -137,7 +137,7 @@ def test_play_from_a_position_as_the_second_player(capsys):
 @pytest.mark.parametrize(
     "game, message",
     [
-        ("classic/rps-v2", "hidden information"),
+        ("classic/hanabi-v5", "hidden information"),
         ("classic/nothing-v0", "unknown game 'classic/nothing-v0'"),
     ],
 )

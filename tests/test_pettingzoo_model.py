@@ -419,38 +419,17 @@ def test_copies_do_not_render(monkeypatch):
     assert rendered == [env.unwrapped]
 
 
-# ------------------------------------------- hidden information and chance are refused
-
-HIDDEN_INFORMATION_GAMES = {
-    "classic/rps-v2": "rps_v2.*hidden move",
-    "classic/leduc_holdem-v4": "leduc_holdem_v4.*hidden cards",
-    "classic/texas_holdem-v4": "texas_holdem_v4.*hidden cards",
-    "classic/texas_holdem_no_limit-v6": "texas_holdem_no_limit_v6.*hidden cards",
-}
-
-
-@pytest.mark.parametrize("game", HIDDEN_INFORMATION_GAMES)
-def test_games_with_hidden_information_or_chance_are_refused(game):
-    env = pettingzoo.make("aec", game)
-    env.reset(seed=0)
-    env.step(int(np.flatnonzero(mask_or_all(env))[0]))  # the first player has moved
-    with pytest.raises(
-        ValueError, match="perfect information only, and " + HIDDEN_INFORMATION_GAMES[game]
-    ):
-        PettingZooModel(env)
-    for clone in ("attributes", correct_clone):
-        with pytest.raises(ValueError, match="perfect information only"):
-            PettingZooModel(env, clone=clone)
+# ------------------------------ hidden information: re-dealt (ISMCTS) or refused with its cause
 
 
 def test_hanabi_is_refused_by_name_before_any_reset():
-    # Hanabi needs the hanabi-learning-environment library, which is not installed: make
-    # the env object without running its constructor. Its class is enough to refuse it,
-    # and the refusal comes before "not reset" (a reset would not make it plannable).
+    # The env object made without its constructor (OpenSpiel's hanabi through Shimmy): its
+    # class is enough to refuse it, and the refusal comes before "not reset" (a reset would
+    # not make it plannable). Games the adapter re-deals: tests/test_pettingzoo_hidden.py.
     from pettingzoo.classic.hanabi import hanabi
 
     env = hanabi.raw_env.__new__(hanabi.raw_env)
-    message = "perfect information only, and hanabi_v5 is not one: .*hidden hand"
+    message = "information-set MCTS; hanabi_v5 is neither: .*hidden hand"
     with pytest.raises(ValueError, match=message):
         PettingZooModel(env)
     with pytest.raises(ValueError, match=message):
@@ -458,20 +437,10 @@ def test_hanabi_is_refused_by_name_before_any_reset():
 
 
 @pytest.mark.parametrize("game", ["classic/rps-v2", "classic/leduc_holdem-v4"])
-def test_a_hidden_information_game_never_reset_is_refused_for_what_it_is(game):
+def test_a_re_dealt_game_never_reset_is_refused_as_not_reset(game):
     env = pettingzoo.make("aec", game)
-    message = HIDDEN_INFORMATION_GAMES[game]
-    with pytest.raises(ValueError, match=message):
+    with pytest.raises(ValueError, match="env has not been reset"):
         PettingZooModel(env)
-    with pytest.raises(ValueError, match=message):
-        MCTSAgent(10).act(env)
-
-
-def mask_or_all(env):
-    observation = env.observe(env.agent_selection)
-    if isinstance(observation, dict):
-        return observation["action_mask"]
-    return np.ones(env.action_space(env.agent_selection).n)
 
 
 def test_dice_race_is_a_valid_aec_env():

@@ -177,8 +177,7 @@ def test_go_by_id():
 @pytest.mark.parametrize(
     "name, error, message",
     [
-        ("classic/rps-v2", ValueError, "deterministic games of perfect information only"),
-        ("classic/leduc_holdem-v4", ValueError, "RLCard card game"),
+        ("classic/hanabi-v5", ValueError, "hanabi_v5 is neither: .*ResampleFromInfostate"),
         ("classic/go-v5:board_sise=9", ValueError, "unexpected keyword argument 'board_sise'"),
         ("classic/nothing-v0", ValueError, "unknown game 'classic/nothing-v0': neither one of"),
         ("connect_four:rows=5", ValueError, "game 'connect_four' takes no options"),

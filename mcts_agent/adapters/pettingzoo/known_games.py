@@ -1,6 +1,8 @@
 """The PettingZoo games the adapter knows by heart (PettingZoo 1.27).
 
-The games it refuses (hidden information or chance), the games whose
+The games it refuses (hidden information or chance it cannot re-deal: those it
+can are planned with information-set MCTS,
+:mod:`~mcts_agent.adapters.pettingzoo.hidden_information`), the games whose
 variables it snapshots (tic-tac-toe, connect four, go), and the objects of a
 game's library that copies may share (python-chess's position records, go's
 positions).
@@ -16,6 +18,7 @@ from typing import Any, NamedTuple
 import numpy as np
 from pettingzoo import AECEnv
 
+from mcts_agent.adapters.pettingzoo.hidden_information import planned_game
 from mcts_agent.adapters.pettingzoo.reading import game_name
 
 __all__ = [
@@ -42,17 +45,24 @@ IMPERFECT_INFORMATION_GAMES: dict[tuple[str, str], str] = {
     ),
     ("pettingzoo.classic.hanabi.hanabi", "raw_env"): (
         "the planner would see its own hidden hand and the cards still to be drawn (hidden "
-        "information and chance)"
+        "information and chance), and no world can be re-dealt from Python: the hands and "
+        "the deck live in OpenSpiel's C++ hanabi state (through Shimmy), which has no "
+        "ResampleFromInfostate, and a re-deal would have to agree with every hint given"
     ),
 }
 """PettingZoo classic games (module and class name of a class in ``env.unwrapped``'s
-MRO) that the model refuses, with the reason: planning on a copy of the game would be
-wrong. Gin rummy (an RLCard game of older PettingZoo versions, not in 1.27) is covered by
-``RLCardBase``."""
+MRO) with hidden information or chance, with the reason planning on a copy of the game
+would be wrong. Those of :data:`~mcts_agent.adapters.pettingzoo.hidden_information.PLANNED_GAMES`
+(exact classes: rps, Leduc and Texas hold'em) are planned with information-set MCTS; the
+others (Hanabi, any other RLCard game or subclass) are refused. Gin rummy (an RLCard game
+of older PettingZoo versions, not in 1.27) is covered by ``RLCardBase``."""
 
 
 def require_perfect_information(env: AECEnv) -> None:
-    """Checks that ``env`` is not one of :data:`IMPERFECT_INFORMATION_GAMES` (by class).
+    """Checks that ``env`` is not one of :data:`IMPERFECT_INFORMATION_GAMES` but planned ones.
+
+    By class; the games planned with information-set MCTS
+    (``hidden_information.PLANNED_GAMES``, exact classes) pass.
 
     Needs no reset, so it runs before :func:`require_reset`: resetting such a
     game would not make it plannable. The start-up check of
@@ -65,12 +75,16 @@ def require_perfect_information(env: AECEnv) -> None:
     Raises:
         ValueError: naming the game and why planning on a copy of it would be wrong.
     """
+    if planned_game(env) is not None:
+        return
     for cls in type(env.unwrapped).__mro__:
         reason = IMPERFECT_INFORMATION_GAMES.get((cls.__module__, cls.__qualname__))
         if reason is not None:
             raise ValueError(
-                f"mcts_agent plans deterministic games of perfect information only, and "
-                f"{game_name(env)} is not one: {reason}. MCTS on a copy of this game would "
+                f"mcts_agent plans deterministic games of perfect information, and the "
+                "hidden-information games it can re-deal (leduc_holdem_v4, texas_holdem_v4, "
+                f"texas_holdem_no_limit_v6, rps_v2) with information-set MCTS; "
+                f"{game_name(env)} is neither: {reason}. MCTS on a copy of this game would "
                 "play with knowledge the player to move does not have."
             )
 
@@ -241,6 +255,13 @@ plans them with the mover's reward and the negamax backup by default."""
 
 
 def is_known_zero_sum(env: AECEnv) -> bool:
-    """True if the exact class of ``env.unwrapped`` is one of :data:`ZERO_SUM_GAMES`."""
+    """True if ``env`` is a known two-player zero-sum game.
+
+    The exact class of ``env.unwrapped`` is one of :data:`ZERO_SUM_GAMES`, or
+    it is a hidden-information game planned with ISMCTS
+    (``hidden_information.PLANNED_GAMES``: poker and rps, zero-sum) with two players.
+    """
     cls = type(env.unwrapped)
+    if planned_game(env) is not None:
+        return len(env.unwrapped.possible_agents) == 2
     return (cls.__module__, cls.__qualname__) in ZERO_SUM_GAMES

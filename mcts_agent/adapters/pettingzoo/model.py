@@ -183,6 +183,7 @@ from mcts_agent.adapters.pettingzoo.cloning import (
     SnapshotMethod,
     UserMethod,
 )
+from mcts_agent.adapters.pettingzoo.hidden_information import planned_game
 from mcts_agent.adapters.pettingzoo.known_games import (
     is_known_zero_sum,
     known_game,
@@ -317,6 +318,21 @@ class PettingZooModel:
             meets a wrapper it would bypass.
         CloneCheckError: if the clone is not exact (see the module docstring).
     """
+
+    def __new__(cls, *args: Any, **options: Any) -> PettingZooModel:
+        """Makes the model: a ``HiddenInformationModel`` for a game the adapter re-deals.
+
+        :class:`~mcts_agent.adapters.pettingzoo.hidden_model.HiddenInformationModel`
+        for a hidden-information game of ``hidden_information.PLANNED_GAMES``
+        (planned with ISMCTS), else ``cls``'s object; without arguments
+        (unpickling, in a worker process) ``cls``'s.
+        """
+        env = args[0] if args else options.get("env")
+        if cls is PettingZooModel and isinstance(env, AECEnv) and planned_game(env) is not None:
+            from mcts_agent.adapters.pettingzoo.hidden_model import HiddenInformationModel
+
+            cls = HiddenInformationModel
+        return super().__new__(cls)
 
     def __init__(
         self,
