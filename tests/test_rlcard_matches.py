@@ -9,6 +9,7 @@ pytest.importorskip(
 )
 pytest.importorskip("pettingzoo.classic.leduc_holdem_v4", reason="PettingZoo's classic envs")
 
+from mcts_agent.cli import main  # noqa: E402
 from mcts_agent.evaluation import (  # noqa: E402
     MatchSpec,
     PettingZooGame,
@@ -99,3 +100,38 @@ def test_other_games_report_no_payoff_per_hand():
     assert result.payoff_unit is None
     assert "payoff" not in result.to_dict()
     assert "payoff" not in result.summary()
+
+
+def test_evaluate_plays_rlcard_agents_and_prints_the_payoff_per_hand(capsys):
+    status = main(
+        ["evaluate", "--game", "classic/leduc_holdem-v4", "--opponent", "rlcard:leduc-holdem-cfr"]
+        + ["--iterations", "10", "--games", "5", "--workers", "1", "--no-progress"]
+    )
+    assert status == 0
+    output = capsys.readouterr().out
+    expected = play_match(
+        LEDUC, make_player("mcts:iterations=10", LEDUC), CFR, 5, seed=0, workers=1
+    ).payoff()
+    header, row = [line for line in output.splitlines() if "rlcard:" in line or "per hand" in line]
+    assert header.endswith("big blinds per hand (95%)")
+    assert row.startswith("rlcard:leduc-holdem-cfr")
+    assert row.endswith(f"{expected.mean:+.3f} ± {expected.half_width:.3f}")
+
+
+def test_evaluate_refuses_an_rlcard_agent_on_a_game_it_does_not_play(capsys):
+    with pytest.raises(SystemExit) as done:
+        main(
+            [
+                "evaluate",
+                "--game",
+                "classic/texas_holdem-v4",
+                "--opponent",
+                "rlcard:leduc-holdem-cfr",
+            ]
+        )
+    assert done.value.code == 2
+    error = capsys.readouterr().err
+    assert (
+        "argument --opponent: agent spec 'rlcard:leduc-holdem-cfr': rlcard:leduc-holdem-cfr "
+        "plays RLCard's 'leduc-holdem', not 'classic/texas_holdem-v4'"
+    ) in error
