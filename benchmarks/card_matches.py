@@ -197,7 +197,8 @@ def rps_part(args) -> None:
         f"rock {frequencies[0]:.3f}, paper {frequencies[1]:.3f}, scissors {frequencies[2]:.3f} "
         f"over {len(played)} rounds; largest deviation from 1/3 {deviation:.3f} (target <= "
         f"0.05: {met}; a uniform player's sd {math.sqrt(2 / 9 / len(played)):.3f}); "
-        f"agent's payoff {result.payoff()} a game of {RPS_ROUNDS_A_GAME} rounds; "
+        f"agent's payoff {result.payoff().mean:+.3f} ± {result.payoff().half_width:.3f} a game "
+        f"of {RPS_ROUNDS_A_GAME} rounds over {len(result.records)} games; "
         f"{time.perf_counter() - start:.0f} s",
         flush=True,
     )
@@ -235,7 +236,7 @@ def main() -> None:
     parser.add_argument("--texas-exploration", type=float, default=leduc_c)
     parser.add_argument("--texas-hands", type=int, default=1000)
     parser.add_argument("--rounds", type=int, default=3000, help="rock-paper-scissors rounds")
-    parser.add_argument("--rps-iterations", type=int, default=300)
+    parser.add_argument("--rps-iterations", type=int, default=100)
     parser.add_argument("--rps-exploration", type=float, default=2 * math.sqrt(2))
     parser.add_argument("--pimc-time", type=float, default=0.02, help="seconds a move")
     parser.add_argument("--pimc-hands", type=int, default=1000)
