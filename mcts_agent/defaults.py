@@ -135,7 +135,9 @@ blind is 2 chips, so the same balance of exploration and values is ``c = 2`` her
 value ``Q`` in big blinds is ``Q / 2`` in chips' units, and ``c`` scales with it). Measured
 on ``LeducModel`` against a random player, 1,000 iterations a move, 2,000 hands, seats
 alternated (big blinds a hand, 95% intervals): c = 0.5 +0.514 ± 0.076, c = 1 +0.667 ±
-0.080, c = 2 +0.836 ± 0.082, c = 4 +0.810 ± 0.083; c = 2 is among the best.
+0.080, c = 2 +0.836 ± 0.082, c = 4 +0.810 ± 0.083; c = 2 is among the best. With the
+default budget (0.1 s a move), ``MCTSAgent`` won +0.811 ± 0.081 big blinds a hand against
+a random player over 2,000 hands, seats swapped (``docs/guides/pettingzoo.md``).
 """
 
 

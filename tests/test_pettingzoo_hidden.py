@@ -28,7 +28,7 @@ from pettingzoo.classic import (  # noqa: E402
 from mcts_agent import MCTSAgent  # noqa: E402
 from mcts_agent.adapters.pettingzoo import PettingZooModel  # noqa: E402
 from mcts_agent.adapters.pettingzoo.cloning import copy_attributes  # noqa: E402
-from mcts_agent.adapters.pettingzoo.hidden_model import HiddenInformationModel  # noqa: E402
+from mcts_agent.adapters.pettingzoo.hidden_model import PettingZooHiddenModel  # noqa: E402
 from mcts_agent.adapters.pettingzoo.reading import fingerprint  # noqa: E402
 from mcts_agent.envs.leduc import LeducModel  # noqa: E402
 from mcts_agent.search import MCTS  # noqa: E402
@@ -99,7 +99,7 @@ def cards(env):
 @pytest.mark.parametrize("game", GAMES)
 def test_the_adapter_plans_these_games_with_ismcts(game):
     planned = model(game)
-    assert type(planned) is HiddenInformationModel
+    assert type(planned) is PettingZooHiddenModel
     assert planned.zero_sum and planned.reward_players is None  # the mover's reward
     planner = MCTS(planned, 20, seed=0)
     assert planner.hidden
@@ -365,7 +365,7 @@ def test_the_agent_plays_a_full_hand_and_leaves_the_env_alone(game, iterations, 
         env.step(action)
         moves += 1
     assert moves >= 1 and not env.agents  # the hand played to its end
-    expected = LeducModel if game == "leduc" and native else HiddenInformationModel
+    expected = LeducModel if game == "leduc" and native else PettingZooHiddenModel
     assert type(agent.last_planner.model) is expected
 
 

@@ -5,8 +5,13 @@ Modules: :mod:`~mcts_agent.adapters.pettingzoo.model` (:class:`PettingZooModel`,
 :mod:`~mcts_agent.adapters.pettingzoo.cloning` (the ways of cloning a position),
 :mod:`~mcts_agent.adapters.pettingzoo.known_games` (the games known by heart:
 refused or snapshotted), :mod:`~mcts_agent.adapters.pettingzoo.reading`
-(reading an env without changing it) and
-:mod:`~mcts_agent.adapters.pettingzoo.checks` (the start-up checks).
+(reading an env without changing it),
+:mod:`~mcts_agent.adapters.pettingzoo.checks` (the start-up checks),
+:mod:`~mcts_agent.adapters.pettingzoo.hidden_information` (what the
+hidden-information games it plans with ISMCTS hide, and how their worlds are
+re-dealt) and :mod:`~mcts_agent.adapters.pettingzoo.hidden_model`
+(:class:`PettingZooHiddenModel`, the model ``PettingZooModel(env)`` makes for
+them).
 """
 
 from mcts_agent.adapters.pettingzoo.checks import DETERMINISM_STEPS as DETERMINISM_STEPS
@@ -20,6 +25,9 @@ from mcts_agent.adapters.pettingzoo.checks import check_clone_arguments as check
 from mcts_agent.adapters.pettingzoo.checks import require_reset as require_reset
 from mcts_agent.adapters.pettingzoo.checks import unwrap_policing as unwrap_policing
 from mcts_agent.adapters.pettingzoo.cloning import CLONE_METHODS as CLONE_METHODS
+from mcts_agent.adapters.pettingzoo.hidden_model import (
+    PettingZooHiddenModel as PettingZooHiddenModel,
+)
 from mcts_agent.adapters.pettingzoo.known_games import (
     IMPERFECT_INFORMATION_GAMES as IMPERFECT_INFORMATION_GAMES,
 )
@@ -37,6 +45,7 @@ __all__ = [
     "PLANNING_CHECKS_PER_DEPTH",
     "PLANNING_CHECK_EVERY",
     "POLICING_WRAPPERS",
+    "PettingZooHiddenModel",
     "PettingZooModel",
     "PettingZooState",
     "check_clone_arguments",

@@ -4,7 +4,7 @@ Information-set MCTS (``SPEC.md``, "Hidden information"; Cowling, Powley &
 Whitehouse 2012) needs two things from a game: what a player knows in a
 position (``information_set``), and a whole position consistent with it,
 drawn from the planner's generator (``sample_world``).
-:class:`~mcts_agent.adapters.pettingzoo.hidden_model.HiddenInformationModel`
+:class:`~mcts_agent.adapters.pettingzoo.hidden_model.PettingZooHiddenModel`
 reads them from the games listed in :data:`PLANNED_GAMES`, by exact class:
 
 * RLCard's poker games, ``leduc_holdem_v4``, ``texas_holdem_v4`` and

@@ -3,29 +3,28 @@
 ``PettingZooModel(env)`` of one of
 :data:`~mcts_agent.adapters.pettingzoo.hidden_information.PLANNED_GAMES`
 (Leduc and Texas hold'em, limit and no limit, rock-paper-scissors) is a
-:class:`HiddenInformationModel`: the same model, plus ``information_set`` and
+:class:`PettingZooHiddenModel`: the same model, plus ``information_set`` and
 ``sample_world``, so :class:`~mcts_agent.search.MCTS` searches it with
 information-set MCTS (``SPEC.md``, "Hidden information") instead of planning
 on a copy that knows every card::
 
     env = leduc_holdem_v4.env()
     env.reset(seed=3)
-    model = PettingZooModel(env)                  # a HiddenInformationModel
+    model = PettingZooModel(env)                  # a PettingZooHiddenModel
     state = model.state_of(env)
-    model.information_set(state, "player_0")      # (('K',), (), (), (1, 2))
+    model.information_set(state, "player_0")      # (('Q',), (), (), (1, 2))
     world = model.sample_world(state, env.agent_selection, random.Random(0))
 
 Two-player games are planned with the mover's reward (they are zero-sum:
-:data:`~mcts_agent.adapters.pettingzoo.known_games.ZERO_SUM_GAMES` rules
-aside, :func:`~mcts_agent.adapters.pettingzoo.known_games.is_known_zero_sum`
-counts them); hold'em with more players reports every player's reward, which
-this version of ISMCTS refuses with its cause.
+:func:`~mcts_agent.adapters.pettingzoo.known_games.is_known_zero_sum` counts
+them), hold'em with more players with every player's reward (max^n,
+:mod:`mcts_agent.maxn`).
 """
 
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Hashable
+from collections.abc import Hashable
 from typing import Any
 
 from pettingzoo import AECEnv
@@ -34,10 +33,10 @@ from mcts_agent.adapters.pettingzoo.hidden_information import planned_game
 from mcts_agent.adapters.pettingzoo.model import PettingZooModel, PettingZooState
 from mcts_agent.adapters.pettingzoo.reading import game_name
 
-__all__ = ["HiddenInformationModel"]
+__all__ = ["PettingZooHiddenModel"]
 
 
-class HiddenInformationModel(PettingZooModel):
+class PettingZooHiddenModel(PettingZooModel):
     """:class:`PettingZooModel` of a re-dealt game, with ``information_set`` and ``sample_world``.
 
     Made by ``PettingZooModel(env)`` for the games of
@@ -50,25 +49,18 @@ class HiddenInformationModel(PettingZooModel):
             the env's actions from its seed), or as :class:`PettingZooModel`.
     """
 
-    def __init__(
-        self,
-        env: AECEnv,
-        *,
-        clone: str | Callable[[AECEnv], AECEnv] | None = None,
-        env_factory: Callable[[], AECEnv] | None = None,
-        zero_sum: bool | None = None,
-    ) -> None:
-        if clone == "replay":
+    def __init__(self, env: AECEnv, **options: Any) -> None:
+        if options.get("clone") == "replay":
             raise ValueError(
                 f"{game_name(env)} is planned with information-set MCTS, whose worlds re-deal "
                 "the cards a player has not seen; a world is then no replay of the env's "
                 "actions from its seed: pass clone=None (a copy of the env's attributes) or "
                 "clone=<function env -> independent copy>"
             )
-        super().__init__(env, clone=clone, env_factory=env_factory, zero_sum=zero_sum)
+        super().__init__(env, **options)
         game = planned_game(env)
         if game is None:  # PettingZooModel.__new__ makes this model for planned games only
-            raise TypeError(f"{game_name(env)} is not a game HiddenInformationModel re-deals")
+            raise TypeError(f"{game_name(env)} is not a game PettingZooHiddenModel re-deals")
         self._hidden = game
 
     def information_set(self, state: PettingZooState, player: Hashable) -> Hashable:

@@ -320,18 +320,18 @@ class PettingZooModel:
     """
 
     def __new__(cls, *args: Any, **options: Any) -> PettingZooModel:
-        """Makes the model: a ``HiddenInformationModel`` for a game the adapter re-deals.
+        """Makes the model: a ``PettingZooHiddenModel`` for a game the adapter re-deals.
 
-        :class:`~mcts_agent.adapters.pettingzoo.hidden_model.HiddenInformationModel`
+        :class:`~mcts_agent.adapters.pettingzoo.hidden_model.PettingZooHiddenModel`
         for a hidden-information game of ``hidden_information.PLANNED_GAMES``
         (planned with ISMCTS), else ``cls``'s object; without arguments
         (unpickling, in a worker process) ``cls``'s.
         """
         env = args[0] if args else options.get("env")
         if cls is PettingZooModel and isinstance(env, AECEnv) and planned_game(env) is not None:
-            from mcts_agent.adapters.pettingzoo.hidden_model import HiddenInformationModel
+            from mcts_agent.adapters.pettingzoo.hidden_model import PettingZooHiddenModel
 
-            cls = HiddenInformationModel
+            cls = PettingZooHiddenModel
         return super().__new__(cls)
 
     def __init__(
