@@ -44,12 +44,23 @@ def reports_mover_reward(model: Any) -> bool:
 
 
 def check_mover_reward(model: Any) -> None:
-    """Checks that minimax can search ``model`` (:func:`reports_mover_reward`).
+    """Checks that minimax can search ``model`` (:func:`reports_mover_reward`, nothing hidden).
 
     Raises:
         ValueError: if ``model`` reports every player's reward, naming its
-            ``reward_players``.
+            ``reward_players``; if it is a hidden-information model (with
+            ``information_set`` and ``sample_world``): minimax would search its
+            states, hidden cards and all.
     """
+    if callable(getattr(model, "information_set", None)) and callable(
+        getattr(model, "sample_world", None)
+    ):
+        raise ValueError(
+            f"minimax searches games of perfect information; this {type(model).__name__} "
+            "hides information (it has information_set and sample_world), and minimax on "
+            "its states would see the hidden cards or moves: plan it with MCTS "
+            "(information-set MCTS)"
+        )
     if not reports_mover_reward(model):
         raise ValueError(
             f"minimax searches models that report the mover's reward (two-player zero-sum "

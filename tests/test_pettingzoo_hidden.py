@@ -432,3 +432,13 @@ def test_bad_arguments_are_named():
         planned.information_set(state, "player_7")
     with pytest.raises(TypeError, match="rng must be a random.Random"):
         planned.sample_world(state, "player_0", 3)
+
+
+def test_minimax_refuses_a_hidden_information_model():
+    from mcts_agent.minimax import AlphaBetaMinimax, ExhaustiveMinimax
+
+    for search in (ExhaustiveMinimax, AlphaBetaMinimax):
+        with pytest.raises(ValueError, match="would see the hidden cards or moves"):
+            search(model("rps"))
+        with pytest.raises(ValueError, match="would see the hidden cards or moves"):
+            search(LeducModel())
