@@ -213,6 +213,14 @@ def test_rps_information_set_hides_the_first_move_only():
     assert world.position.state == {"player_0": 0, "player_1": 2}  # nothing hidden here
 
 
+@pytest.mark.parametrize("game", GAMES)
+def test_check_model_accepts_the_adapters_hidden_information_models(game):
+    from mcts_agent.testing import check_model
+
+    env = positions(game)[2]
+    check_model(model(game), model(game).state_of(env), num_playouts=3)
+
+
 # ------------------------------------------------------------------------- uniform worlds
 
 
