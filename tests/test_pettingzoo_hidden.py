@@ -7,8 +7,10 @@ on leduc_holdem_v4, texas_holdem_v4, texas_holdem_no_limit_v6 and rps_v2; MCTSAg
 
 from __future__ import annotations
 
+import copy as copy_module
 import functools
 import itertools
+import pickle
 import random
 from collections import Counter
 
@@ -28,6 +30,7 @@ from pettingzoo.classic import (  # noqa: E402
 from mcts_agent import MCTSAgent  # noqa: E402
 from mcts_agent.adapters.pettingzoo import PettingZooModel  # noqa: E402
 from mcts_agent.adapters.pettingzoo.cloning import copy_attributes  # noqa: E402
+from mcts_agent.adapters.pettingzoo.hidden_information import GeneratorStandIn  # noqa: E402
 from mcts_agent.adapters.pettingzoo.hidden_model import PettingZooHiddenModel  # noqa: E402
 from mcts_agent.adapters.pettingzoo.reading import fingerprint  # noqa: E402
 from mcts_agent.envs.leduc import LeducModel  # noqa: E402
@@ -313,6 +316,83 @@ def test_leduc_model_state_of_agrees_with_the_adapters_information_sets():
     adapter_keys = {a for a, _ in pairs}
     native_keys = {b for _, b in pairs}
     assert len(adapter_keys) == len(native_keys) == len(pairs) > 40  # a one-to-one match
+
+
+# ------------------------------------------------ copies hold a stand-in for the generator
+
+
+def test_copies_hold_a_stand_in_that_refuses_to_draw_and_share_the_cards():
+    env = position("texas", 4, 2)
+    live_generator = env.unwrapped.env.np_random
+    planned = model("texas")
+    state = planned.state_of(env)
+    world = planned.sample_world(state, state.agent, random.Random(0))
+    for copy in (state.position, world.position):
+        game = copy.env.game
+        holders = (copy.env, game, game.dealer, game.judger, game.round, *game.players)
+        stand_ins = {id(holder.np_random) for holder in holders}
+        assert len(stand_ins) == 1 and isinstance(game.np_random, GeneratorStandIn)
+        assert id(live_generator) not in stand_ins
+    # The live game's cards are the copies' (never changed), re-dealt in the world.
+    live_cards = {id(card) for card in env.unwrapped.env.game.dealer.deck}
+    live_cards |= {id(card) for p in env.unwrapped.env.game.players for card in p.hand}
+    world_game = world.position.env.game
+    world_cards = {id(card) for card in world_game.dealer.deck}
+    world_cards |= {id(card) for p in world_game.players for card in p.hand}
+    assert world_cards == live_cards
+    # RLCard's only draw after the deal: a split pot's odd chip (3 players in the pot, 2
+    # winners, 9 chips). It raises, naming the game and the cause, instead of drawing.
+    judger = world_game.judger
+    with pytest.raises(
+        ValueError,
+        match="a copy of the game drew from the env's generator: "
+        "texas_holdem_v4 .*'choice'.*odd chip of a split pot",
+    ):
+        judger.split_pot_among_players([3, 3, 3], [1, 1, 0])
+    assert env.unwrapped.env.np_random is live_generator  # the live env keeps its own
+    leduc_copy = model("leduc").state_of(position("leduc", 1, 0)).position
+    with pytest.raises(ValueError, match="leduc_holdem_v4 .*'shuffle'.*draws only to deal"):
+        leduc_copy.env.game.dealer.shuffle()
+
+
+def test_the_stand_in_is_copied_and_pickled_as_itself():
+    stand_in = model("leduc").state_of(position("leduc", 2, 1)).position.env.game.np_random
+    assert copy_module.deepcopy(stand_in) is stand_in
+    assert pickle.loads(pickle.dumps(stand_in)) == stand_in
+    assert not hasattr(stand_in, "__array__")  # dunder look-ups answer as usual
+
+
+def test_three_player_holdem_refuses_an_odd_split_pot_in_its_copies():
+    env = texas_holdem_no_limit_v6.env(num_players=3)
+    env.reset(seed=1)
+    planned = PettingZooModel(env)
+    judger = planned.state_of(env).position.env.game.judger
+    with pytest.raises(ValueError, match="texas_holdem_no_limit_v6 .*three players or more"):
+        judger.split_pot_among_players([5, 5, 5], [1, 1, 0])
+
+
+# Root visit counts and node counts from the code before copies held the stand-in (commit
+# d7a34d7, where every copy deep-copied RLCard's RandomState), recorded by running this same
+# search there: the stand-in and shared cards must leave the trees unchanged.
+BEFORE_STAND_IN = {
+    ("leduc", 3, 0): ({0: 26, 1: 41, 2: 13}, 33),
+    ("texas", 5, 1): ({1: 42, 2: 8, 3: 30}, 73),
+}
+
+
+@pytest.mark.parametrize("game, seed, moves", list(BEFORE_STAND_IN))
+def test_plans_are_those_of_the_full_copies(game, seed, moves):
+    env = GAMES[game].env()
+    env.reset(seed=seed)
+    for _ in range(moves):
+        env.step(legal(env)[0])
+    planned = PettingZooModel(env)
+    planner = MCTS(planned, 80, exploration=2.0, seed=7)
+    planner.search(planned.state_of(env))
+    tree = planner._tree
+    visits, nodes = BEFORE_STAND_IN[game, seed, moves]
+    assert dict(sorted(tree.edge_visits[0].items())) == visits
+    assert len(tree) == nodes
 
 
 # -------------------------------------------------------------- the agent plays full hands

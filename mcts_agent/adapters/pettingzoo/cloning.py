@@ -20,6 +20,7 @@ __all__ = [
     "CLONE_METHODS",
     "AttributesMethod",
     "History",
+    "MemoEntries",
     "ReplayMethod",
     "SnapshotMethod",
     "UserMethod",
@@ -29,6 +30,9 @@ __all__ = [
     "shared_memo",
 ]
 
+MemoEntries = Callable[[AECEnv], dict[int, Any]]
+"""``(env) -> {id(object): replacement}``: entries a copy's ``copy.deepcopy`` memo starts with."""
+
 History = tuple[int | None, Sequence[Any]]
 """``(seed, actions)``: the ``reset`` seed and every action stepped since, in order."""
 
@@ -37,7 +41,7 @@ CLONE_METHODS = ("snapshot", "attributes", "replay")
 """The built-in clone methods ``clone=`` may name (module docstring)."""
 
 
-def copy_attributes(env: AECEnv) -> AECEnv:
+def copy_attributes(env: AECEnv, memo_entries: MemoEntries | None = None) -> AECEnv:
     """A copy of ``env``'s attributes, made without its constructor (bypasses EzPickle).
 
     Everything is deep-copied in one ``copy.deepcopy`` call, which keeps
@@ -47,6 +51,9 @@ def copy_attributes(env: AECEnv) -> AECEnv:
     copied) and pygame objects (the
     render window and clock). The copy does not render: its ``render_mode`` is
     None (PettingZoo's classic envs render from ``step`` in ``"human"`` mode).
+    ``memo_entries(env)``, if given, adds ``{id(object): what the copy holds
+    instead}`` to the memo (a game's objects that copies share or replace:
+    ``HiddenGame.copy_memo``).
 
     Raises:
         CloneCheckError: if ``copy.deepcopy`` cannot copy an attribute (e.g. a
@@ -55,8 +62,11 @@ def copy_attributes(env: AECEnv) -> AECEnv:
     """
     attributes = env.__dict__
     clone = object.__new__(type(env))
+    memo = shared_memo(attributes)
+    if memo_entries is not None:
+        memo.update(memo_entries(env))
     try:
-        clone.__dict__.update(copy.deepcopy(attributes, shared_memo(attributes)))
+        clone.__dict__.update(copy.deepcopy(attributes, memo))
     except Exception as error:  # RecursionError included
         raise CloneCheckError(_uncopyable(env, error)) from error
     if "render_mode" in attributes:
@@ -258,6 +268,10 @@ class AttributesMethod(EnvPerPosition):
 
     name = "attributes"
     description = "a copy of the env's attributes, bypassing its constructor"
+
+    def __init__(self, memo_entries: MemoEntries | None = None) -> None:
+        self.memo_entries = memo_entries  # copy_attributes' memo_entries
+
     advice = (
         "pass clone='replay' with env_factory=<() -> new env> (a fresh env, reset with the "
         "same seed, the same actions replayed; then give state_of or MCTSAgent.act "
@@ -267,11 +281,11 @@ class AttributesMethod(EnvPerPosition):
 
     def capture(self, env: AECEnv) -> AECEnv:
         """A copy of the (unwrapped) live ``env``'s attributes."""
-        return copy_attributes(env.unwrapped)
+        return copy_attributes(env.unwrapped, self.memo_entries)
 
     def load(self, position: AECEnv) -> AECEnv:
         """A new copy of ``position``, free to step."""
-        return copy_attributes(position)
+        return copy_attributes(position, self.memo_entries)
 
 
 class UserMethod(EnvPerPosition):

@@ -34,17 +34,34 @@ reads them from the games listed in :data:`PLANNED_GAMES`, by exact class:
 
 The world is re-dealt in a copy of the env (never the live env); only the
 planner's ``rng`` is drawn from, never the env's or RLCard's ``np_random``.
+
+Copies of the RLCard games hold no generator. Once the cards are dealt
+(``reset``), RLCard's ``game.step`` and ``get_payoffs`` draw nothing in Leduc
+and in two-player hold'em: a world fixes the deck, so the cards to come are in
+it. Its only other draw is hold'em's odd chip: a split pot that does not divide
+evenly among its winners gives the remainder to a winner drawn from the game's
+generator (``LimitHoldemJudger.split_pot_among_players``, no limit's too),
+which needs three players or more. So every copy the adapter makes holds, in
+place of the env's (one ``RandomState`` shared by the RLCard env, its game,
+dealer, judger, round and players), one :class:`GeneratorStandIn` that raises
+a ValueError, naming the game and the cause, if a copy draws from it (an odd
+split pot with three players or more ends the search so, never a draw the
+search would keep for ever); a deep copy of the ``RandomState`` was most of the
+cost of a copy. RLCard's ``Card`` objects (set at construction, never changed)
+are shared by the copies too.
 """
 
 from __future__ import annotations
 
+import functools
 import random
 from collections.abc import Callable, Hashable
 from typing import Any, NamedTuple
 
+import numpy as np
 from pettingzoo import AECEnv
 
-__all__ = ["PLANNED_GAMES", "HiddenGame", "planned_game"]
+__all__ = ["PLANNED_GAMES", "GeneratorStandIn", "HiddenGame", "planned_game"]
 
 
 class HiddenGame(NamedTuple):
@@ -53,11 +70,47 @@ class HiddenGame(NamedTuple):
     ``information_set(env, agent) -> Hashable`` reads ``env.unwrapped`` (not
     changed); ``redeal(env, agent, rng)`` re-deals, in place, what ``agent``
     cannot see in ``env`` (an unwrapped copy, never the live env), drawing
-    from ``rng`` only.
+    from ``rng`` only; ``copy_memo(env) -> {id(object): replacement}``, or
+    None, is what every copy of ``env`` (unwrapped) shares or replaces
+    (:func:`~mcts_agent.adapters.pettingzoo.cloning.copy_attributes`'
+    ``memo_entries``).
     """
 
     information_set: Callable[[AECEnv, Hashable], Hashable]
     redeal: Callable[[AECEnv, Hashable, random.Random], None]
+    copy_memo: Callable[[AECEnv], dict[int, Any]] | None = None
+
+
+class GeneratorStandIn(NamedTuple):
+    """What the adapter's copies of a re-dealt game hold in place of its random generator.
+
+    Immutable (a tuple; ``copy.deepcopy`` returns it as it is), so every copy
+    shares it. Any public attribute (``shuffle``, ``choice``, ``randint``,
+    ``get_state``...) raises, so a copy never draws silently: the live env's
+    generator stays unread and the search never keeps a draw of its future.
+
+    Attributes:
+        game: the game's name, e.g. ``"texas_holdem_v4"``.
+        cause: why its steps should not draw (for the message).
+
+    Raises:
+        ValueError: on reading any public attribute, naming the game, the
+            attribute and ``cause``.
+    """
+
+    game: str
+    cause: str
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("__"):  # the copy and pickle protocols look these up
+            raise AttributeError(name)
+        raise ValueError(
+            f"a copy of the game drew from the env's generator: {self.game} (its "
+            f"{name!r}), where the adapter's copies hold none. {self.cause}"
+        )
+
+    def __deepcopy__(self, memo: dict) -> GeneratorStandIn:
+        return self
 
 
 def _leduc_card(card: Any) -> str:
@@ -126,6 +179,36 @@ def _rlcard_redeal(env: AECEnv, agent: Hashable, rng: random.Random) -> None:
         env._last_obs = env.env.get_state(game.game_pointer)["obs"]
 
 
+def _rlcard_copy_memo(stand_in: GeneratorStandIn, env: AECEnv) -> dict[int, Any]:
+    """The RLCard game's generators as ``stand_in``, its cards as themselves (module docstring)."""
+    rlcard_env = env.env
+    game = rlcard_env.game
+    memo: dict[int, Any] = {}
+    for holder in (env, rlcard_env, game, game.dealer, game.judger, game.round, *game.players):
+        for value in vars(holder).values():
+            if isinstance(value, (np.random.RandomState, np.random.Generator)):
+                memo[id(value)] = stand_in
+    for card in game.dealer.deck:
+        memo[id(card)] = card
+    for player in game.players:
+        for card in _hand(player):
+            memo[id(card)] = card
+    for card in _public_cards(game):
+        memo[id(card)] = card
+    return memo
+
+
+_NO_DRAW_AFTER_THE_DEAL = (
+    "RLCard's {game} draws only to deal (reset): a world fixes the deck, so its steps never draw."
+)
+_ODD_CHIP = (
+    "RLCard's {game} draws, once the cards are dealt, only to give the odd chip of a "
+    "split pot to a random winner (LimitHoldemJudger.split_pot_among_players), which takes "
+    "three players or more; the adapter's worlds fix the deck, not that draw, so it cannot "
+    "plan a hand where a split pot is odd: plan hold'em with two players (docs: limits)."
+)
+
+
 def _rps_information_set(env: AECEnv, agent: Hashable) -> Hashable:
     return (env.num_moves, tuple(env.history), env.state[agent])
 
@@ -140,13 +223,24 @@ def _rps_redeal(env: AECEnv, agent: Hashable, rng: random.Random) -> None:
     env.state[agents[0]] = rng.randrange(env.action_space(agents[0]).n)
 
 
-_LEDUC = HiddenGame(_rlcard_information_set(_leduc_card), _rlcard_redeal)
-_HOLDEM = HiddenGame(_rlcard_information_set(_holdem_card), _rlcard_redeal)
+def _rlcard_game(card_key: Callable[[Any], str], game: str, cause: str) -> HiddenGame:
+    return HiddenGame(
+        _rlcard_information_set(card_key),
+        _rlcard_redeal,
+        functools.partial(_rlcard_copy_memo, GeneratorStandIn(game, cause.format(game=game))),
+    )
+
 
 PLANNED_GAMES: dict[tuple[str, str], HiddenGame] = {
-    ("pettingzoo.classic.rlcard_envs.leduc_holdem", "raw_env"): _LEDUC,
-    ("pettingzoo.classic.rlcard_envs.texas_holdem", "raw_env"): _HOLDEM,
-    ("pettingzoo.classic.rlcard_envs.texas_holdem_no_limit", "raw_env"): _HOLDEM,
+    ("pettingzoo.classic.rlcard_envs.leduc_holdem", "raw_env"): _rlcard_game(
+        _leduc_card, "leduc_holdem_v4", _NO_DRAW_AFTER_THE_DEAL
+    ),
+    ("pettingzoo.classic.rlcard_envs.texas_holdem", "raw_env"): _rlcard_game(
+        _holdem_card, "texas_holdem_v4", _ODD_CHIP
+    ),
+    ("pettingzoo.classic.rlcard_envs.texas_holdem_no_limit", "raw_env"): _rlcard_game(
+        _holdem_card, "texas_holdem_no_limit_v6", _ODD_CHIP
+    ),
     ("pettingzoo.classic.rps.rps", "raw_env"): HiddenGame(_rps_information_set, _rps_redeal),
 }
 """The hidden-information games planned with information-set MCTS (module and class name

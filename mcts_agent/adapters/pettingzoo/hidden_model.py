@@ -29,6 +29,8 @@ from typing import Any
 
 from pettingzoo import AECEnv
 
+from mcts_agent.adapters.pettingzoo.checks import check_clone
+from mcts_agent.adapters.pettingzoo.cloning import AttributesMethod
 from mcts_agent.adapters.pettingzoo.hidden_information import planned_game
 from mcts_agent.adapters.pettingzoo.model import PettingZooModel, PettingZooState
 from mcts_agent.adapters.pettingzoo.reading import game_name
@@ -44,9 +46,17 @@ class PettingZooHiddenModel(PettingZooModel):
     (module docstring there: what each game hides and how a world is drawn).
     The arguments are :class:`PettingZooModel`'s.
 
+    With the built-in copy, the copies of RLCard's games hold a
+    :class:`~mcts_agent.adapters.pettingzoo.hidden_information.GeneratorStandIn`
+    in place of the env's random generator, which their steps never draw from
+    (but for a split pot's odd chip with three players or more); the start-up
+    clone check runs on those copies too.
+
     Raises:
         ValueError: for ``clone="replay"`` (a re-dealt world is not a replay of
-            the env's actions from its seed), or as :class:`PettingZooModel`.
+            the env's actions from its seed), or as :class:`PettingZooModel`;
+            while planning, if a copy draws from its stand-in (hold'em with
+            three players or more, an odd split pot: the stand-in's message).
     """
 
     def __init__(self, env: AECEnv, **options: Any) -> None:
@@ -62,6 +72,11 @@ class PettingZooHiddenModel(PettingZooModel):
         if game is None:  # PettingZooModel.__new__ makes this model for planned games only
             raise TypeError(f"{game_name(env)} is not a game PettingZooHiddenModel re-deals")
         self._hidden = game
+        if self.clone_method == "attributes" and game.copy_memo is not None:
+            # The start-up check above reseeded the copies' generators (chance found so is
+            # refused); the copies planned on hold a stand-in instead: checked too.
+            self._method = AttributesMethod(game.copy_memo)
+            check_clone(self, env)
 
     def information_set(self, state: PettingZooState, player: Hashable) -> Hashable:
         """Returns what ``player`` knows in ``state`` (hashable; ``hidden_information``).

@@ -164,6 +164,9 @@ _NEVER_CHANGED: tuple[tuple[str, str], ...] = (
     # PettingZoo's go (classic/go-v5): a position, which every move replaces by a new one
     # (Position.play_move copies it, sharing the board_deltas array it then replaces)
     ("pettingzoo.classic.go.go_base", "Position"),
+    # RLCard's cards (its poker games): suit and rank, set at construction, never changed
+    # (the adapter's copies of a re-dealt game share them: hidden_information)
+    ("rlcard.games.base", "Card"),
 )
 
 
