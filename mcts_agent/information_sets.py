@@ -215,6 +215,8 @@ def run(
     log, sqrt = math.log, math.sqrt
     index = tree.index
     tree_players = tree.players
+    edge_visits, edge_values = tree.edge_visits, tree.edge_values
+    availability, node_actions, children = tree.availability, tree.actions, tree.children
     for _ in range(iterations):
         state = sample_world(root_state, root_player, rng)
         node = ROOT
@@ -224,26 +226,32 @@ def run(
         leaf_player = None
         legal = tuple(actions_of(state))
         while legal:
-            mover = tree_players[node]
-            counts = tree.edge_visits[node]
-            values = tree.edge_values[node]
-            available = tree.availability[node]
+            counts = edge_visits[node]
+            available = availability[node]
             if puct:
                 node_priors = tree.priors[node]
                 if len(node_priors) < len(legal) and any(a not in node_priors for a in legal):
                     _record_priors(planner, tree, node, state, legal)
                 action = _puct(
-                    legal, counts, values, available, node_priors, c, unvisited_value, value_range
+                    legal,
+                    counts,
+                    edge_values[node],
+                    available,
+                    node_priors,
+                    c,
+                    unvisited_value,
+                    value_range,
                 )
-                expanded = counts.get(action, 0) == 0
+                expanded = action not in counts
             else:
                 action = None
                 for a in legal:
-                    if counts.get(a, 0) == 0:
+                    if a not in counts:
                         action = a  # the first untried legal action
                         break
                 expanded = action is not None
                 if not expanded:
+                    values = edge_values[node]
                     lo, span = normalizer(value_range)
                     best = -math.inf
                     for a in legal:
@@ -252,14 +260,19 @@ def run(
                         score = q + c * sqrt(log(available[a]) / n)
                         if score > best:
                             best, action = score, a
-            _count_available(tree, node, legal)
+            for a in legal:  # A(a) += 1, after the choice: a new action joins the node's
+                if a in available:
+                    available[a] += 1
+                else:
+                    available[a] = 1
+                    node_actions[node].append(a)
             previous = state
             state, reward, terminated = step(state, action)
             if players is None:
                 reward = float(reward)
             else:
                 reward = maxn.reward_vector(reward, players, previous, action)
-            path.append((node, action, mover, reward))
+            path.append((node, action, tree_players[node], reward))
             depth += 1
             if terminated:
                 break
@@ -272,8 +285,10 @@ def run(
             if child is None:
                 child = tree.add_node(player, key)
                 expanded = True
-            reached = tree.children[node].setdefault(action, [])
-            if child not in reached:
+            reached = children[node].get(action)
+            if reached is None:
+                children[node][action] = [child]
+            elif child not in reached:
                 reached.append(child)
             if expanded or depth == max_depth:  # the leaf: a visit to it, as in the plain tree
                 tree.visits[child] += 1
