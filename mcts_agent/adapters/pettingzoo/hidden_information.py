@@ -48,7 +48,9 @@ a ValueError, naming the game and the cause, if a copy draws from it (an odd
 split pot with three players or more ends the search so, never a draw the
 search would keep for ever); a deep copy of the ``RandomState`` was most of the
 cost of a copy. RLCard's ``Card`` objects (set at construction, never changed)
-are shared by the copies too.
+and the env's numpy dtype are shared by the copies too, and the legal
+actions are read from RLCard's list of them (``next_legal_moves``, which
+PettingZoo's action mask marks) rather than from a new observation.
 """
 
 from __future__ import annotations
@@ -73,12 +75,15 @@ class HiddenGame(NamedTuple):
     from ``rng`` only; ``copy_memo(env) -> {id(object): replacement}``, or
     None, is what every copy of ``env`` (unwrapped) shares or replaces
     (:func:`~mcts_agent.adapters.pettingzoo.cloning.copy_attributes`'
-    ``memo_entries``).
+    ``memo_entries``); ``legal_actions(env, agent) -> tuple``, or None (the
+    action mask read from an observation), gives the legal actions of the
+    agent to move in increasing order without building its observation.
     """
 
     information_set: Callable[[AECEnv, Hashable], Hashable]
     redeal: Callable[[AECEnv, Hashable, random.Random], None]
     copy_memo: Callable[[AECEnv], dict[int, Any]] | None = None
+    legal_actions: Callable[[AECEnv, Hashable], tuple] | None = None
 
 
 class GeneratorStandIn(NamedTuple):
@@ -180,14 +185,14 @@ def _rlcard_redeal(env: AECEnv, agent: Hashable, rng: random.Random) -> None:
 
 
 def _rlcard_copy_memo(stand_in: GeneratorStandIn, env: AECEnv) -> dict[int, Any]:
-    """The RLCard game's generators as ``stand_in``, its cards as themselves (module docstring)."""
+    """The RLCard game's generators as ``stand_in``, its cards and dtype as themselves."""
     rlcard_env = env.env
     game = rlcard_env.game
-    memo: dict[int, Any] = {}
-    for holder in (env, rlcard_env, game, game.dealer, game.judger, game.round, *game.players):
-        for value in vars(holder).values():
-            if isinstance(value, (np.random.RandomState, np.random.Generator)):
-                memo[id(value)] = stand_in
+    memo: dict[int, Any] = {id(env._dtype): env._dtype}  # a numpy dtype: immutable
+    for holder in (rlcard_env, game, game.dealer, game.judger, game.round, *game.players):
+        generator = holder.__dict__.get("np_random")
+        if isinstance(generator, (np.random.RandomState, np.random.Generator)):
+            memo[id(generator)] = stand_in
     for card in game.dealer.deck:
         memo[id(card)] = card
     for player in game.players:
@@ -196,6 +201,11 @@ def _rlcard_copy_memo(stand_in: GeneratorStandIn, env: AECEnv) -> dict[int, Any]
     for card in _public_cards(game):
         memo[id(card)] = card
     return memo
+
+
+def _rlcard_legal_actions(env: AECEnv, agent: Hashable) -> tuple:
+    """The legal actions of ``agent`` (to move): RLCard's, which PettingZoo's mask marks."""
+    return tuple(sorted(int(action) for action in env.next_legal_moves))
 
 
 _NO_DRAW_AFTER_THE_DEAL = (
@@ -228,6 +238,7 @@ def _rlcard_game(card_key: Callable[[Any], str], game: str, cause: str) -> Hidde
         _rlcard_information_set(card_key),
         _rlcard_redeal,
         functools.partial(_rlcard_copy_memo, GeneratorStandIn(game, cause.format(game=game))),
+        _rlcard_legal_actions,
     )
 
 

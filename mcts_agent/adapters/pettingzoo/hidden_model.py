@@ -49,8 +49,9 @@ class PettingZooHiddenModel(PettingZooModel):
     With the built-in copy, the copies of RLCard's games hold a
     :class:`~mcts_agent.adapters.pettingzoo.hidden_information.GeneratorStandIn`
     in place of the env's random generator, which their steps never draw from
-    (but for a split pot's odd chip with three players or more); the start-up
-    clone check runs on those copies too.
+    (but for a split pot's odd chip with three players or more), and their
+    legal actions are RLCard's list; the start-up clone check runs on those
+    copies too (legal actions compared with the action mask).
 
     Raises:
         ValueError: for ``clone="replay"`` (a re-dealt world is not a replay of
@@ -76,6 +77,8 @@ class PettingZooHiddenModel(PettingZooModel):
             # The start-up check above reseeded the copies' generators (chance found so is
             # refused); the copies planned on hold a stand-in instead: checked too.
             self._method = AttributesMethod(game.copy_memo)
+            if game.legal_actions is not None:
+                self._method.legal_actions = game.legal_actions  # checked against the mask
             check_clone(self, env)
 
     def information_set(self, state: PettingZooState, player: Hashable) -> Hashable:
