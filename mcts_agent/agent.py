@@ -111,9 +111,10 @@ _GYMNASIUM_CLONES = (None, "snapshot", "deepcopy")
 _FACTORY_OPTIONS = ("rollout_policy", "evaluator")
 """The search options that may be given as a factory (``_is_factory``)."""
 
-_MODEL_OPTIONS = ("state_widening", "action_sampler")
+_MODEL_OPTIONS = ("state_widening", "action_sampler", "determinize")
 """The search options that only some models take: a stochastic one (``state_widening``),
-one whose actions are sampled (``action_sampler``: MCTSAgent widens those by default)."""
+one whose actions are sampled (``action_sampler``: MCTSAgent widens those by default), one
+with hidden information (``determinize``)."""
 
 
 def _is_factory(value: Any) -> bool:
@@ -207,11 +208,12 @@ class MCTSAgent:
             ``address`` (each planner gets its own workers, started by its
             first move; what is sent to them: :mod:`mcts_agent.parallel`),
             ``widening``, ``state_widening`` and ``action_sampler``
-            (``docs/guides/continuous-actions.md``; the last two apply to
-            some models only, a stochastic one and one with sampled
-            actions: given either, the planners of tic-tac-toe and connect
-            four are made when first used, and a model that does not take
-            it raises from ``act``). With
+            (``docs/guides/continuous-actions.md``), ``determinize``
+            (``docs/guides/hidden-information.md``; the last three apply to
+            some models only, a stochastic one, one with sampled actions,
+            one with hidden information: given any, the planners of
+            tic-tac-toe and connect four are made when first used, and a
+            model that does not take it raises from ``act``). With
             ``reuse_tree=True`` each
             planner keeps its tree from move to move, and a move's search
             looks up the position it is asked about in it (after the agent's

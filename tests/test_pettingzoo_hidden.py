@@ -530,3 +530,18 @@ def test_minimax_refuses_a_hidden_information_model():
             search(model("rps"))
         with pytest.raises(ValueError, match="would see the hidden cards or moves"):
             search(LeducModel())
+
+
+def test_mcts_agent_with_determinize_plans_leduc_by_pimc_and_refuses_a_perfect_information_game():
+    from pettingzoo.classic import leduc_holdem_v4, tictactoe_v3
+
+    agent = MCTSAgent(iterations=300, seed=1, determinize=True)  # constructs: options apply later
+    env = leduc_holdem_v4.env()
+    env.reset(seed=3)
+    action = agent.act(env)
+    assert agent.last_planner.determinize and sum(agent.last_summary.visit_counts) == 300
+    assert env.unwrapped.env.get_state(0)["legal_actions"] and action in range(4)
+    board = tictactoe_v3.env()
+    board.reset(seed=3)
+    with pytest.raises(ValueError, match="determinize=True searches sampled worlds"):
+        agent.act(board)
