@@ -453,6 +453,16 @@ def test_the_default_opponents_suit_the_game(capsys):
     assert main([*argv, "--game", "tictactoe"]) == 0
     lines = capsys.readouterr().out.splitlines()
     assert [line.split()[0] for line in lines[3:5]] == ["random", "perfect"]
+    # Leduc hides cards: minimax would see them, so random only (RLCard's agents by name).
+    assert main([*argv, "--game", "classic/leduc_holdem-v4"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert [line.split()[0] for line in lines[3:]][:2] == ["random", "2"]
+
+
+def test_minimax_is_refused_on_a_hidden_information_game_before_any_game(capsys):
+    argv = ["evaluate", "--game", "classic/leduc_holdem-v4", "--iterations", "2"]
+    message = usage_error([*argv, "--opponent", "minimax"], capsys)
+    assert "hides cards or moves, which minimax would see" in message
 
 
 def test_the_version_is_the_installed_distributions_from_pyproject(capsys):

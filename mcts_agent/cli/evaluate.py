@@ -108,19 +108,23 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
     _add_run_options(evaluate, "draw win and loss rates against iterations (PNG...)")
 
 
-def default_opponents(solvable: bool, zero_sum: bool = True) -> list[str]:
+def default_opponents(
+    solvable: bool, zero_sum: bool = True, hidden_information: bool = False
+) -> list[str]:
     """Returns ``evaluate``'s default opponents: perfect play where the game is solvable.
 
     Args:
         solvable: whether the game is small enough for perfect play (``game.solvable``).
         zero_sum: whether its players plan it as two-player zero-sum, as minimax
             needs (False: a user's PettingZoo game, planned with every agent's reward).
+        hidden_information: whether it hides cards or moves (minimax would see them).
 
     Returns:
         ``["random", "perfect"]`` (tic-tac-toe), ``["random", "minimax"]`` (connect
-        four) or ``["random"]`` (a game not planned as zero-sum).
+        four) or ``["random"]`` (a game not planned as zero-sum, or one with
+        hidden information: Leduc's RLCard opponents are named with ``--opponent``).
     """
-    if not zero_sum:
+    if not zero_sum or hidden_information:
         return ["random"]
     return ["random", "perfect" if solvable else "minimax"]
 
@@ -130,7 +134,8 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser, out: TextIO) 
     game = _game(parser, args.game)
     opponent_specs = [
         f"minimax:depth={args.minimax_depth}" if spec == "minimax" else spec
-        for spec in args.opponent or default_opponents(game.solvable, game.zero_sum)
+        for spec in args.opponent
+        or default_opponents(game.solvable, game.zero_sum, game.hidden_information)
     ]
     # Each value once, in the order given: a repeated value would repeat its matches' rows.
     opponents = list(_players(parser, "--opponent", opponent_specs, game).values())

@@ -77,6 +77,13 @@ class ModelGame:
     evaluators: tuple[tuple[str, Evaluator], ...] = ()
 
     @property
+    def hidden_information(self) -> bool:
+        """True if the model hides information (``information_set`` and ``sample_world``)."""
+        from mcts_agent.information_sets import is_hidden
+
+        return is_hidden(self.model)
+
+    @property
     def zero_sum(self) -> bool:
         """True if ``model`` reports the mover's reward, as minimax searches.
 
@@ -187,6 +194,30 @@ class PettingZooGame:
     def name(self) -> str:
         """The game's id as :func:`make_game` reads it (``env_id``, then ``:options``)."""
         return self.env_id + format_options(self.env_options)
+
+    @property
+    def hidden_information(self) -> bool:
+        """True if the game hides cards or moves its players plan with ISMCTS.
+
+        With a ``model``: if it has ``information_set`` and ``sample_world``;
+        without one: if the adapter re-deals the env's worlds
+        (:data:`~mcts_agent.adapters.pettingzoo.hidden_information.PLANNED_GAMES`:
+        Leduc, Texas Hold'em, rock-paper-scissors). Makes the env once.
+
+        Raises:
+            ImportError, TypeError, ValueError: as :meth:`make_env`.
+        """
+        if self.model is not None:
+            from mcts_agent.information_sets import is_hidden
+
+            return is_hidden(self.model)
+        from mcts_agent.adapters.pettingzoo.hidden_information import planned_game
+
+        env = self.make_env()
+        try:
+            return planned_game(env) is not None
+        finally:
+            env.close()
 
     @property
     def zero_sum(self) -> bool:
@@ -464,14 +495,23 @@ def require_zero_sum(game: Game, player: Player) -> None:
 
     Raises:
         ValueError: if ``player`` is a minimax or perfect player and the game
-            is not planned as two-player zero-sum.
+            is not planned as two-player zero-sum, or hides information
+            (``game.hidden_information``: minimax would see the hidden cards).
         ImportError, TypeError: as ``game.zero_sum`` makes the env.
     """
-    if isinstance(player, MinimaxPlayer | PerfectPlayer) and not game.zero_sum:
+    if not isinstance(player, MinimaxPlayer | PerfectPlayer):
+        return
+    if not game.zero_sum:
         raise ValueError(
             f"{player.label} searches two-player zero-sum games on the mover's reward; "
             f"{game.name} is not known to be one, so it is planned with every agent's reward: "
             "play random or MCTS players"
+        )
+    if game.hidden_information:
+        raise ValueError(
+            f"{player.label} searches games of perfect information; {game.name} hides cards "
+            "or moves, which minimax would see: play random, MCTS (information-set MCTS) or "
+            "RLCard players (rlcard:MODEL_ID)"
         )
 
 
