@@ -340,11 +340,67 @@ def _generic_render(env: Any) -> str:
     return f"(no board to show: {name} does not render as text)"
 
 
+def _rlcard_action_names(env: Any) -> list[str]:
+    """RLCard's names of the env's actions, by action number (``call``, ``raise``...)."""
+    names = env.unwrapped.env.actions  # a list (Leduc, limit) or the Action enum (no limit)
+    return [name if isinstance(name, str) else name.name.lower() for name in names]
+
+
+def _rlcard_name(env: Any, action: Any) -> str:
+    return f"{action} ({_rlcard_action_names(env)[int(action)]})"
+
+
+def _rlcard_render(env: Any) -> str:
+    """An RLCard poker game as its player to move sees it; every hand once the game is over.
+
+    Own hand, public cards, chips put in by each agent and the legal moves
+    named; the other hands stay hidden while the hand is played.
+    """
+    inner = env.unwrapped
+    game = inner.env.game
+    agents = list(inner.possible_agents)
+    over = all(inner.terminations.values()) or not inner.agents
+    names = _rlcard_action_names(env)
+    if over:
+        states = [game.get_state(i) for i in range(len(agents))]
+        state = states[0]
+        lines = [
+            f"{agent}'s hand: {_cards(s['hand'])}" for agent, s in zip(agents, states, strict=True)
+        ]
+    else:
+        agent = inner.agent_selection
+        state = game.get_state(agents.index(agent))
+        lines = [f"{agent} to move; your hand: {_cards(state['hand'])}"]
+    public = state.get("public_cards", state.get("public_card"))
+    lines.append(f"public cards: {_cards(public) or 'none yet'}")
+    chips = ", ".join(f"{a} {c}" for a, c in zip(agents, state["all_chips"], strict=True))
+    lines.append(f"chips in the pot: {chips}")
+    if not over:
+        mask = inner.observe(inner.agent_selection)["action_mask"]
+        legal = [f"{i} {name}" for i, name in enumerate(names) if i < len(mask) and mask[i]]
+        lines.append("moves: " + ", ".join(legal))
+    return "\n".join(lines)
+
+
+def _cards(cards: Any) -> str:
+    """RLCard's cards (``'SJ'``: suit then rank), or a list of them, as text."""
+    if cards is None:
+        return ""
+    return " ".join(cards) if isinstance(cards, list) else str(cards)
+
+
+_RLCARD_GAMES = (
+    "pettingzoo.classic.rlcard_envs.leduc_holdem",
+    "pettingzoo.classic.rlcard_envs.texas_holdem",
+    "pettingzoo.classic.rlcard_envs.texas_holdem_no_limit",
+)
 _NAMERS: dict[str, Callable[[Any, Any], str]] = {
     "pettingzoo.classic.chess.chess": _chess_name,
+    **dict.fromkeys(_RLCARD_GAMES, _rlcard_name),
 }
 _RENDERERS: dict[str, Callable[[Any], str]] = {
     "pettingzoo.classic.chess.chess": _chess_render,
+    **dict.fromkeys(_RLCARD_GAMES, _rlcard_render),
 }
 _MOVE_HELP = {
     "pettingzoo.classic.chess.chess": "a move in UCI (e2e4, e7e8q) or an action number",

@@ -931,3 +931,20 @@ def test_evaluate_takes_the_anytime_flags_as_the_agents_options(capsys):
     with pytest.raises(SystemExit):
         main(["evaluate", "--games", "2", "--solve", "--options", "solve=True,False"])
     assert "argument --options: solve is set by its own flag too" in capsys.readouterr().err
+
+
+def test_play_leduc_shows_the_human_their_own_hand_only_until_the_hand_ends(capsys):
+    from pettingzoo.classic import leduc_holdem_v4
+
+    env = leduc_holdem_v4.env()
+    env.reset(seed=0)  # play's position: reset(seed=0)
+    game = env.unwrapped.env.game
+    mine, theirs = game.players[0].hand.get_index(), game.players[1].hand.get_index()
+    argv = ["play", "--game", "classic/leduc_holdem-v4", "--iterations", "50"]
+    assert main(argv, stdin=io.StringIO("2\n")) == 0  # player_0 folds at once
+    out = capsys.readouterr().out
+    during, after = out.split("your move:")
+    assert f"your hand: {mine}" in during and theirs not in during.replace(mine, "")
+    assert "moves: 0 call, 1 raise, 2 fold" in during
+    assert f"player_0's hand: {mine}" in after and f"player_1's hand: {theirs}" in after
+    assert "chips in the pot: player_0 1, player_1 2" in after and "MCTS (player_1) wins" in after
