@@ -12,11 +12,14 @@ deals with ``--iterations`` simulations a search (CPU time, median of
   clone and apply;
 * ours on ``mcts_agent.envs.leduc.LeducModel``: Leduc Hold'em as PettingZoo's
   ``leduc_holdem_v4`` (RLCard's rules: blinds 1 and 2, not OpenSpiel's antes,
-  payoffs in big blinds, so c = 2 for the same exploration in chips); a
-  pure-Python model, no ``pyspiel``.
+  payoffs in big blinds, so c = 2 for the same exploration in chips), no
+  ``pyspiel``: twice, with the compiled ISMCTS loop of Leduc
+  (``mcts_agent/_information_set_loop.c``, :mod:`mcts_agent.compiled_information_sets`)
+  and with the pure-Python loop (``mcts_agent/information_sets.py``,
+  :func:`mcts_agent.compiled.pure_python`): the same graphs.
 
-Our ISMCTS loop is pure Python (``mcts_agent/information_sets.py``; the
-compiled core plays perfect-information trees only).
+On OpenSpielModel our loop is the pure-Python one (the compiled loop plays
+LeducModel only).
 
 Run::
 
@@ -33,7 +36,8 @@ import time
 import pyspiel
 from openspiel_games import OpenSpielModel
 
-from mcts_agent import MCTS
+from mcts_agent import MCTS, core_backend
+from mcts_agent.compiled import pure_python
 from mcts_agent.envs.leduc import LeducModel
 
 C_CHIPS = 4.0
@@ -78,10 +82,15 @@ def main() -> None:
         for root in leduc_roots:
             planner.search(root)
 
+    def ours_leduc_pure(seed: int) -> None:
+        with pure_python():
+            ours_leduc(seed)
+
     runs = {
         "OpenSpiel C++ ISMCTSBot (leduc_poker)": openspiel_bot,
         "ours, OpenSpielModel (leduc_poker)": ours_openspiel,
-        "ours, LeducModel (RLCard's Leduc)": ours_leduc,
+        f"ours, LeducModel, {core_backend()} loop": ours_leduc,
+        "ours, LeducModel, pure-Python loop": ours_leduc_pure,
     }
     times: dict[str, list[float]] = {name: [] for name in runs}
     for repeat in range(args.repeats):
@@ -97,7 +106,10 @@ def main() -> None:
     )
     reference = rates["OpenSpiel C++ ISMCTSBot (leduc_poker)"]
     for name, rate in rates.items():
-        print(f"{name:>40}: {rate:10,.0f} simulations/s  ({rate / reference:.2f}x OpenSpiel's)")
+        print(f"{name:>38}: {rate:10,.0f} simulations/s  ({rate / reference:.2f}x OpenSpiel's)")
+    compiled_rate = rates[f"ours, LeducModel, {core_backend()} loop"]
+    pure_rate = rates["ours, LeducModel, pure-Python loop"]
+    print(f"LeducModel: the {core_backend()} loop is {compiled_rate / pure_rate:.1f}x the pure one")
 
 
 if __name__ == "__main__":

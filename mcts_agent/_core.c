@@ -48,7 +48,7 @@ wrong_nargs(const char *name, Py_ssize_t nargs, Py_ssize_t expected)
 /* ------------------------------------------------------------------ MT19937 */
 
 /* CPython's genrand_uint32 (Modules/_randommodule.c), the reference MT19937 of Matsumoto & Nishimura. */
-static uint32_t
+uint32_t
 mt_uint32(MTState *mt)
 {
     static const uint32_t mag01[2] = {0x0U, 0x9908b0dfU};
@@ -2754,6 +2754,7 @@ static PyMethodDef core_methods[] = {
      "random(rng, count) -> list of floats: rng.random() drawn by the C generator."},
     CHANCE_LOOP_METHODS /* _chance_loop.c */
     GYM_ROLLOUT_METHODS /* _gym_rollouts.c */
+    INFORMATION_SET_LOOP_METHODS /* _information_set_loop.c */
     {NULL},
 };
 

@@ -3,7 +3,8 @@
  * _core.c: the plain loop, leaf batching's rounds, the Mersenne Twister that continues a
  * random.Random's state; _chance_loop.c: the general loop for a stochastic model (chance
  * nodes), with native chance rollouts; _gym_rollouts.c: native rollouts of the deterministic
- * Gymnasium envs GymnasiumModel knows. The functions below are _core.c's, used by the others.
+ * Gymnasium envs GymnasiumModel knows; _information_set_loop.c: the ISMCTS loop on
+ * LeducModel (compiled_information_sets.py). The functions below are _core.c's, used by the others.
  */
 #ifndef MCTS_AGENT_CORE_H
 #define MCTS_AGENT_CORE_H
@@ -38,6 +39,8 @@ typedef struct NativeRollout {
 /* 1 with a TypeError if a METH_FASTCALL function got ``nargs`` arguments, not ``expected``. */
 int wrong_nargs(const char *name, Py_ssize_t nargs, Py_ssize_t expected);
 
+/* CPython's genrand_uint32: the next 32 bits of the generator (getrandbits(32)). */
+uint32_t mt_uint32(MTState *mt);
 /* random.Random.random() drawn from an MTState (``rng`` points to it). */
 double mt_random(void *rng);
 /* Reads rng.getstate() into mt; returns the state tuple (new reference) or NULL. */
@@ -88,5 +91,25 @@ extern const char gym_rollout_doc[], gym_step_doc[];
     {"gym_rollout", (PyCFunction)(void (*)(void))core_gym_rollout, METH_FASTCALL,              \
      gym_rollout_doc},                                                                         \
         {"gym_step", (PyCFunction)(void (*)(void))core_gym_step, METH_FASTCALL, gym_step_doc},
+
+/* _information_set_loop.c's functions, in the module's method table (_core.c). */
+PyObject *core_leduc_table(PyObject *module, PyObject *rows);
+PyObject *core_leduc_search(PyObject *module, PyObject *const *args, Py_ssize_t nargs);
+PyObject *core_leduc_search_size(PyObject *module, PyObject *search);
+PyObject *core_leduc_search_run(PyObject *module, PyObject *const *args, Py_ssize_t nargs);
+PyObject *core_leduc_search_write(PyObject *module, PyObject *const *args, Py_ssize_t nargs);
+extern const char leduc_table_doc[], leduc_search_doc[], leduc_search_size_doc[],
+    leduc_search_run_doc[], leduc_search_write_doc[];
+
+#define INFORMATION_SET_LOOP_METHODS                                                           \
+    {"leduc_table", (PyCFunction)core_leduc_table, METH_O, leduc_table_doc},                   \
+        {"leduc_search", (PyCFunction)(void (*)(void))core_leduc_search, METH_FASTCALL,        \
+         leduc_search_doc},                                                                    \
+        {"leduc_search_size", (PyCFunction)core_leduc_search_size, METH_O,                     \
+         leduc_search_size_doc},                                                               \
+        {"leduc_search_run", (PyCFunction)(void (*)(void))core_leduc_search_run,               \
+         METH_FASTCALL, leduc_search_run_doc},                                                 \
+        {"leduc_search_write", (PyCFunction)(void (*)(void))core_leduc_search_write,           \
+         METH_FASTCALL, leduc_search_write_doc},
 
 #endif

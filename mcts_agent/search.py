@@ -23,6 +23,7 @@ from mcts_agent import (
     budgets,
     chance,
     compiled,
+    compiled_information_sets,
     export,
     general_loop,
     information_sets,
@@ -731,7 +732,7 @@ class MCTS(Generic[StateT]):
         if self.value_normalization:  # the statistics of this search's backups only
             self._value_range = [math.inf, -math.inf]
         try:
-            tree = None
+            tree = fast = None
             if self.reuse_tree and self._tree is not None:
                 tree = reuse.subtree_at(self._tree, state, getattr(model, "key", None))
                 if tree is not None and self._general:
@@ -750,9 +751,13 @@ class MCTS(Generic[StateT]):
                     state, player, (player, model.information_set(state, player))
                 )
                 leaf_rollout = self._hidden_rollout()
+                fast = compiled_information_sets.search(self, tree)  # Leduc in C, else None
+                if fast is not None:  # grown in C, written into tree once the search ends
+                    grown, loop = fast, fast.loop
+                else:
 
-                def loop(n: int) -> int:
-                    return information_sets.run(self, grown, n, leaf_rollout)
+                    def loop(n: int) -> int:
+                        return information_sets.run(self, grown, n, leaf_rollout)
 
                 def solved() -> bool:
                     return False
@@ -786,6 +791,8 @@ class MCTS(Generic[StateT]):
             )
             if self.determinize:
                 tree = determinized.tree()
+            elif fast is not None:
+                fast.write()
             elif not self.hidden and not math.isfinite(sum(tree.value_sums)):  # a W not finite
                 _check_value_sums(tree)
         except BaseException as error:  # KeyboardInterrupt too: the planner as it was
