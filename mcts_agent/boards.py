@@ -347,7 +347,7 @@ def _rlcard_action_names(env: Any) -> list[str]:
 
 
 def _rlcard_name(env: Any, action: Any) -> str:
-    return f"{action} ({_rlcard_action_names(env)[int(action)]})"
+    return _rlcard_action_names(env)[int(action)]
 
 
 def _rlcard_render(env: Any) -> str:
@@ -404,6 +404,7 @@ _RENDERERS: dict[str, Callable[[Any], str]] = {
 }
 _MOVE_HELP = {
     "pettingzoo.classic.chess.chess": "a move in UCI (e2e4, e7e8q) or an action number",
+    **dict.fromkeys(_RLCARD_GAMES, "a move's name (call, raise...) or its action number"),
 }
 
 

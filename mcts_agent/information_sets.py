@@ -55,6 +55,7 @@ from collections.abc import Callable, Hashable
 from typing import TYPE_CHECKING, Any
 
 from mcts_agent import maxn
+from mcts_agent._validation import describe
 from mcts_agent.evaluator import checked_evaluation, uniform_priors
 from mcts_agent.export import json_value
 from mcts_agent.normalization import normalizer
@@ -97,6 +98,8 @@ class InformationSetTree:
             first evaluation that listed ``a`` (empty without an evaluator).
         children: per node, dict action -> the nodes that action led to, in
             the order first reached (one per information set of the next mover).
+        searched_nodes: the nodes of the worlds' trees of a ``determinize=True``
+            search (this tree then holds their root's sums only), else None.
     """
 
     def __init__(self, root_state: Any, root_player: Hashable, root_key: Hashable) -> None:
@@ -112,6 +115,7 @@ class InformationSetTree:
         self.availability: list[dict[Any, int]] = []
         self.priors: list[dict[Any, float]] = []
         self.children: list[dict[Any, list[int]]] = []
+        self.searched_nodes: int | None = None
         self.add_node(root_player, root_key)
 
     def __len__(self) -> int:
@@ -219,6 +223,8 @@ def run(
     availability, node_actions, children = tree.availability, tree.actions, tree.children
     for _ in range(iterations):
         state = sample_world(root_state, root_player, rng)
+        if tree.visits[ROOT] == 0:  # a search's first world, checked (check_model: all)
+            _check_world(model, root_state, root_player, tree.keys[ROOT][1], state)
         node = ROOT
         depth = 0
         path: list[tuple[int, Any, Hashable, Any]] = []  # (node, action, mover, reward)
@@ -302,6 +308,29 @@ def run(
         else:
             _backup_vectors(tree, path, g, gamma, value_range, mover_index)
     return iterations
+
+
+def _check_world(model: Any, state: Any, player: Hashable, key: Hashable, world: Any) -> None:
+    """Refuses a world of ``state`` that ``player`` (information set ``key``) could tell apart.
+
+    Its information set and legal actions (in order) must be the root's;
+    :func:`mcts_agent.testing.check_model` checks every state's worlds.
+
+    Raises:
+        ValueError: naming the world and what differs.
+    """
+    what = None
+    if model.information_set(world, player) != key:
+        what = "information set"
+    elif tuple(model.actions(world)) != tuple(model.actions(state)):
+        what = "legal actions"
+    if what is not None:
+        raise ValueError(
+            f"sample_world({describe(state)}, {player!r}, rng) gave the world "
+            f"{describe(world)}, whose {what} for {player!r} differ from the true state's: a "
+            "world must agree with everything the player knows "
+            "(mcts_agent.testing.check_model finds where)"
+        )
 
 
 def _count_available(tree: InformationSetTree, node: int, legal: tuple) -> None:
@@ -667,9 +696,13 @@ class Determinized:
         self.player = model.player(state)
         self.key = (self.player, model.information_set(state, self.player))
         searcher = planner._world_planner()
+        if planner.value_normalization:  # this search's backups only, in every world
+            searcher._value_range = [math.inf, -math.inf]
+        self.searcher = searcher
         self.growths = []
         for _ in range(DETERMINIZATIONS):
             world = model.sample_world(state, self.player, planner.rng)
+            _check_world(model, state, self.player, self.key[1], world)
             self.growths.append(searcher._growth(world))
         self.next = 0
 
@@ -703,4 +736,9 @@ class Determinized:
                     visits[action] = visits.get(action, 0) + sub.visits[child]
                     values[action] = values.get(action, 0.0) + sub.value_sums[child]
             tree.visits[ROOT] += sub.visits[ROOT]
+        tree.searched_nodes = len(self)
         return tree
+
+    def value_range(self) -> list[float] | None:
+        """``[lo, hi]`` of the values met in the worlds' backups, or None (not normalising)."""
+        return self.searcher._value_range

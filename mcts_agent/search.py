@@ -791,6 +791,8 @@ class MCTS(Generic[StateT]):
             )
             if self.determinize:
                 tree = determinized.tree()
+                if self.value_normalization:
+                    self._value_range = determinized.value_range()
             elif fast is not None:
                 fast.write()
             elif not self.hidden and not math.isfinite(sum(tree.value_sums)):  # a W not finite
@@ -959,7 +961,7 @@ class MCTS(Generic[StateT]):
             visit_distribution=tuple(n / total for n in counts),
             iterations=record.iterations,
             elapsed=record.elapsed,
-            nodes=len(tree),
+            nodes=len(tree) if tree.searched_nodes is None else tree.searched_nodes,
             stop_reason=record.stop_reason,
             reused_visits=0,
             proven_value=None,

@@ -19,6 +19,7 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING, Any
 
+from mcts_agent import information_sets
 from mcts_agent._validation import require_int
 from mcts_agent.tree import ROOT, UNVISITED
 
@@ -78,6 +79,13 @@ class RootTrace:
 
     def _record(self, planner: MCTS, iteration: int) -> None:
         tree = planner.tree
+        if planner.hidden:  # ISMCTS: the root's statistics per action (the same actions in
+            # every world drawn: check_model checks it)
+            self.actions, counts, values = information_sets.root_summary(tree)
+            self.iterations.append(iteration)
+            self.visit_counts.append(counts)
+            self.values.append(values)
+            return
         children = tree.children_by_action(ROOT)
         self.actions = tree.actions[ROOT]
         self.iterations.append(iteration)

@@ -948,3 +948,19 @@ def test_play_leduc_shows_the_human_their_own_hand_only_until_the_hand_ends(caps
     assert "moves: 0 call, 1 raise, 2 fold" in during
     assert f"player_0's hand: {mine}" in after and f"player_1's hand: {theirs}" in after
     assert "chips in the pot: player_0 1, player_1 2" in after and "MCTS (player_1) wins" in after
+
+
+def test_a_hidden_information_game_refuses_the_solver_as_a_usage_error_and_reads_move_names(
+    capsys,
+):
+    argv = ["search", "--game", "classic/leduc_holdem-v4", "--iterations", "50"]
+    with pytest.raises(SystemExit) as error:
+        main([*argv, "--solve"])
+    output = capsys.readouterr()
+    assert error.value.code == 2 and output.err.startswith("usage: mcts-agent search ")
+    assert "does not compose with solve=True" in output.err
+    message = usage_error(["evaluate", *argv[1:], "--games", "2", "--reuse-tree"], capsys)
+    assert "does not compose with reuse_tree=True" in message
+    assert main([*argv, "--position", "call raise"]) == 0
+    out = capsys.readouterr().out
+    assert "chips in the pot: player_0 2, player_1 4" in out and "moves: 0 call" in out

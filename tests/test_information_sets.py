@@ -296,3 +296,45 @@ def test_the_information_set_graph_is_exported():
     dot = planner.to_dot(min_visits=1)
     assert dot.startswith("digraph") and "n0 -> n" in dot
     assert planner.principal_variation() == [planner.best_action()]
+
+
+def test_a_first_world_the_player_could_tell_apart_is_refused():
+    class Leaky(HiddenCoin):  # the world's history is not the one the player saw
+        def sample_world(self, state, player, rng):
+            return (int(rng.random() * 2), ("guess",))
+
+    with pytest.raises(ValueError, match="information set for 0 differ"):
+        MCTS(Leaky(), iterations=10, seed=0)((1, ()))
+    with pytest.raises(ValueError, match="information set for 0 differ"):
+        MCTS(Leaky(), iterations=10, seed=0, determinize=True)((1, ()))
+
+    class Telling(SometimesLegal):  # the legal actions give the hidden bit away
+        def information_set(self, state, player):
+            return state[1]
+
+    planner = MCTS(Telling(), iterations=50, seed=1)  # its first world has bit 0: no "extra"
+    with pytest.raises(ValueError, match="legal actions for 0 differ"):
+        planner((1, False))
+
+
+def test_root_trace_and_determinized_figures_on_a_hidden_information_search():
+    from mcts_agent.envs.leduc import LeducModel, LeducState
+    from mcts_agent.trace import RootTrace
+
+    state = LeducState((0, 1), 2, 0, ())
+    trace = RootTrace()
+    planner = MCTS(LeducModel(), iterations=200, seed=0, on_iteration=trace)
+    planner.search(state)
+    trace.finish(planner)
+    assert trace.iterations[-1] == 200 and trace.visit_counts[-1] == planner.summary().visit_counts
+    # PIMC: the node budget counts the worlds' trees, and so does the summary.
+    pimc = MCTS(LeducModel(), iterations=1000, max_nodes=50, determinize=True, seed=0)
+    pimc.search(state)
+    summary = pimc.summary()
+    assert summary.stop_reason == "max_nodes" and summary.nodes >= 50 > summary.iterations > 10
+    normalised = MCTS(
+        LeducModel(), iterations=200, value_normalization=True, determinize=True, seed=0
+    )
+    normalised.search(state)
+    lo, hi = normalised.summary().value_range
+    assert -7 <= lo < 0 < hi <= 7  # big blinds: a hand wins or loses at most 14 chips

@@ -153,11 +153,17 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser, out: TextIO) 
         if name in swept:
             parser.error(f"argument --options: {name} is set by its own flag too")
         swept[name] = [value]
+    if isinstance(game, ModelGame):
+        model = game.model
+    elif game.hidden_information:  # planned by ISMCTS: its refusals (solve, reuse...) apply
+        from mcts_agent.envs.leduc import LeducModel
+
+        model = LeducModel()  # a hidden-information model: the options are checked as for one
+    else:
+        model = None  # an MCTSAgent in the env loop
     for values in itertools.product(*swept.values()):
         try:  # each combination checked before any game
-            MCTSPlayer(1, **dict(zip(swept, values, strict=True))).check(
-                game.model if isinstance(game, ModelGame) else None
-            )
+            MCTSPlayer(1, **dict(zip(swept, values, strict=True))).check(model)
         except (TypeError, ValueError) as error:
             parser.error(f"argument --options: {error}")
     combinations = math.prod(len(v) for v in swept.values())

@@ -151,16 +151,19 @@ def _planner(
         MCTSPlayer(1, **options).check(model)
     except (TypeError, ValueError) as error:
         parser.error(f"argument --options: {error}")
-    return MCTS(
-        model,
-        iterations,
-        exploration=args.exploration,
-        rollout_limit=args.rollout_limit,
-        seed=args.seed,
-        on_iteration=on_iteration,
-        **_anytime_options(args),
-        **options,
-    )
+    try:  # an option the model refuses (e.g. --solve on a hidden-information game)
+        return MCTS(
+            model,
+            iterations,
+            exploration=args.exploration,
+            rollout_limit=args.rollout_limit,
+            seed=args.seed,
+            on_iteration=on_iteration,
+            **_anytime_options(args),
+            **options,
+        )
+    except ValueError as error:
+        parser.error(str(error))
 
 
 def _budget(planner: MCTS) -> str:
