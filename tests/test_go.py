@@ -18,7 +18,6 @@ from mcts_agent.envs.go import (
     GoState,
     parse_board,
     render_board,
-    state_of,
 )
 from mcts_agent.testing import check_model
 
@@ -35,7 +34,7 @@ def make_env(size, komi=7.5):
 
 def assert_same(env, model, state):
     """The env and the model agree on the state, the legal actions and the player to move."""
-    assert state_of(env) == state
+    assert model.state_of(env) == state
     observation, _, termination, truncation, _ = env.last()
     assert not truncation
     actions = model.actions(state)
@@ -199,7 +198,7 @@ def test_area_scoring_with_komi_decides_the_winner(komi, score, white_reward):
     env.step(25)
     assert env.rewards == {"black_0": -white_reward, "white_0": white_reward}
     assert env.unwrapped._go.score() == score
-    assert state_of(env) == state
+    assert model.state_of(env) == state
 
 
 def test_regions_reaching_both_colours_or_none_count_for_neither():
@@ -215,22 +214,27 @@ def test_state_of_reads_a_live_env_without_changing_it():
     env, model, state = play(5, [1, 2, 5, 12, 11, 8, 20, 6, 7])
     position = env.unwrapped._go
     board, recent, mask = position.board.copy(), position.recent, env.last()[0]["action_mask"]
-    got = state_of(env)
+    got = model.state_of(env)
     assert got == GoState(state.board, WHITE, 6, 0)
     assert got.board[7] == BLACK and got.board[2] == WHITE
     assert (position.board == board).all() and position.recent == recent
     assert env.agent_selection == "white_0" and (env.last()[0]["action_mask"] == mask).all()
     assert hash(got) == hash(copy.deepcopy(got))
     env.step(25)
-    assert state_of(env).passes == 1 and state_of(env).ko == -1
-    assert state_of(env.unwrapped) == state_of(env)
+    assert model.state_of(env).passes == 1 and model.state_of(env).ko == -1
+    assert model.state_of(env.unwrapped) == model.state_of(env)
 
 
-def test_state_of_refuses_another_env():
+def test_state_of_refuses_another_env_or_another_size_or_komi():
     env = pettingzoo.make("aec", "classic/connect_four-v3")
     env.reset(seed=0)
     with pytest.raises(TypeError, match="go_v5"):
-        state_of(env)
+        GoModel(5).state_of(env)
+    env = make_env(5, komi=7.5)
+    with pytest.raises(ValueError, match="board_size=5, komi=7.5; this model plays board_size=7"):
+        GoModel(7).state_of(env)
+    with pytest.raises(ValueError, match="komi=0.5"):
+        GoModel(5, komi=0.5).state_of(env)
 
 
 def test_the_model_passes_the_conformance_check():

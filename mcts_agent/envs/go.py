@@ -30,23 +30,27 @@ with -1 for the mover, ``TerminateIllegalWrapper``).
 
 A state is a :class:`GoState`: an immutable, hashable named tuple of the board (``bytes`` of
 N*N cells row-major, 0 empty, 1 black, 2 white), the player to move, the ko point and the
-number of passes just played. :func:`state_of` reads a live PettingZoo go env into one.
+number of passes just played. :meth:`GoModel.state_of` reads a live PettingZoo go env into
+one.
 """
 
 from __future__ import annotations
 
 import math
 import operator
+from itertools import compress
 from typing import Any, NamedTuple
 
 from mcts_agent.model import StepResult
 
-__all__ = ["BLACK", "EMPTY", "WHITE", "GoModel", "GoState", "parse_board", "state_of"]
+__all__ = ["BLACK", "EMPTY", "WHITE", "GoModel", "GoState", "parse_board", "render_board"]
 
 EMPTY, BLACK, WHITE = 0, 1, 2
 """Cell values of :attr:`GoState.board` (and the players' ids: black 1, white 2)."""
 
 _NO_KO = -1
+_EMPTY_FLAG = bytes.maketrans(b"\x00\x01\x02", b"\x01\x00\x00")
+"""``bytes.translate`` table of a board: 1 for an empty cell, 0 for a stone."""
 
 
 class GoState(NamedTuple):
@@ -76,21 +80,33 @@ def _neighbour_table(size: int) -> tuple[tuple[int, ...], ...]:
     return tuple(table)
 
 
-def _group(board: Any, start: int, neighbours: Any) -> tuple[list[int], set[int]]:
-    """Returns the stones of the group at ``start`` and its liberties (a flood fill)."""
+def _liberty_count(board: Any, start: int, neighbours: Any, counts: dict[int, int]) -> int:
+    """Returns the number of liberties of the group at ``start``, up to 2 (a flood fill).
+
+    Stops at the second liberty found. Writes the answer into ``counts`` for every stone of
+    the group it visited.
+    """
     colour = board[start]
     stones = [start]
     seen = {start}
-    liberties = set()
+    first = -1  # the first liberty found
     for s in stones:  # the list grows as the fill goes
         for n in neighbours[s]:
             v = board[n]
             if v == EMPTY:
-                liberties.add(n)
+                if first < 0:
+                    first = n
+                elif n != first:
+                    for x in stones:
+                        counts[x] = 2
+                    return 2
             elif v == colour and n not in seen:
                 seen.add(n)
                 stones.append(n)
-    return stones, liberties
+    count = 0 if first < 0 else 1
+    for x in stones:
+        counts[x] = count
+    return count
 
 
 def _dead_group(board: Any, start: int, neighbours: Any) -> list[int] | None:
@@ -137,29 +153,6 @@ def render_board(board: bytes) -> str:
     return "\n".join(text[r * size : (r + 1) * size] for r in range(size))
 
 
-def state_of(env: Any) -> GoState:
-    """Returns the :class:`GoState` of a live PettingZoo ``classic/go_v5`` env; leaves it unchanged.
-
-    Reads minigo's ``Position`` (``env.unwrapped._go``): its board (1 black, -1 white), the
-    player to move, the ko point, and the passes at the end of its move history.
-
-    Raises:
-        TypeError: if ``env`` is not a PettingZoo go env (no minigo position).
-    """
-    position = getattr(getattr(env, "unwrapped", env), "_go", None)
-    if position is None or not hasattr(position, "recent"):
-        raise TypeError(f"expected a PettingZoo classic/go_v5 env after reset(), got {env!r}")
-    size = position.board.shape[0]
-    board = bytes(BLACK if v == 1 else WHITE if v == -1 else EMPTY for v in position.board.flat)
-    ko = _NO_KO if position.ko is None else position.ko[0] * size + position.ko[1]
-    passes = 0
-    for move in reversed(position.recent[-2:]):
-        if move.move is not None:
-            break
-        passes += 1
-    return GoState(board, BLACK if position.to_play == 1 else WHITE, ko, passes)
-
-
 class GoModel:
     """Go on a ``board_size`` x ``board_size`` board as a :class:`~mcts_agent.model.Model`.
 
@@ -190,6 +183,12 @@ class GoModel:
         self.komi = float(komi)
         self.pass_action = board_size * board_size
         self._neighbours = _neighbour_table(board_size)
+        self._points = range(self.pass_action)
+        self._row_shift = 8 * board_size
+        not_first = bytes(int(i % board_size != 0) for i in self._points)
+        not_last = bytes(int(i % board_size != board_size - 1) for i in self._points)
+        self._not_first_column = int.from_bytes(not_first, "little")  # flags as in actions
+        self._not_last_column = int.from_bytes(not_last, "little")
 
     def __repr__(self) -> str:
         return f"GoModel(board_size={self.board_size}, komi={self.komi})"
@@ -197,6 +196,35 @@ class GoModel:
     def initial_state(self) -> GoState:
         """Returns the empty board, black to move (PettingZoo's ``reset``)."""
         return GoState(bytes(self.pass_action), BLACK, _NO_KO, 0)
+
+    def state_of(self, env: Any) -> GoState:
+        """Returns the state of a live PettingZoo ``classic/go_v5`` env; leaves it unchanged.
+
+        Reads minigo's ``Position`` (``env.unwrapped._go``): its board (1 black, -1 white), the
+        player to move, the ko point, and the passes at the end of its move history.
+
+        Raises:
+            TypeError: if ``env`` is not a PettingZoo go env after ``reset()``.
+            ValueError: if its board size or komi is not this model's.
+        """
+        raw = getattr(env, "unwrapped", env)
+        position = getattr(raw, "_go", None)
+        if position is None or not hasattr(position, "recent"):
+            raise TypeError(f"expected a PettingZoo classic/go_v5 env after reset(), got {env!r}")
+        size = position.board.shape[0]
+        if size != self.board_size or position.komi != self.komi:
+            raise ValueError(
+                f"the env plays board_size={size}, komi={position.komi}; this model plays "
+                f"board_size={self.board_size}, komi={self.komi}"
+            )
+        board = bytes(BLACK if v == 1 else WHITE if v == -1 else EMPTY for v in position.board.flat)
+        ko = _NO_KO if position.ko is None else position.ko[0] * size + position.ko[1]
+        passes = 0
+        for move in reversed(position.recent[-2:]):
+            if move.move is not None:
+                break
+            passes += 1
+        return GoState(board, BLACK if position.to_play == 1 else WHITE, ko, passes)
 
     def _check(self, state: Any) -> None:
         """Raises ``ValueError`` unless ``state`` is a :class:`GoState` of this board size."""
@@ -227,32 +255,37 @@ class GoModel:
         self._check(state)
         if state.passes >= 2:
             return ()
+        # One flag per point, 1 in byte i of an int for an empty point i: shifting by 8 bits
+        # moves to the next column, by 8 * board_size to the next row.
         board = state.board
-        neighbours = self._neighbours
-        me = state.to_play
-        legal = []
-        liberties: dict[int, int] = {}  # stone -> liberties of its group (up to 2 needed)
-        for i, v in enumerate(board):
-            if v != EMPTY or i == state.ko:
-                continue
-            near = neighbours[i]
-            for n in near:
-                if board[n] == EMPTY:
-                    legal.append(i)
-                    break
-            else:  # surrounded: legal iff it captures or joins a group with another liberty
-                for n in near:
-                    count = liberties.get(n)
+        empty = int.from_bytes(board.translate(_EMPTY_FLAG), "little")
+        row = self._row_shift
+        near_empty = (
+            ((empty << 8) & self._not_first_column)
+            | ((empty >> 8) & self._not_last_column)
+            | (empty << row)
+            | (empty >> row)
+        )
+        legal = empty & near_empty  # an empty neighbour: never a suicide
+        surrounded = empty & ~near_empty
+        if surrounded:  # legal iff it captures or joins a group with another liberty
+            neighbours = self._neighbours
+            me = state.to_play
+            counts: dict[int, int] = {}  # stone -> its group's liberties, up to 2
+            for i in compress(self._points, surrounded.to_bytes(self.pass_action, "little")):
+                for n in neighbours[i]:
+                    count = counts.get(n)
                     if count is None:
-                        stones, libs = _group(board, n, neighbours)
-                        count = len(libs)
-                        for s in stones:
-                            liberties[s] = count
+                        count = _liberty_count(board, n, neighbours, counts)
                     if (count > 1) if board[n] == me else (count == 1):
-                        legal.append(i)
+                        legal |= 1 << 8 * i
                         break
-        legal.append(self.pass_action)
-        return tuple(legal)
+        if state.ko >= 0:
+            legal &= ~(1 << 8 * state.ko)
+        return (
+            *compress(self._points, legal.to_bytes(self.pass_action, "little")),
+            self.pass_action,
+        )
 
     def step(self, state: GoState, action: int) -> StepResult:
         """Plays ``action`` for the player to move.
