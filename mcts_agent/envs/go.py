@@ -23,6 +23,10 @@ https://github.com/tensorflow/minigo); this module follows that code, rule by ru
   otherwise, so **a drawn score (an integer komi) is a win for white**
   (``raw_env._encode_rewards``); the loser gets -1.
 
+Only the scoring is the Tromp-Taylor rules' (J. Tromp and B. Taylor, "The Logical Rules of
+Go", https://tromp.github.io/go.html, rules 8-9): those rules allow suicide and forbid the
+repetition of any earlier position (positional superko); minigo does neither.
+
 The model gives the reward +1.0 or -1.0 to the player whose pass ends the game (the
 opponent's reward is its negative, ``docs/concepts/iteration.md``'s backup rule), 0.0 for
 every other move. An illegal action raises ``ValueError`` (PettingZoo instead ends the game
