@@ -10,6 +10,7 @@ import numpy as np
 import pettingzoo
 import pytest
 
+from mcts_agent import MCTS
 from mcts_agent.envs.go import (
     BLACK,
     EMPTY,
@@ -235,6 +236,15 @@ def test_state_of_refuses_another_env_or_another_size_or_komi():
         GoModel(7).state_of(env)
     with pytest.raises(ValueError, match="komi=0.5"):
         GoModel(5, komi=0.5).state_of(env)
+
+
+def test_mcts_on_the_model_captures_a_group_in_atari():
+    # white's three stones have one liberty, point 8: black takes them (and the game)
+    board = parse_board(".....\n.XX..\nXOOOX\n.XXX.\n.....")
+    model = GoModel(5)
+    state = GoState(board, BLACK, -1, 0)
+    assert model.step(state, 8).next_state.board.count(WHITE) == 0
+    assert [MCTS(model, 400, seed=seed)(state) for seed in range(4)] == [8, 8, 8, 8]
 
 
 def test_the_model_passes_the_conformance_check():
