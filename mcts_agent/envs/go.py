@@ -1,0 +1,389 @@
+"""Go as a native model, with the rules exactly as PettingZoo's ``classic/go_v5`` plays them.
+
+PettingZoo's go_v5 wraps minigo's ``go.py`` (``pettingzoo/classic/go/go_base.py``, from
+https://github.com/tensorflow/minigo); this module follows that code, rule by rule:
+
+* **Board and actions.** ``board_size`` N; a point is ``(row, column)``, row 0 on top, and
+  action ``a < N*N`` places a stone on ``divmod(a, N)`` (minigo's ``coords.from_flat``);
+  action ``N*N`` passes. Black (player 1, PettingZoo's ``black_0``) moves first; the players
+  alternate, passes included.
+* **Captures.** A stone placed removes every opponent group adjacent to it that is left
+  without a liberty (``LibertyTracker.add_stone``).
+* **Suicide** is illegal: a move that captures nothing and leaves its own group without a
+  liberty (``Position.is_move_suicidal``).
+* **Ko.** Simple ko only, no superko (minigo's comment promises "positional superko", but
+  the code checks none): a move played on a point whose neighbours are all opponent stones
+  that captures exactly one stone makes the captured point illegal for the next move only
+  (``is_koish``, ``Position.play_move``). A pass clears the ko point.
+* **Pass** is always legal; two passes in a row end the game (``Position.is_game_over``).
+  Nothing else ends it (no move limit, no resignation).
+* **Scoring.** Area scoring, Tromp-Taylor: a player's stones plus the empty regions that
+  reach only that player's stones; the score is black's area - white's area - komi
+  (``Position.score``). PettingZoo gives +1 to black when the score is positive and to white
+  otherwise, so **a drawn score (an integer komi) is a win for white**
+  (``raw_env._encode_rewards``); the loser gets -1.
+
+Only the scoring is the Tromp-Taylor rules' (J. Tromp and B. Taylor, "The Logical Rules of
+Go", https://tromp.github.io/go.html, rules 8-9): those rules allow suicide and forbid the
+repetition of any earlier position (positional superko); minigo does neither.
+
+The model gives the reward +1.0 or -1.0 to the player whose pass ends the game (the
+opponent's reward is its negative, ``docs/concepts/iteration.md``'s backup rule), 0.0 for
+every other move. An illegal action raises ``ValueError`` (PettingZoo instead ends the game
+with -1 for the mover, ``TerminateIllegalWrapper``).
+
+A state is a :class:`GoState`: an immutable, hashable named tuple of the board (``bytes`` of
+N*N cells row-major, 0 empty, 1 black, 2 white), the player to move, the ko point and the
+number of passes just played. :meth:`GoModel.state_of` reads a live PettingZoo go env into
+one.
+"""
+
+from __future__ import annotations
+
+import math
+import operator
+from itertools import compress
+from typing import Any, NamedTuple
+
+from mcts_agent.model import StepResult
+
+__all__ = ["BLACK", "EMPTY", "WHITE", "GoModel", "GoState", "parse_board", "render_board"]
+
+EMPTY, BLACK, WHITE = 0, 1, 2
+"""Cell values of :attr:`GoState.board` (and the players' ids: black 1, white 2)."""
+
+_NO_KO = -1
+_EMPTY_FLAG = bytes.maketrans(b"\x00\x01\x02", b"\x01\x00\x00")
+"""``bytes.translate`` table of a board: 1 for an empty cell, 0 for a stone."""
+
+
+class GoState(NamedTuple):
+    """A Go position: immutable and hashable.
+
+    Attributes:
+        board: ``bytes`` of N*N cells, row-major from the top-left point (the index of a point
+            is its action), each :data:`EMPTY` (0), :data:`BLACK` (1) or :data:`WHITE` (2).
+        to_play: the player to move, :data:`BLACK` or :data:`WHITE`.
+        ko: the point the player to move may not play (simple ko), or -1 for none.
+        passes: passes just played in a row: 0, 1, or 2 (the game is over).
+    """
+
+    board: bytes
+    to_play: int
+    ko: int
+    passes: int
+
+
+def _neighbour_table(size: int) -> tuple[tuple[int, ...], ...]:
+    """Returns the orthogonal neighbours of each point of a ``size`` x ``size`` board."""
+    table = []
+    for i in range(size * size):
+        r, c = divmod(i, size)
+        near = [(r + 1, c), (r - 1, c), (r, c + 1), (r, c - 1)]
+        table.append(tuple(y * size + x for y, x in near if 0 <= y < size and 0 <= x < size))
+    return tuple(table)
+
+
+def _liberty_count(board: Any, start: int, neighbours: Any, counts: dict[int, int]) -> int:
+    """Returns the number of liberties of the group at ``start``, up to 2 (a flood fill).
+
+    Stops at the second liberty found. Writes the answer into ``counts`` for every stone of
+    the group it visited.
+    """
+    colour = board[start]
+    stones = [start]
+    seen = {start}
+    first = -1  # the first liberty found
+    for s in stones:  # the list grows as the fill goes
+        for n in neighbours[s]:
+            v = board[n]
+            if v == EMPTY:
+                if first < 0:
+                    first = n
+                elif n != first:
+                    for x in stones:
+                        counts[x] = 2
+                    return 2
+            elif v == colour and n not in seen:
+                seen.add(n)
+                stones.append(n)
+    count = 0 if first < 0 else 1
+    for x in stones:
+        counts[x] = count
+    return count
+
+
+def _dead_group(board: Any, start: int, neighbours: Any) -> list[int] | None:
+    """Returns the stones of the group at ``start`` if it has no liberty, else None."""
+    colour = board[start]
+    stones = [start]
+    seen = {start}
+    for s in stones:
+        for n in neighbours[s]:
+            v = board[n]
+            if v == EMPTY:
+                return None
+            if v == colour and n not in seen:
+                seen.add(n)
+                stones.append(n)
+    return stones
+
+
+def parse_board(text: str) -> bytes:
+    """Returns the board of ``text``: N lines of N cells, top row first.
+
+    ``X`` (or ``B``) is black, ``O`` (or ``W``) white, ``.`` empty; spaces are ignored.
+
+    Raises:
+        TypeError: if ``text`` is not a str.
+        ValueError: if the lines are not N of N cells, or a cell is another character.
+    """
+    if not isinstance(text, str):
+        raise TypeError(f"a Go board is a str of N lines of N cells, got {text!r}")
+    rows = [line.replace(" ", "") for line in text.strip().splitlines()]
+    if not rows or any(len(row) != len(rows) for row in rows):
+        raise ValueError(f"a Go board is N lines of N cells (top row first), got {text!r}")
+    cells = {".": EMPTY, "X": BLACK, "B": BLACK, "O": WHITE, "W": WHITE}
+    try:
+        return bytes(cells[ch.upper()] for row in rows for ch in row)
+    except KeyError as e:
+        raise ValueError(f"cell {e.args[0]!r} of {text!r}: expected X, O or '.'") from None
+
+
+def render_board(board: bytes) -> str:
+    """Returns ``board`` as N lines of N characters (``X`` black, ``O`` white, ``.``)."""
+    size = math.isqrt(len(board))
+    text = "".join(".XO"[v] for v in board)
+    return "\n".join(text[r * size : (r + 1) * size] for r in range(size))
+
+
+class GoModel:
+    """Go on a ``board_size`` x ``board_size`` board as a :class:`~mcts_agent.model.Model`.
+
+    The rules of PettingZoo's ``classic/go_v5`` (minigo), listed in the module docstring:
+    captures, no suicide, simple ko, the end after two passes, Tromp-Taylor area scoring with
+    ``komi`` (a drawn score is white's win). Players: 1 black (moves first), 2 white. Actions:
+    ``row * board_size + column`` for a stone, ``board_size**2`` for a pass (PettingZoo's
+    numbering). Rewards: +1.0 / -1.0 to the player whose pass ends the game, as it wins or
+    loses; 0.0 otherwise.
+
+    Args:
+        board_size: int >= 2, the board's side (PettingZoo's ``board_size``; 9 by default here,
+            19 in PettingZoo).
+        komi: finite real, points given to white (PettingZoo's ``komi``, 7.5).
+
+    Raises:
+        ValueError: for a board size that is not an int >= 2, or a komi that is not finite.
+    """
+
+    num_players = 2
+
+    def __init__(self, board_size: int = 9, komi: float = 7.5):
+        if isinstance(board_size, bool) or not isinstance(board_size, int) or board_size < 2:
+            raise ValueError(f"board_size must be an int >= 2, got {board_size!r}")
+        if isinstance(komi, bool) or not isinstance(komi, (int, float)) or not math.isfinite(komi):
+            raise ValueError(f"komi must be a finite real number, got {komi!r}")
+        self.board_size = board_size
+        self.komi = float(komi)
+        self.pass_action = board_size * board_size
+        self._neighbours = _neighbour_table(board_size)
+        self._points = range(self.pass_action)
+        self._row_shift = 8 * board_size
+        not_first = bytes(int(i % board_size != 0) for i in self._points)
+        not_last = bytes(int(i % board_size != board_size - 1) for i in self._points)
+        self._not_first_column = int.from_bytes(not_first, "little")  # flags as in actions
+        self._not_last_column = int.from_bytes(not_last, "little")
+
+    def __repr__(self) -> str:
+        return f"GoModel(board_size={self.board_size}, komi={self.komi})"
+
+    def initial_state(self) -> GoState:
+        """Returns the empty board, black to move (PettingZoo's ``reset``)."""
+        return GoState(bytes(self.pass_action), BLACK, _NO_KO, 0)
+
+    def state_of(self, env: Any) -> GoState:
+        """Returns the state of a live PettingZoo ``classic/go_v5`` env; leaves it unchanged.
+
+        Reads minigo's ``Position`` (``env.unwrapped._go``): its board (1 black, -1 white), the
+        player to move, the ko point, and the passes at the end of its move history.
+
+        Raises:
+            TypeError: if ``env`` is not a PettingZoo go env after ``reset()``.
+            ValueError: if its board size or komi is not this model's.
+        """
+        raw = getattr(env, "unwrapped", env)
+        position = getattr(raw, "_go", None)
+        if position is None or not hasattr(position, "recent"):
+            raise TypeError(f"expected a PettingZoo classic/go_v5 env after reset(), got {env!r}")
+        size = position.board.shape[0]
+        if size != self.board_size or position.komi != self.komi:
+            raise ValueError(
+                f"the env plays board_size={size}, komi={position.komi}; this model plays "
+                f"board_size={self.board_size}, komi={self.komi}"
+            )
+        board = bytes(BLACK if v == 1 else WHITE if v == -1 else EMPTY for v in position.board.flat)
+        ko = _NO_KO if position.ko is None else position.ko[0] * size + position.ko[1]
+        passes = 0
+        for move in reversed(position.recent[-2:]):
+            if move.move is not None:
+                break
+            passes += 1
+        return GoState(board, BLACK if position.to_play == 1 else WHITE, ko, passes)
+
+    def _check(self, state: Any) -> None:
+        """Raises ``ValueError`` unless ``state`` is a :class:`GoState` of this board size."""
+        if not isinstance(state, GoState) or len(state.board) != self.pass_action:
+            raise ValueError(
+                f"expected a GoState with a board of {self.pass_action} cells "
+                f"({self.board_size}x{self.board_size}), got {state!r}"
+            )
+
+    def player(self, state: GoState) -> int:
+        """Returns the player to move: 1 (black) or 2 (white).
+
+        Raises:
+            ValueError: if ``state`` is not a :class:`GoState` of this board size.
+        """
+        self._check(state)
+        return state.to_play
+
+    def actions(self, state: GoState) -> tuple[int, ...]:
+        """Returns the legal actions in increasing order, the pass last; () once over.
+
+        The order of PettingZoo's ``action_mask``: every empty point but the ko point and
+        suicides, then the pass (``Position.all_legal_moves``).
+
+        Raises:
+            ValueError: if ``state`` is not a :class:`GoState` of this board size.
+        """
+        self._check(state)
+        if state.passes >= 2:
+            return ()
+        # One flag per point, 1 in byte i of an int for an empty point i: shifting by 8 bits
+        # moves to the next column, by 8 * board_size to the next row.
+        board = state.board
+        empty = int.from_bytes(board.translate(_EMPTY_FLAG), "little")
+        row = self._row_shift
+        near_empty = (
+            ((empty << 8) & self._not_first_column)
+            | ((empty >> 8) & self._not_last_column)
+            | (empty << row)
+            | (empty >> row)
+        )
+        legal = empty & near_empty  # an empty neighbour: never a suicide
+        surrounded = empty & ~near_empty
+        if surrounded:  # legal iff it captures or joins a group with another liberty
+            neighbours = self._neighbours
+            me = state.to_play
+            counts: dict[int, int] = {}  # stone -> its group's liberties, up to 2
+            for i in compress(self._points, surrounded.to_bytes(self.pass_action, "little")):
+                for n in neighbours[i]:
+                    count = counts.get(n)
+                    if count is None:
+                        count = _liberty_count(board, n, neighbours, counts)
+                    if (count > 1) if board[n] == me else (count == 1):
+                        legal |= 1 << 8 * i
+                        break
+        if state.ko >= 0:
+            legal &= ~(1 << 8 * state.ko)
+        return (
+            *compress(self._points, legal.to_bytes(self.pass_action, "little")),
+            self.pass_action,
+        )
+
+    def step(self, state: GoState, action: int) -> StepResult:
+        """Plays ``action`` for the player to move.
+
+        Returns:
+            ``StepResult(next_state, reward, terminated)``: a stone removes the opponent groups
+            it leaves without a liberty and sets the ko point if it took a single stone in a
+            ko shape; the second pass in a row ends the game with +1.0 to the mover if it wins
+            on :meth:`score` (black wins on a positive score, white otherwise), -1.0 if it
+            loses; every other move earns 0.0.
+
+        Raises:
+            ValueError: if ``state`` is not a state of this board size, the game is over, or
+                ``action`` is not an int in ``0..board_size**2``, an empty point, off the ko
+                point and not a suicide.
+        """
+        self._check(state)
+        if state.passes >= 2:
+            raise ValueError(f"the game is over (two passes); no action is legal, got {action!r}")
+        me = state.to_play
+        other = BLACK + WHITE - me
+        try:
+            index = operator.index(action)  # Python's or numpy's ints
+        except TypeError:
+            raise self._illegal(state, action) from None
+        if isinstance(action, bool):
+            raise self._illegal(state, action)
+        if index == self.pass_action:
+            next_state = GoState(state.board, other, _NO_KO, state.passes + 1)
+            if state.passes == 0:
+                return StepResult(next_state, 0.0, False)
+            black_wins = self.score(next_state) > 0
+            return StepResult(next_state, 1.0 if black_wins == (me == BLACK) else -1.0, True)
+        board = state.board
+        if not 0 <= index < self.pass_action or board[index] != EMPTY or index == state.ko:
+            raise self._illegal(state, action)
+        action = index
+        neighbours = self._neighbours
+        near = neighbours[action]
+        koish = all(board[n] == other for n in near) and len(near) > 0
+        cells = bytearray(board)
+        cells[action] = me
+        captured = 0
+        last_captured = _NO_KO
+        for n in near:
+            if cells[n] == other:
+                dead = _dead_group(cells, n, neighbours)
+                if dead is not None:
+                    for s in dead:
+                        cells[s] = EMPTY
+                    captured += len(dead)
+                    last_captured = dead[0]
+        if captured == 0 and _dead_group(cells, action, neighbours) is not None:
+            raise self._illegal(state, action, "suicide")
+        ko = last_captured if captured == 1 and koish else _NO_KO
+        return StepResult(GoState(bytes(cells), other, ko, 0), 0.0, False)
+
+    def _illegal(self, state: GoState, action: Any, why: str = "") -> ValueError:
+        """Returns the error for an illegal ``action`` in ``state``."""
+        reason = f" ({why})" if why else ""
+        return ValueError(
+            f"action {action!r} is not legal{reason} for player {state.to_play} in\n"
+            f"{render_board(state.board)}\nlegal actions: {list(self.actions(state))}"
+        )
+
+    def score(self, state: GoState) -> float:
+        """Returns black's area - white's area - komi (Tromp-Taylor area scoring).
+
+        A player's area: its stones and the empty points whose region reaches only its stones
+        (minigo's ``Position.score``); regions reaching both colours, or none, count for neither.
+
+        Raises:
+            ValueError: if ``state`` is not a :class:`GoState` of this board size.
+        """
+        self._check(state)
+        board = state.board
+        neighbours = self._neighbours
+        area = [0, board.count(BLACK), board.count(WHITE)]
+        seen = set()
+        for i, v in enumerate(board):
+            if v != EMPTY or i in seen:
+                continue
+            region = [i]
+            seen.add(i)
+            reaches = 0  # bit 1: black, bit 2: white
+            for s in region:
+                for n in neighbours[s]:
+                    w = board[n]
+                    if w == EMPTY:
+                        if n not in seen:
+                            seen.add(n)
+                            region.append(n)
+                    else:
+                        reaches |= w
+            if reaches in (BLACK, WHITE):
+                area[reaches] += len(region)
+        return area[BLACK] - area[WHITE] - self.komi
