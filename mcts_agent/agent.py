@@ -97,13 +97,18 @@ _LEDUC = ("pettingzoo.classic.rlcard_envs.leduc_holdem", "raw_env")
 """Module and class name of PettingZoo's Leduc Hold'em (``env.unwrapped``)."""
 _LEDUC_AGENTS = ("player_0", "player_1")  # players 0 and 1 of LeducModel
 
+_GO = ("pettingzoo.classic.go.go", "raw_env")
+"""Module and class name of PettingZoo's go (``env.unwrapped``)."""
+_GO_AGENTS = ("black_0", "white_0")  # players 1 (black) and 2 (white) of GoModel
+
 _SEEDED_NATIVE_GAMES = (_TICTACTOE, _CONNECT_FOUR)
 """The native games whose planners' seeds are drawn when the agent is made, in this order."""
 
-_NATIVE_GAMES = (*_SEEDED_NATIVE_GAMES, _LEDUC)
-"""The PettingZoo games planned on our own models (by default). Leduc's planner is seeded
-from the agent's generator when first used (as an adapter's), so the other games' seeds,
-and so their plans, are those of an agent that does not know Leduc."""
+_NATIVE_GAMES = (*_SEEDED_NATIVE_GAMES, _LEDUC, _GO)
+"""The PettingZoo games planned on our own models (by default). Leduc's and go's planners
+are seeded from the agent's generator when first used (as an adapter's), so the other
+games' seeds, and so their plans, are those of an agent that does not know them. Go has a
+planner per board size and komi."""
 
 _GYMNASIUM_CLONES = (None, "snapshot", "deepcopy")
 """The ``clone`` values of ``GymnasiumModel``, passed through for Gymnasium envs."""
@@ -182,8 +187,9 @@ class MCTSAgent:
             it), or None for fresh entropy.
         native_models: True to plan PettingZoo tic-tac-toe, connect four and
             Leduc Hold'em on our ``TicTacToeModel``, ``ConnectFourModel`` and
-            ``LeducModel`` (unless ``clone`` or ``zero_sum`` is given or the
-            evaluator is an ``EnvViewEvaluator``);
+            ``LeducModel``, and go on ``GoModel`` (the env's board size and
+            komi), unless ``clone`` or ``zero_sum`` is given or the
+            evaluator is an ``EnvViewEvaluator``;
             False to plan every PettingZoo env through ``PettingZooModel``.
         clone: passed to the adapter. PettingZoo envs: to
             ``PettingZooModel`` (None, ``"snapshot"``, ``"attributes"``,
@@ -443,15 +449,30 @@ class MCTSAgent:
 
         return isinstance(evaluator, EnvViewEvaluator)
 
-    def _native_binding(self, game: tuple[str, str]) -> _Binding:
-        """The planner on our own model of PettingZoo's ``game`` (tic-tac-toe, connect four, Leduc).
+    def _native_binding(self, game: tuple[str, str], env: Any = None) -> _Binding:
+        """The planner on our own model of PettingZoo's ``game`` (``env``'s, for go).
 
+        Tic-tac-toe, connect four, Leduc, and go at ``env``'s board size and komi.
         Made the first time (tic-tac-toe and connect four at once without
         factories, with the seed drawn for each when the agent was made; Leduc
-        when first planned, seeded then from the agent's generator).
+        and go when first planned, seeded then from the agent's generator).
         """
+        if game == _GO:
+            inner = env.unwrapped
+            game = (*_GO, inner._N, float(inner._komi))  # a planner per board size and komi
         binding = self._native.get(game)
         if binding is not None:
+            return binding
+        if game[:2] == _GO:
+            from mcts_agent.envs.go import GoModel
+
+            go = GoModel(board_size=game[2], komi=game[3])
+            binding = self._native[game] = _Binding(
+                self._planner(go, native=True),
+                go.state_of,
+                _same,  # PettingZoo's actions (row * N + col, N * N a pass) are the model's
+                lambda player: _GO_AGENTS[player - 1],
+            )
             return binding
         if game == _LEDUC:
             from mcts_agent.envs.leduc import LeducModel
@@ -537,7 +558,7 @@ class MCTSAgent:
                 and not self._env_view_evaluator()
             ):
                 unwrap_policing(env)
-                return self._native_binding(game)
+                return self._native_binding(game, env)
         if self._cached is not None and self._cached[0] is inner:
             cached = self._cached[1]
             if cached.changed_parameters is None or not cached.changed_parameters():

@@ -309,3 +309,31 @@ def test_bad_states_raise(state):
 def test_bad_parameters_raise(kwargs, message):
     with pytest.raises(ValueError, match=message):
         GoModel(**kwargs)
+
+
+def test_mcts_agent_plans_pettingzoo_go_on_go_model_and_leaves_the_env_as_it_was():
+    import copy
+
+    from pettingzoo.classic import go_v5
+
+    from mcts_agent import MCTSAgent
+
+    def play(seed):
+        agent = MCTSAgent(iterations=200, seed=seed)
+        env = go_v5.env(board_size=5, komi=0.5)
+        env.reset(seed=0)
+        moves = []
+        for _ in range(6):
+            observation = env.last()[0]
+            before = copy.deepcopy(env.unwrapped._go)
+            action = agent.act(env)
+            assert type(agent.last_planner.model) is GoModel
+            assert agent.last_planner.model.board_size == 5
+            assert observation["action_mask"][action] == 1  # legal in PettingZoo
+            after = env.unwrapped._go
+            assert (after.board == before.board).all() and after.to_play == before.to_play
+            moves.append(action)
+            env.step(action)
+        return moves
+
+    assert play(3) == play(3)  # reproducible per seed
