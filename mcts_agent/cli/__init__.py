@@ -1,4 +1,4 @@
-"""The ``mcts-agent`` command line: evaluate, tournament, plan, search, multiplayer, play.
+"""The ``mcts-agent`` command line: evaluate, tournament, plan, search, multiplayer, play, gtp.
 
 ::
 
@@ -15,6 +15,7 @@
     mcts-agent play --game tictactoe --iterations 2000 --human X
     mcts-agent multiplayer --game three_in_a_row --agents mcts:iterations=300
         mcts:iterations=30 random --games 6 --seed 0 [--json F]
+    mcts-agent gtp --game go:9 [--komi 7.5] [--iterations N] [--time-limit S]
 
 ``evaluate`` runs :func:`mcts_agent.evaluation.sweep` and prints the agent's
 wins / draws / losses per opponent, setting and seat; ``tournament`` runs
@@ -37,6 +38,8 @@ text, what ``str(summary)`` prints in Python; ``plan`` plays MCTS and a random p
 Gymnasium env (:mod:`mcts_agent.evaluation.planning`). A user's own env or game is named
 ``module:attr`` (``plan --env my_envs:MyEnv-v0``, ``--game my_envs:env``), as
 ``make_game`` and ``planning.make_env`` read it: :mod:`mcts_agent.evaluation.user_modules`.
+``gtp`` speaks the Go Text Protocol on stdin/stdout (:mod:`mcts_agent.gtp`), so MCTS on
+our Go model plays in GoGui, Sabaki or any GTP controller.
 
 Every command that plans takes ``--options NAME=VALUE,...`` (repeatable) for the MCTS
 options it has no flag for (in ``tournament`` and ``multiplayer``, added to every ``mcts``
@@ -45,7 +48,7 @@ agent's spec; in ``evaluate``, several values sweep an option); ``--option``, th
 iteration count takes ``--time-limit`` too; times print with three significant digits.
 
 One module a command (``evaluate``, ``tournament``, ``plan``, ``search`` with what
-``play`` shares of it, ``play``, ``multiplayer``: each its ``add_parser`` and ``run``);
+``play`` shares of it, ``play``, ``multiplayer``, ``gtp``: each its ``add_parser`` and ``run``);
 :mod:`mcts_agent.cli.options` holds the argument types, the options several commands take
 and the checks made before any game (the output files among them), and
 :mod:`mcts_agent.cli.runs` the run of games logged as they finish and its exit statuses.
@@ -61,7 +64,7 @@ from collections.abc import Sequence
 from typing import TextIO
 
 from mcts_agent import __version__, core_backend
-from mcts_agent.cli import evaluate, multiplayer, plan, play, search, tournament
+from mcts_agent.cli import evaluate, gtp, multiplayer, plan, play, search, tournament
 from mcts_agent.cli.evaluate import default_opponents
 from mcts_agent.cli.options import (
     MAX_GAMES,
@@ -115,12 +118,12 @@ class _HelpFormatter(argparse.HelpFormatter):
 def build_parser() -> argparse.ArgumentParser:
     """Returns the ``mcts-agent`` argument parser, its help naming each command in a line.
 
-    Commands: evaluate, tournament, plan, search, multiplayer, play.
+    Commands: evaluate, tournament, plan, search, multiplayer, play, gtp.
     """
     parser = argparse.ArgumentParser(
         prog="mcts-agent",
         description="Monte Carlo Tree Search planning: evaluate, tournament, plan, search, "
-        "multiplayer, play. 'mcts-agent COMMAND --help' describes a command's options; "
+        "multiplayer, play, gtp. 'mcts-agent COMMAND --help' describes a command's options; "
         "MCTS options without a flag of their own go in --options NAME=VALUE,...",
         formatter_class=_HelpFormatter,
     )
@@ -133,7 +136,7 @@ def build_parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     # in this order in the help
-    for command in (evaluate, tournament, plan, search, multiplayer, play):
+    for command in (evaluate, tournament, plan, search, multiplayer, play, gtp):
         command.add_parser(commands)
     return parser
 
@@ -143,7 +146,8 @@ def main(argv: Sequence[str] | None = None, *, stdin: TextIO | None = None) -> i
 
     Args:
         argv: the arguments (default: ``sys.argv[1:]``).
-        stdin: where ``play`` reads the person's moves (default: ``sys.stdin``).
+        stdin: where ``play`` reads the person's moves and ``gtp`` the controller's
+            commands (default: ``sys.stdin``).
 
     Returns:
         The exit status: 0 on success; 1 if ``evaluate`` stopped on a failure
@@ -170,6 +174,8 @@ def main(argv: Sequence[str] | None = None, *, stdin: TextIO | None = None) -> i
             return search.run(args, args.subparser, out)
         if args.command == "multiplayer":
             return multiplayer.run(args, args.subparser, out)
+        if args.command == "gtp":
+            return gtp.run(args, stdin if stdin is not None else sys.stdin, out)
         return play.run(args, args.subparser, stdin if stdin is not None else sys.stdin, out)
     except KeyboardInterrupt:
         print("\nmcts-agent: interrupted", file=sys.stderr)

@@ -1,0 +1,99 @@
+"""``mcts-agent gtp``: MCTS on :class:`~mcts_agent.envs.go.GoModel` as a GTP engine on stdin/stdout.
+
+The protocol itself is :class:`mcts_agent.gtp.GTPEngine`'s; this command reads one command
+a line from stdin, writes each response to stdout (flushed, so a controller such as GoGui
+or Sabaki sees it at once) and stops after ``quit`` or at the end of stdin.
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+from typing import TextIO
+
+from mcts_agent.cli.options import _add_time_limit, int_at_least, number_in, parse_exploration
+from mcts_agent.evaluation import DEFAULT_EXPLORATION
+from mcts_agent.gtp import MAX_BOARD_SIZE, GTPEngine
+
+DEFAULT_TIME_LIMIT = 1.0
+"""Seconds per ``genmove`` when neither ``--iterations`` nor ``--time-limit`` is given."""
+
+_GAME = re.compile(r"go:(\d+)")
+
+
+def _go_size(text: str) -> int:
+    """The board size of ``--game go:N``, N in 2..25; an argument error otherwise."""
+    match = _GAME.fullmatch(text.strip().lower())
+    if match is None or not 2 <= int(match.group(1)) <= MAX_BOARD_SIZE:
+        raise argparse.ArgumentTypeError(
+            f"expected go:N with a board size N in 2..{MAX_BOARD_SIZE} (e.g. go:9), got {text!r}"
+        )
+    return int(match.group(1))
+
+
+def add_parser(commands: argparse._SubParsersAction) -> None:
+    """Adds ``gtp`` to the ``mcts-agent`` commands."""
+    gtp = commands.add_parser(
+        "gtp",
+        help="play Go as a GTP engine on stdin/stdout (GoGui, Sabaki)",
+        description="Speaks the Go Text Protocol version 2 on stdin/stdout, so a GTP "
+        "controller (GoGui, Sabaki, gogui-twogtp) plays MCTS on our Go model. Commands: "
+        "protocol_version, name, version, known_command, list_commands, quit, boardsize, "
+        "clear_board, komi, play, genmove, showboard.",
+    )
+    gtp.add_argument(
+        "--game",
+        type=_go_size,
+        default=9,
+        metavar="go:N",
+        help="the board until the controller's boardsize: go:N, N in 2..25 (default: go:9)",
+    )
+    gtp.add_argument(
+        "--komi",
+        type=number_in(-1e9, 1e9),
+        default=7.5,
+        help="points given to white until the controller's komi (default: 7.5)",
+    )
+    gtp.add_argument(
+        "--iterations",
+        type=int_at_least(1),
+        help="iterations per move; with --time-limit, whichever comes first "
+        f"(default: a time limit of {DEFAULT_TIME_LIMIT:g} s a move)",
+    )
+    _add_time_limit(gtp)
+    gtp.add_argument(
+        "--exploration",
+        type=parse_exploration,
+        default=DEFAULT_EXPLORATION,
+        help="c of UCB1: a number or e.g. 2*sqrt(2) (default: 2*sqrt(2))",
+    )
+    gtp.add_argument(
+        "--seed", type=int_at_least(0), default=0, help="seed of the searches (default: 0)"
+    )
+    gtp.set_defaults(subparser=gtp)
+
+
+def run(args: argparse.Namespace, stdin: TextIO, out: TextIO) -> int:
+    """Runs ``mcts-agent gtp`` with its parsed ``args``: answers ``stdin``'s commands on ``out``.
+
+    Returns 0 after ``quit`` or the end of ``stdin``.
+    """
+    time_limit = args.time_limit
+    if args.iterations is None and time_limit is None:
+        time_limit = DEFAULT_TIME_LIMIT
+    engine = GTPEngine(
+        args.game,
+        args.komi,
+        iterations=args.iterations,
+        time_limit=time_limit,
+        exploration=args.exploration,
+        seed=args.seed,
+    )
+    for line in stdin:
+        response = engine.respond(line)
+        if response:
+            out.write(response)
+            out.flush()
+        if engine.quit:
+            break
+    return 0
