@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import io
+import queue
 import subprocess
 import sys
+import threading
+from typing import TextIO
 
 import pytest
 
@@ -207,18 +210,49 @@ def test_the_cli_answers_a_scripted_session(capsys):
     assert responses[6:] == ["=7 ", ""]  # nothing after quit
 
 
-def test_the_cli_as_a_subprocess_stops_at_the_end_of_stdin():
-    done = subprocess.run(
+def _put_lines(stream: TextIO, lines: queue.Queue) -> None:
+    """Puts each line of ``stream`` into ``lines`` as it comes, then ``""`` at its end."""
+    for line in stream:
+        lines.put(line)
+    lines.put("")
+
+
+def _read_response(lines: queue.Queue) -> str:
+    """One response from ``lines`` (the engine's stdout, a line at a time), up to its empty
+    line; fails after 60 s without a line."""
+    response = []
+    while (line := lines.get(timeout=60)) != "\n":
+        assert line, f"the engine closed stdout; so far {response!r}"
+        response.append(line)
+    return "".join(response)
+
+
+def test_the_cli_answers_each_command_as_it_comes_and_stops_at_the_end_of_stdin():
+    # a controller waits for each response before its next command: no buffering
+    process = subprocess.Popen(
         [sys.executable, "-m", "mcts_agent.cli", "gtp", "--iterations", "5"],
-        input="name\ngenmove b\n",
-        capture_output=True,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
         text=True,
-        timeout=60,
-        check=True,
+        bufsize=1,
     )
-    name, move, end = done.stdout.split("\n\n")
-    assert name == "= mcts-agent" and end == ""
-    assert action_of(move[2:], 9) in GoModel(9).actions(GoModel(9).initial_state())
+    lines: queue.Queue = queue.Queue()
+    threading.Thread(target=_put_lines, args=(process.stdout, lines), daemon=True).start()
+    try:
+        process.stdin.write("name\n")
+        process.stdin.flush()
+        assert _read_response(lines) == "= mcts-agent\n"
+        process.stdin.write("3 genmove b\n")
+        process.stdin.flush()
+        move = _read_response(lines)
+        assert move.startswith("=3 ")
+        assert action_of(move[3:-1], 9) in GoModel(9).actions(GoModel(9).initial_state())
+        process.stdin.close()
+        assert process.wait(timeout=60) == 0
+        assert lines.get(timeout=60) == ""  # nothing more
+    finally:
+        process.kill()
+        process.wait()
 
 
 @pytest.mark.parametrize("game", ["go:1", "go:26", "tictactoe", "go"])
