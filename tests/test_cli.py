@@ -222,6 +222,7 @@ def test_every_command_has_a_description_and_every_option_its_default(monkeypatc
     (commands,) = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
     assert sorted(commands.choices) == [
         "evaluate",
+        "gtp",
         "multiplayer",
         "plan",
         "play",
