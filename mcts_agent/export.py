@@ -235,7 +235,7 @@ def _prior(tree: Tree, parent: int, index: int) -> float | None:
 # ------------------------------------------------------------ DOT
 
 
-def _label_lines(value: Any) -> list[str]:
+def label_lines(value: Any) -> list[str]:
     """``action_text(value)`` wrapped to :data:`LABEL_WIDTH`, at most :data:`LABEL_LINES` lines.
 
     Floats are shortened to 4 significant digits (:func:`mcts_agent.summary.action_text`).
@@ -246,7 +246,7 @@ def _label_lines(value: Any) -> list[str]:
     return textwrap.wrap(text, LABEL_WIDTH, max_lines=LABEL_LINES, placeholder=" ...")
 
 
-def _quoted(lines: list[str]) -> str:
+def dot_string(lines: list[str]) -> str:
     """A DOT double-quoted string of ``lines``, joined by DOT's newline escape."""
     escaped = (line.replace("\\", "\\\\").replace('"', '\\"') for line in lines)
     return '"' + "\\n".join(escaped) + '"'
@@ -307,15 +307,15 @@ def to_dot(planner: MCTS, max_depth: int | None = 3, min_visits: int = 1) -> str
             attributes.append("style=rounded, peripheries=2")
         elif node != ROOT:
             label.append(f"to move: {view.player}")
-        lines.append(f"  n{node} [{', '.join([f'label={_quoted(label)}', *attributes])}];")
+        lines.append(f"  n{node} [{', '.join([f'label={dot_string(label)}', *attributes])}];")
         if parent_position is None:
             continue
         parent = kept[parent_position][0]
-        edge_label = _label_lines(tree.actions[parent][index])
+        edge_label = label_lines(tree.actions[parent][index])
         prior = _prior(tree, parent, index)
         if prior is not None:
             edge_label.append(f"P={prior:.3f}")
-        edge = [f"label={_quoted(edge_label)}"]
+        edge = [f"label={dot_string(edge_label)}"]
         if node in pv_edges:
             edge.append("color=blue, penwidth=2.5")
         lines.append(f"  n{parent} -> n{node} [{', '.join(edge)}];")

@@ -57,7 +57,7 @@ from typing import TYPE_CHECKING, Any
 from mcts_agent import maxn
 from mcts_agent._validation import describe
 from mcts_agent.evaluator import checked_evaluation, uniform_priors
-from mcts_agent.export import json_value
+from mcts_agent.export import dot_string, json_value, label_lines
 from mcts_agent.normalization import normalizer
 from mcts_agent.tree import ROOT, UNVISITED, Node
 
@@ -620,30 +620,26 @@ def to_dict(tree: InformationSetTree, min_visits: int = 0) -> dict:
 def to_dot(tree: InformationSetTree, min_visits: int = 1) -> str:
     """The information-set graph as Graphviz DOT text: a box per node, an edge per action and child.
 
-    Boxes show the player to move, N and the information set; each edge the
-    action, N(a) and Q(a) (to the first node it led to when it led to none
-    tried, no edge). Actions with fewer than ``min_visits`` visits are left out.
+    Boxes show the player to move, N and the information set; an action tried
+    at a node draws an edge to each node it led to, labelled with the action,
+    N(a) and Q(a). Actions with fewer than ``min_visits`` visits (or none) are
+    left out. Labels are wrapped and quoted as :func:`mcts_agent.export.to_dot`'s.
     """
     lines = ["digraph information_sets {", "  node [shape=box, fontname=monospace];"]
     for node, key in enumerate(tree.keys):
-        label = f"player {tree.players[node]!r}  N={tree.visits[node]}\\n{key[1]!r}"
-        lines.append(f"  n{node} [label={_dot_quoted(label)}];")
+        label = [f"player {tree.players[node]!r}  N={tree.visits[node]}", *label_lines(key[1])]
+        lines.append(f"  n{node} [label={dot_string(label)}];")
         counts = tree.edge_visits[node]
         values = tree.edge_values[node]
         for action in tree.actions[node]:
             n = counts.get(action, 0)
             if n < min_visits or n == 0:
                 continue
-            text = f"{action!r}  N={n}  Q={values[action] / n:.3g}"
+            text = dot_string([*label_lines(action), f"N={n}  Q={values[action] / n:.3g}"])
             for child in tree.children[node].get(action, ()):
-                lines.append(f"  n{node} -> n{child} [label={_dot_quoted(text)}];")
+                lines.append(f"  n{node} -> n{child} [label={text}];")
     lines.append("}")
     return "\n".join(lines) + "\n"
-
-
-def _dot_quoted(text: str) -> str:
-    """``text`` as a DOT string: double quotes escaped, DOT's line breaks kept."""
-    return '"' + text.replace('"', '\\"') + '"'
 
 
 DETERMINIZATIONS = 10
