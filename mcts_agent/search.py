@@ -30,6 +30,7 @@ from mcts_agent import (
     leaf_batching,
     maxn,
     parallel,
+    rave,
     reuse,
     solver,
 )
@@ -75,8 +76,9 @@ costs O(k) to expand, not O(k^2))."""
 _MAX_ROLLOUT_LIMIT = 2**63 - 1
 """The largest ``rollout_limit`` (the compiled core counts a rollout's moves in 64 bits)."""
 
-SELECTIONS = ("uct", "puct")
-"""The selection rules: UCB1 (the default) and PUCT (``docs/concepts/iteration.md``)."""
+SELECTIONS = ("uct", "puct", "rave")
+"""The selection rules: UCB1 (the default), PUCT (``docs/concepts/iteration.md``) and RAVE/GRAVE
+(:mod:`mcts_agent.rave`, ``docs/guides/rave.md``)."""
 
 RolloutPolicy = Callable[[Any, Sequence[Any], random.Random], Any]
 """``(state, actions, rng) -> action``: picks one of ``actions`` in a rollout."""
@@ -241,9 +243,23 @@ class MCTS(Generic[StateT]):
             node when it is made and once for the root. Its value (from the
             point of view of the player to move in ``state``) replaces the
             rollout at that node (None: roll out); its priors guide PUCT.
-        selection: ``"uct"`` (UCB1, priors ignored) or ``"puct"``
+        selection: ``"uct"`` (UCB1, priors ignored), ``"puct"``
             (``Q(a) + c * P(a) * sqrt(max(N(s), 1)) / (1 + N(a))``, with
-            ``c = exploration``).
+            ``c = exploration``) or ``"rave"`` (RAVE/GRAVE, :mod:`mcts_agent.rave`,
+            ``docs/guides/rave.md``: ``(1 - beta) * Q + beta * Q~ + c * sqrt(ln N / n)``
+            with the AMAF value Q~ of a model declaring ``amaf_actions = True``).
+        rave_bias: float b >= 0 (finite), or None: RAVE's bias in ``beta = N~ / (N~ + n +
+            b * N~ * n)`` (Gelly & Silver, 2011); None is 1e-5 (Ludii's ``UCB1GRAVE``).
+            Only with ``selection="rave"``.
+        grave_ref: int >= 0, or None: GRAVE's threshold (Cazenave, 2015): the AMAF
+            statistics are read at the deepest node of the path visited at least this
+            many times (the root if none; 0: the node itself, plain RAVE); None is 100
+            (Ludii's). Only with ``selection="rave"``, which refuses (ValueError) a
+            model without ``amaf_actions = True``, a fused ``rollout`` without
+            ``amaf_rollout`` (unless ``rollout_policy`` is given), and ``evaluator``,
+            ``max_depth``, ``solve``, ``value_normalization``, ``reuse_tree``,
+            ``leaf_batch > 1``, ``workers > 1``, widening, stochastic, hidden-information
+            and every-player's-reward models.
         unvisited_value: float, PUCT's Q of an untried action (AlphaZero: 0;
             some use -1, "first play urgency"); only with ``"puct"``.
         max_depth: int >= 1 or None: the horizon. A node at that depth (the
@@ -413,6 +429,8 @@ class MCTS(Generic[StateT]):
         backend: str = "process",
         address: str | None = None,
         determinize: bool = False,
+        rave_bias: float | None = None,
+        grave_ref: int | None = None,
     ) -> None:
         # The options a worker's planner gets (workers > 1; mcts_agent.parallel): these arguments.
         worker_options = dict(locals())
@@ -584,6 +602,9 @@ class MCTS(Generic[StateT]):
             )
         if self.hidden:
             information_sets.check_composition(self)
+        # RAVE/GRAVE (mcts_agent.rave): (rave_bias, grave_ref), None with another selection.
+        rave_options = rave.checked_options(self, rave_bias, grave_ref)
+        self.rave_bias, self.grave_ref = (None, None) if rave_options is None else rave_options
         self._parallel: parallel.RootParallel | None = None
         if self.workers > 1:
             if on_iteration is not None:
@@ -1224,6 +1245,18 @@ class MCTS(Generic[StateT]):
         """
         if root_actions is None and self.listed:
             root_actions = checked_actions(self.model.actions(state), state)
+        if self.selection == "rave":  # a loop of its own: mcts_agent.rave
+            if tree is None:
+                tree = rave.new_tree(self, state, root_actions)
+            rave_tree = tree
+
+            def rave_loop(n: int) -> int:
+                return rave.run(self, rave_tree, n)
+
+            def unsolved() -> bool:
+                return False
+
+            return tree, rave_loop, unsolved
         if self._general:
             if tree is None:
                 tree = general_loop.new_tree(self, state, root_actions)
