@@ -68,7 +68,6 @@ loop's (``actions[int(rng.random() * len(actions))]``).
 from __future__ import annotations
 
 import math
-import random
 from collections.abc import Callable, Hashable, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -83,7 +82,7 @@ from mcts_agent._validation import (
     require_int,
 )
 from mcts_agent.evaluator import uniform_priors
-from mcts_agent.tree import ROOT, TERMINAL, UNVISITED, GuidedTree
+from mcts_agent.tree import ROOT, TERMINAL, GuidedTree
 
 if TYPE_CHECKING:
     from mcts_agent.search import MCTS
@@ -296,7 +295,7 @@ def recorded_rollout(planner: MCTS) -> Callable[[Any, tuple, Hashable, list], fl
 
 
 def _add(table: dict, first: dict, mover: Hashable, ret: float) -> None:
-    """Adds one iteration to ``table``: each move of ``first`` with ``ret`` from ``mover``'s view."""
+    """Adds one iteration to ``table``: each move of ``first``, ``ret`` from ``mover``'s view."""
     minus = -ret
     for key in first.values():
         entry = table.get(key)
@@ -385,8 +384,10 @@ def run(planner: MCTS, tree: RaveTree, iterations: int) -> int:
                     n_amaf = float(entry[0])
                     n_float = float(n)
                     beta = n_amaf / (n_amaf + n_float + bias * n_amaf * n_float)
-                    score = (1.0 - beta) * values[kid] + beta * (entry[1] / n_amaf) + c * sqrt(
-                        log_n / n
+                    score = (
+                        (1.0 - beta) * values[kid]
+                        + beta * (entry[1] / n_amaf)
+                        + c * sqrt(log_n / n)
                     )
                 if score > best_score:
                     best_score = score
