@@ -36,9 +36,25 @@ __all__ = [
     "Game",
     "ModelGame",
     "PettingZooGame",
+    "Resigned",
     "make_game",
     "require_zero_sum",
 ]
+
+
+class Resigned(Exception):
+    """Raised by an env loop's policy whose player resigns (a GTP engine's ``resign``).
+
+    :meth:`PettingZooGame.play` ends the game there: the resigning seat's return is -1, the
+    other's +1 (whatever the env's rewards so far), the moves played so far kept.
+
+    Attributes:
+        agent: the env's agent who resigned (``"white_0"``).
+    """
+
+    def __init__(self, agent: Hashable, message: str = "") -> None:
+        super().__init__(f"{agent} resigned" + (f": {message}" if message else ""))
+        self.agent = agent
 
 
 def _seat_returns(returns: dict[Hashable, float], seat_of: dict[Hashable, int]) -> tuple:
@@ -328,7 +344,8 @@ class PettingZooGame:
         ``env`` is the game's env, reset: a game without a ``model`` gives
         model-based players a :class:`~mcts_agent.adapters.PettingZooModel` of it.
         A player that plays in the env loop itself, reading the env (RLCard's
-        agents, :class:`~mcts_agent.evaluation.rlcard_players.RLCardPlayer`),
+        agents, :class:`~mcts_agent.evaluation.rlcard_players.RLCardPlayer`; GTP engines,
+        :class:`~mcts_agent.evaluation.gtp_players.GTPPlayer`),
         has a method ``env_policy(seed, env) -> policy``: its policy is that one.
 
         Raises:
@@ -370,6 +387,11 @@ class PettingZooGame:
     ) -> tuple[tuple, tuple[float, float]]:
         """Plays one game in the env loop (see the class docstring).
 
+        A policy that raises :class:`Resigned` ends the game: its seat's return is -1, the
+        other's +1. A policy with a ``close()`` method (a GTP engine's,
+        :class:`~mcts_agent.evaluation.gtp_players.GTPPolicy`) is closed when the game
+        ends, however it ends.
+
         Returns:
             ``(env actions played, (return of seat 0, return of seat 1))``.
 
@@ -380,12 +402,12 @@ class PettingZooGame:
         from mcts_agent.adapters.pettingzoo.reading import mask_actions
 
         env = self.make_env()
+        policies: dict[Hashable, Callable[[Any], Any]] = {}
         try:
             env.reset(seed=game_seed)
             seat_of = {agent: k for k, agent in enumerate(env.possible_agents)}
-            policies = {
-                agent: self.env_policy(players[k], seeds[k], env) for agent, k in seat_of.items()
-            }
+            for agent, k in seat_of.items():
+                policies[agent] = self.env_policy(players[k], seeds[k], env)
             returns: dict[Hashable, float] = {}
             moves = []
             for agent in env.agent_iter():
@@ -395,7 +417,11 @@ class PettingZooGame:
                     action = None
                 else:
                     legal = mask_actions(env, agent)
-                    action = policies[agent](env)
+                    try:
+                        action = policies[agent](env)
+                    except Resigned:
+                        returns = {who: -1.0 if who == agent else 1.0 for who in seat_of}
+                        break
                     if action not in legal:
                         raise ValueError(
                             f"{agent} played {action!r}, which is not legal (legal: {list(legal)})"
@@ -403,6 +429,10 @@ class PettingZooGame:
                     moves.append(int(action))
                 env.step(action)
         finally:
+            for policy in policies.values():
+                close = getattr(policy, "close", None)
+                if callable(close):
+                    close()
             env.close()
         return tuple(moves), _seat_returns(returns, seat_of)
 

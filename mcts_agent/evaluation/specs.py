@@ -14,7 +14,9 @@ The command line and the Python arena read the same specs:
   names one of the game's evaluators); ``rlcard:MODEL_ID`` (one of RLCard's
   own agents, ``rlcard:leduc-holdem-cfr``, in PettingZoo's RLCard envs:
   :mod:`~mcts_agent.evaluation.rlcard_players`; the model id is read as it
-  is, not as options).
+  is, not as options); ``gtp:COMMAND`` (a GTP engine started with the
+  command line ``COMMAND``, ``gtp:gnugo --mode gtp --level 1``, in PettingZoo's
+  go: :mod:`~mcts_agent.evaluation.gtp_players`; the command is read as it is).
 
 A game or env spec may name a user's module instead, as Gymnasium's
 ``gymnasium.make("my_module:MyEnv-v0")`` does (:func:`import_path`):
@@ -68,7 +70,7 @@ __all__ = [
     "parse_sweep",
 ]
 
-AGENT_KINDS = ("random", "perfect", "minimax", "mcts", "rlcard")
+AGENT_KINDS = ("random", "perfect", "minimax", "mcts", "rlcard", "gtp")
 """The kinds of agent :func:`make_player` reads."""
 
 _NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
@@ -151,7 +153,8 @@ def parse_spec(spec: str, what: str = "agent") -> tuple[str, dict[str, Any]]:
     Returns:
         ``(kind, {name: value})``, the options in the order given:
         ``("my_module:env", {"size": 4})``; an agent spec ``rlcard:MODEL_ID``
-        is ``("rlcard", {"model": "MODEL_ID"})``.
+        is ``("rlcard", {"model": "MODEL_ID"})``, ``gtp:COMMAND``
+        ``("gtp", {"command": "COMMAND"})``.
 
     Raises:
         TypeError: if ``spec`` is not a str.
@@ -172,6 +175,8 @@ def parse_spec(spec: str, what: str = "agent") -> tuple[str, dict[str, Any]]:
         raise ValueError(f"{what} spec {spec!r} has no {what} before the colon")
     if what == "agent" and kind == "rlcard" and colon:
         return kind, {"model": rest.strip()}
+    if what == "agent" and kind == "gtp" and colon:
+        return kind, {"command": rest.strip()}
     options: dict[str, Any] = {}
     if colon:
         for part in _split_options(rest, spec):
@@ -328,13 +333,14 @@ def make_player(spec: str, game: Game) -> Player:
 
     Args:
         spec: ``random``, ``perfect``, ``minimax[:depth=D,evaluator=NAME]``,
-            ``mcts:name=value,...`` or ``rlcard:MODEL_ID``.
+            ``mcts:name=value,...``, ``rlcard:MODEL_ID`` or ``gtp:COMMAND``.
         game: the game it will play (for its model, evaluators and solvability).
 
     Returns:
         A :class:`RandomPlayer`, :class:`PerfectPlayer`, :class:`MinimaxPlayer`,
-        :class:`MCTSPlayer` or
-        :class:`~mcts_agent.evaluation.rlcard_players.RLCardPlayer`.
+        :class:`MCTSPlayer`,
+        :class:`~mcts_agent.evaluation.rlcard_players.RLCardPlayer` or
+        :class:`~mcts_agent.evaluation.gtp_players.GTPPlayer`.
 
     Raises:
         ValueError: if the spec is malformed, names an unknown kind, gives
@@ -344,9 +350,11 @@ def make_player(spec: str, game: Game) -> Player:
             (:func:`~mcts_agent.evaluation.games.require_zero_sum`), names an
             evaluator the game lacks, or an option is out of range (the
             message of the planner that refused it), or names an RLCard model
-            that is unknown or does not play ``game``.
+            that is unknown or does not play ``game``, or a GTP engine on
+            a game other than PettingZoo's go.
         TypeError: if an option is unknown or has the wrong type.
         ImportError: for ``rlcard:...`` if rlcard is not installed.
+        FileNotFoundError: for ``gtp:...`` if the engine's program is not found.
     """
     kind, options = parse_spec(spec)
     try:
@@ -401,6 +409,14 @@ def _make_player(kind: str, options: dict[str, Any], game: Game, spec: str) -> P
         if set(options) != {"model"}:
             raise ValueError("expected rlcard:MODEL_ID such as rlcard:leduc-holdem-cfr")
         player = RLCardPlayer(options["model"])
+        player.check(getattr(game, "env_id", game.name))
+        return player
+    if kind == "gtp":
+        from mcts_agent.evaluation.gtp_players import GTPPlayer
+
+        if set(options) != {"command"} or not options["command"]:
+            raise ValueError("expected gtp:COMMAND such as 'gtp:gnugo --mode gtp --level 1'")
+        player = GTPPlayer(options["command"])
         player.check(getattr(game, "env_id", game.name))
         return player
     raise ValueError(f"unknown agent {kind!r}; valid agents: {', '.join(AGENT_KINDS)}")
