@@ -541,7 +541,7 @@ def _players(
     for spec in dict.fromkeys(specs):
         try:
             players[spec] = make_player(spec, game)
-        except (TypeError, ValueError) as error:
+        except (TypeError, ValueError, FileNotFoundError) as error:  # a GTP engine not found
             parser.error(f"argument {option}: {error}")
     return players
 
