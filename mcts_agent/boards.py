@@ -12,7 +12,7 @@ for the heat maps where the game has one. Two kinds:
   0-6, ``--position`` a board (``"XX.OO...."``, 42 cells top row first) or
   the moves from the start (``"4 0 8"``).
 * :class:`EnvBoard`: any other PettingZoo AEC env the adapter plans
-  (``classic/chess-v6``; go is refused by the adapter's clone check), planned
+  (``classic/chess-v6``), planned
   through :class:`~mcts_agent.adapters.PettingZooModel`: the live env is
   stepped for real; moves are the env's actions, or their names where the
   game has them (chess: UCI, ``e2e4``); ``--position`` the moves from
@@ -22,6 +22,10 @@ for the heat maps where the game has one. Two kinds:
   renders no text (another ``render_mode``, or none: a user's env may lack
   the attribute) has no board to show, which the text says, and the game
   goes on.
+* :class:`GoBoard`: PettingZoo's go (``classic/go_v5:board_size=9``), an
+  :class:`EnvBoard` planned on our :class:`~mcts_agent.envs.go.GoModel`: moves
+  named and typed as GTP vertices (``D4``, ``pass``), the board drawn with GTP's
+  coordinates.
 """
 
 from __future__ import annotations
@@ -33,7 +37,7 @@ from typing import Any
 from mcts_agent.evaluation.games import Game, PettingZooGame
 from mcts_agent.plots import BoardLayout
 
-__all__ = ["Board", "EnvBoard", "ModelBoard", "board_for"]
+__all__ = ["Board", "EnvBoard", "GoBoard", "ModelBoard", "board_for"]
 
 _MOVES = re.compile(r"^[\s,\d]*$")
 
@@ -307,6 +311,71 @@ class EnvBoard(Board):
         return {agent: float(r) for agent, r in self.env.unwrapped._cumulative_rewards.items()}
 
 
+class GoBoard(EnvBoard):
+    """A position of PettingZoo's ``classic/go_v5``, planned on our :class:`GoModel`.
+
+    The live env is stepped for real; the planner searches
+    :class:`~mcts_agent.envs.go.GoModel` at the env's board size and komi (the env's actions
+    are the model's: ``row * N + column``, row 0 on top, ``N * N`` a pass). Moves are named
+    by their GTP vertices (:func:`~mcts_agent.gtp.vertex_of`: ``D4``, columns without ``I``,
+    row 1 at the bottom; ``pass``) and typed as vertices or action numbers; the board is
+    drawn with those coordinates (:func:`~mcts_agent.gtp.board_text`). The players are
+    :class:`GoModel`'s 1 (black, first) and 2 (white).
+
+    Args:
+        game: the game (:func:`mcts_agent.evaluation.make_game`'s ``classic/go_v5:...``).
+        seed: the seed of ``reset``.
+    """
+
+    seat_names = ("black", "white")
+    move_help = "a vertex such as D4 (columns A.. without I, row 1 at the bottom), pass"
+
+    def __init__(self, game: PettingZooGame, seed: int = 0) -> None:
+        from mcts_agent.envs.go import GoModel
+
+        self.name = game.name
+        self._game = game
+        self._seed = seed
+        self.env = game.make_env()
+        self.env.reset(seed=seed)
+        position = self.env.unwrapped._go
+        self.model = GoModel(position.board.shape[0], position.komi)
+        self.state = self.model.state_of(self.env)
+        self._history: list[Any] = []
+
+    @property
+    def players(self) -> tuple:
+        """GoModel's players: 1 (black) and 2 (white)."""
+        return (1, 2)
+
+    def render(self) -> str:
+        """The board with GTP's coordinates, who is to move and the komi."""
+        from mcts_agent.gtp import board_text
+
+        return board_text(self.state, self.model.komi)
+
+    def label(self, action: Any) -> str:
+        """The move's GTP vertex (``D4``, ``pass``)."""
+        from mcts_agent.gtp import vertex_of
+
+        return vertex_of(int(action), self.model.board_size)
+
+    def line_labels(self, line: Sequence[Any]) -> list[str]:
+        """The moves' GTP vertices (a vertex names the same point in every position)."""
+        return [self.label(action) for action in line]
+
+    def play(self, action: Any) -> None:
+        """Steps the live env with ``action`` (the env's own) and reads its state."""
+        self.env.step(int(action))
+        self._history.append(int(action))
+        self.state = self.model.state_of(self.env)
+
+    def returns(self) -> dict[Hashable, float]:
+        """The env's cumulative rewards, by GoModel's player (1 black, 2 white)."""
+        rewards = self.env.unwrapped._cumulative_rewards
+        return {1: float(rewards["black_0"]), 2: float(rewards["white_0"])}
+
+
 # ------------------------------------------------------------ games' notations
 
 
@@ -416,8 +485,8 @@ def board_for(game: Game) -> ModelBoard | EnvBoard:
 
     Games on our models (``tictactoe``, ``connect_four``, and PettingZoo's
     ``classic/tictactoe-v3`` and ``classic/connect_four-v3``, which the
-    registry plans on them) are :class:`ModelBoard`; any other PettingZoo env
-    an :class:`EnvBoard`.
+    registry plans on them) are :class:`ModelBoard`; PettingZoo's go a
+    :class:`GoBoard`; any other PettingZoo env an :class:`EnvBoard`.
 
     Raises:
         ValueError, TypeError, ImportError: if the env cannot be made or
@@ -430,6 +499,8 @@ def board_for(game: Game) -> ModelBoard | EnvBoard:
     elif isinstance(game.model, connect_four.ConnectFourModel):
         rules, start, help_ = connect_four, connect_four.EMPTY_BOARD, "a column number 0-6"
     elif isinstance(game, PettingZooGame) and game.model is None:
+        if game.env_id.replace("-", "_").startswith("classic/go_v"):
+            return GoBoard(game)
         return EnvBoard(game)
     else:
         raise ValueError(

@@ -26,7 +26,15 @@ from mcts_agent import __version__
 from mcts_agent.envs.go import BLACK, WHITE, GoModel, GoState
 from mcts_agent.search import MCTS
 
-__all__ = ["COMMANDS", "GTP_COLUMNS", "MAX_BOARD_SIZE", "GTPEngine", "action_of", "vertex_of"]
+__all__ = [
+    "COMMANDS",
+    "GTP_COLUMNS",
+    "MAX_BOARD_SIZE",
+    "GTPEngine",
+    "action_of",
+    "board_text",
+    "vertex_of",
+]
 
 GTP_COLUMNS = "ABCDEFGHJKLMNOPQRSTUVWXYZ"
 """GTP's column letters, left to right: ``A`` to ``Z`` without ``I`` (spec section 2.11)."""
@@ -91,6 +99,28 @@ def action_of(vertex: str, board_size: int) -> int:
             f"a {board_size}x{board_size} GTP vertex's row is 1..{board_size}, got {vertex!r}"
         )
     return (board_size - number) * board_size + columns.index(text[0])
+
+
+def board_text(state: GoState, komi: float) -> str:
+    """Returns the position drawn with GTP's coordinates (``showboard``'s text).
+
+    Rows from the board's side down to 1 (GTP's row 1 is the bottom), columns ``A``... without
+    ``I``; ``X`` black, ``O`` white, ``.`` empty; a last line says who is to move and the komi.
+
+    Args:
+        state: a :class:`GoState` (its board a square of 2x2 to 25x25 points).
+        komi: the komi to show.
+    """
+    size = math.isqrt(len(state.board))
+    letters = "   " + " ".join(GTP_COLUMNS[:size])
+    lines = [letters]
+    for row in range(size):
+        cells = state.board[row * size : (row + 1) * size]
+        number = size - row
+        lines.append(f"{number:2d} {' '.join('.XO'[v] for v in cells)} {number}")
+    lines.append(letters)
+    lines.append(f"{_COLOUR_NAMES[state.to_play]} to move, komi {komi:g}")
+    return "\n".join(lines)
 
 
 def _check_size(board_size: Any) -> None:
@@ -287,17 +317,7 @@ class GTPEngine:
         return vertex_of(action, self._model.board_size)
 
     def _showboard(self, arguments: list[str]) -> str:
-        size = self._model.board_size
-        letters = "   " + " ".join(GTP_COLUMNS[:size])
-        lines = [letters]
-        for row in range(size):
-            cells = self._state.board[row * size : (row + 1) * size]
-            number = size - row
-            lines.append(f"{number:2d} {' '.join('.XO'[v] for v in cells)} {number}")
-        lines.append(letters)
-        to_move = _COLOUR_NAMES[self._state.to_play]
-        lines.append(f"{to_move} to move, komi {self._model.komi:g}")
-        return "\n" + "\n".join(lines)
+        return "\n" + board_text(self._state, self._model.komi)
 
     def _check_turn(self, colour: int) -> None:
         """Fails unless the game goes on and ``colour`` is to move."""

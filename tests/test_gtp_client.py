@@ -9,6 +9,7 @@ PettingZoo's env; one game against GNU Go where it is installed.
 from __future__ import annotations
 
 import json
+import re
 import shlex
 import shutil
 import sys
@@ -292,3 +293,47 @@ def test_a_game_against_gnugo():
     assert sorted(returns) == [-1.0, 1.0]
     assert len(moves) >= 2
     assert all(0 <= move <= 25 for move in moves)
+
+
+def test_cli_search_shows_go_with_gtp_coordinates(capsys):
+    from mcts_agent.cli import main
+
+    game = "classic/go_v5:board_size=5,komi=0.5"
+    # Black C3, white C4, black passes: white passing ends the game, white winning by komi.
+    assert main(["search", "--game", game, "--iterations", "200", "--position", "C3 c4 pass"]) == 0
+    output = capsys.readouterr().out
+    assert output.startswith(
+        "   A B C D E\n 5 . . . . . 5\n 4 . . O . . 4\n 3 . . X . . 3\n"
+        " 2 . . . . . 2\n 1 . . . . . 1\n   A B C D E\nwhite to move, komi 0.5\n"
+    )
+    assert "move played: pass" in output
+
+
+def test_cli_play_go_by_vertices(capsys):
+    import io
+
+    from mcts_agent.cli import main
+
+    inputs = io.StringIO("C3\nI2\nq\n")
+    argv = ["play", "--game", "classic/go_v5:board_size=5", "--iterations", "20"]
+    assert main(argv, stdin=inputs) == 0
+    output = capsys.readouterr().out
+    assert "You play black, MCTS plays white (20 iterations per move). Enter a vertex" in output
+    assert re.search(r"MCTS plays ([A-HJ][1-5]|pass) \(\d+ of 20 visits", output)
+    assert "'I2' is not a legal move" in output
+
+
+def test_cli_evaluate_against_a_gtp_engine(engine, capsys):
+    from mcts_agent.cli import main
+
+    command, log = engine(moves=["resign", "resign"])
+    argv = ["evaluate", "--game", "classic/go_v5:board_size=5", "--opponent", f"gtp:{command}"]
+    argv += ["--iterations", "5", "--games", "1", "--workers", "1", "--no-progress"]
+    assert main(argv) == 0
+    output = capsys.readouterr().out
+    # The engine resigns at once in both games: MCTS wins as first and as second.
+    assert re.search(r"gtp:.*engine\.py.*\s5\s+1\s+0\s+0\s+1\s+0\s+0", output)
+    assert _sent(log).count("quit") == 2
+    with pytest.raises(SystemExit):
+        main(["evaluate", "--game", "tictactoe", "--opponent", f"gtp:{command}"])
+    assert "plays Go: PettingZoo's classic/go_v5" in capsys.readouterr().err

@@ -24,8 +24,8 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
         help="play against MCTS in the terminal",
         description="Plays one game against MCTS in the terminal: enter your move (a cell "
         "number for tic-tac-toe, a column for connect four, a UCI move such as e2e4 for "
-        "chess, or the env's action number), or q to quit; after each of its moves MCTS "
-        "says how many visits the move got and its value.",
+        "chess, a vertex such as D4 or pass for go, or the env's action number), or q to "
+        "quit; after each of its moves MCTS says how many visits the move got and its value.",
     )
     _add_game_option(play, ", ".join(BOARD_GAMES))
     play.add_argument(

@@ -50,6 +50,7 @@ BOARD_GAMES = (
     "classic/tictactoe-v3",
     "classic/connect_four-v3",
     "classic/chess-v6",
+    "classic/go_v5:board_size=9,komi=7.5",
 )
 """The games ``search`` and ``play`` name in their help (they take any PettingZoo AEC id)."""
 
