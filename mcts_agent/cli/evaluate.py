@@ -59,7 +59,8 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
         "mcts:iterations=50..., or one of RLCard's agents in PettingZoo's card games: "
         "rlcard:leduc-holdem-cfr, rlcard:leduc-holdem-rule-v1 for classic/leduc_holdem-v4, "
         "rlcard:limit-holdem-rule-v1 for classic/texas_holdem-v4; card games add MCTS's "
-        "payoff per hand with its 95%% interval); perfect only for tic-tac-toe; minimax "
+        "payoff per hand with its 95%% interval; or a GTP engine in classic/go_v5, "
+        "'gtp:gnugo --mode gtp --level 1', quoted); perfect only for tic-tac-toe; minimax "
         "alone searches --minimax-depth plies, on two-player zero-sum games (default: "
         "random perfect for tic-tac-toe, random minimax otherwise, random alone for a game "
         "not known to be zero-sum, such as your own)",

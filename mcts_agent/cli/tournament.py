@@ -56,7 +56,8 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
         metavar="SPEC",
         required=True,
         help="agent specs: random, perfect, minimax:depth=4, mcts:iterations=400,"
-        "exploration=2.83,selection=puct,... (every MCTS option by name)",
+        "exploration=2.83,selection=puct,... (every MCTS option by name), "
+        "'gtp:gnugo --mode gtp --level 1' (a GTP engine, in classic/go_v5)",
     )
     tournament_parser.add_argument(
         "--games",
