@@ -1,0 +1,103 @@
+"""Issue 33's yardstick: MCTSAgent against a GTP engine (GNU Go) in PettingZoo's go.
+
+``MCTSAgent`` (planning on :class:`~mcts_agent.envs.go.GoModel`) at ``--seconds`` a move
+against ``--opponent`` (default: GNU Go 3.8 at level 1, Chinese rules, dead stones captured:
+the issue's first target, score >= 0.5 at <= 5 s a move) on ``classic/go_v5`` at
+``--size`` (9) and ``--komi`` (7.5), seats alternating, ``--games`` games in all. The match is
+:func:`mcts_agent.evaluation.play_match` (game ``i`` seeded from ``(--seed, i)``) on
+``--jobs`` processes; the engine is a ``gtp:COMMAND`` player
+(:mod:`mcts_agent.evaluation.gtp_players`: a resignation is a loss for the side that resigns).
+
+Prints the agent's score (a draw half a point; go_v5 has none) with its 95% Wilson interval
+(:func:`~mcts_agent.evaluation.score_interval`), and writes one JSON line per game to
+``--jsonl``: the agent's colour, the winner, the moves as GTP vertices, how the game ended
+(``"score"`` after two passes, with the final area score, black's minus white's minus komi,
+by :meth:`GoModel.score`; ``"resign"`` otherwise) and the game's seconds per move (both
+sides' thinking).
+
+Run: ``python benchmarks/go_matches.py --games 100 --seconds 5 --jobs 2 --jsonl /tmp/go.jsonl``
+(GNU Go: ``apt-get install gnugo``; it lives in ``/usr/games``, found there).
+"""
+
+import argparse
+import json
+
+from mcts_agent.envs.go import GoModel
+from mcts_agent.evaluation import MCTSPlayer, make_game, make_player, play_match
+from mcts_agent.evaluation.ratings import score_interval
+from mcts_agent.gtp import vertex_of
+
+DEFAULT_OPPONENT = "gtp:gnugo --mode gtp --level 1 --chinese-rules --capture-all-dead"
+
+
+def game_line(record, size: int, komi: float) -> dict:
+    """The JSON line of one game (``GameRecord``): replays its moves on ``GoModel``."""
+    model = GoModel(size, komi)
+    state = model.initial_state()
+    for move in record.moves:
+        state = model.step(state, move).next_state
+    ended = "score" if state.passes >= 2 else "resign"
+    agent_colour = ("black", "white")[record.agent_seat]
+    winner = agent_colour if record.outcome == "win" else ("white", "black")[record.agent_seat]
+    return {
+        "index": record.index,
+        "agent": agent_colour,
+        "winner": winner,
+        "outcome": record.outcome,
+        "ended": ended,
+        "score": model.score(state) if ended == "score" else None,
+        "moves": [vertex_of(move, size) for move in record.moves],
+        "seconds_per_move": record.seconds / max(1, len(record.moves)),
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--games", type=int, default=10, help="games in all, even (default 10)")
+    parser.add_argument("--seconds", type=float, default=5.0, help="agent's seconds a move")
+    parser.add_argument("--size", type=int, default=9, help="board size (default 9)")
+    parser.add_argument("--komi", type=float, default=7.5, help="komi (default 7.5)")
+    parser.add_argument("--opponent", default=DEFAULT_OPPONENT, help="an agent spec")
+    parser.add_argument("--jobs", type=int, default=1, help="processes (default 1)")
+    parser.add_argument("--seed", type=int, default=0, help="master seed (default 0)")
+    parser.add_argument("--jsonl", default=None, help="write one JSON line per game here")
+    args = parser.parse_args()
+    if args.games < 2 or args.games % 2:
+        parser.error(f"--games is even and >= 2 (half in each seat), got {args.games}")
+    game = make_game(f"classic/go_v5:board_size={args.size},komi={args.komi}")
+    opponent = make_player(args.opponent, game)
+    agent = MCTSPlayer(None, time_limit=args.seconds)
+    log = open(args.jsonl, "w") if args.jsonl else None  # noqa: SIM115 (closed below)
+
+    def on_game(spec, record):
+        line = game_line(record, args.size, args.komi)
+        print(json.dumps({k: v for k, v in line.items() if k != "moves"}), flush=True)
+        if log is not None:
+            log.write(json.dumps(line) + "\n")
+            log.flush()
+
+    try:
+        result = play_match(
+            game,
+            agent,
+            opponent,
+            args.games // 2,
+            seed=args.seed,
+            workers=args.jobs,
+            on_game=on_game,
+        )
+    finally:
+        if log is not None:
+            log.close()
+    wins, draws, losses = result.tally()
+    score, low, high = score_interval(wins, draws, losses)
+    print(result.summary())
+    print(
+        f"MCTSAgent ({args.seconds:g} s a move) vs {args.opponent}, {args.size}x{args.size} "
+        f"komi {args.komi:g}: score {score:.3f} [{low:.3f}, {high:.3f}] over {result.tally().games}"
+        f" games ({wins} won, {losses} lost)"
+    )
+
+
+if __name__ == "__main__":
+    main()
