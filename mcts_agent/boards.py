@@ -243,8 +243,6 @@ class EnvBoard(Board):
     """
 
     def __init__(self, game: PettingZooGame, seed: int = 0) -> None:
-        from mcts_agent.adapters.pettingzoo import PettingZooModel
-
         self.name = game.name
         self._game = game
         self._seed = seed
@@ -255,7 +253,7 @@ class EnvBoard(Board):
                 f"search and play take two-player games; {game.name} has "
                 f"{len(self.env.possible_agents)} agents {list(self.env.possible_agents)}"
             )
-        self.model = PettingZooModel(self.env)
+        self.model = self._planned_model()
         self.state = self.model.state_of(self.env)
         self._history: list[Any] = []
         kind = type(self.env.unwrapped).__module__
@@ -264,6 +262,12 @@ class EnvBoard(Board):
         agents = tuple(self.env.possible_agents)
         self.seat_names = ("white", "black") if kind.endswith(".chess") else agents
         self.move_help = _MOVE_HELP.get(kind, "an action number")
+
+    def _planned_model(self) -> Any:
+        """The model the planner searches: a ``PettingZooModel`` of the live env."""
+        from mcts_agent.adapters.pettingzoo import PettingZooModel
+
+        return PettingZooModel(self.env)
 
     @property
     def players(self) -> tuple:
@@ -327,21 +331,17 @@ class GoBoard(EnvBoard):
         seed: the seed of ``reset``.
     """
 
-    seat_names = ("black", "white")
-    move_help = "a vertex such as D4 (columns A.. without I, row 1 at the bottom), pass"
-
     def __init__(self, game: PettingZooGame, seed: int = 0) -> None:
+        super().__init__(game, seed)
+        self.seat_names = ("black", "white")
+        self.move_help = "a vertex such as D4 (columns A.. without I, row 1 at the bottom), pass"
+
+    def _planned_model(self) -> Any:
+        """:class:`GoModel` at the env's board size and komi."""
         from mcts_agent.envs.go import GoModel
 
-        self.name = game.name
-        self._game = game
-        self._seed = seed
-        self.env = game.make_env()
-        self.env.reset(seed=seed)
         position = self.env.unwrapped._go
-        self.model = GoModel(position.board.shape[0], position.komi)
-        self.state = self.model.state_of(self.env)
-        self._history: list[Any] = []
+        return GoModel(position.board.shape[0], position.komi)
 
     @property
     def players(self) -> tuple:
