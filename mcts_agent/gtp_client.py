@@ -233,6 +233,7 @@ class GTPClient:
             result keeps its inner newlines): ``"D4"``, ``""``.
 
         Raises:
+            ValueError: if ``command`` is not one non-empty line.
             GTPCommandError: if the engine answers ``? message``.
             GTPError: if the client was closed, the engine exits before answering, answers
                 without the command's id or out of protocol, or does not answer within
