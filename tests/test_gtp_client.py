@@ -337,3 +337,35 @@ def test_cli_evaluate_against_a_gtp_engine(engine, capsys):
     with pytest.raises(SystemExit):
         main(["evaluate", "--game", "tictactoe", "--opponent", f"gtp:{command}"])
     assert "plays Go: PettingZoo's classic/go_v5" in capsys.readouterr().err
+
+
+@pytest.mark.skipif(GNUGO is None, reason="GNU Go is not installed (apt-get install gnugo)")
+def test_gnugo_sees_the_envs_board():
+    """After random black moves and GNU Go's white ones, both boards agree."""
+    import numpy as np
+    from pettingzoo.classic import go_v5
+
+    from mcts_agent.envs.go import GoModel
+    from mcts_agent.gtp import board_text
+
+    env = go_v5.env(board_size=7, komi=7.5)
+    env.reset(seed=0)
+    policy = GTPPolicy("gnugo --mode gtp --level 0 --never-resign --seed 1", 30)
+    rng = np.random.default_rng(0)
+    try:
+        for _ in range(20):  # 40 moves, black passing only when it must
+            legal = np.flatnonzero(env.last()[0]["action_mask"])
+            env.step(int(rng.choice(legal[:-1] if len(legal) > 1 else legal)))
+            if env.terminations["white_0"]:
+                break
+            env.step(policy(env))  # the engine knows every move but its own, which it made
+            if env.terminations["black_0"]:
+                break
+        theirs = policy.client.send("showboard").splitlines()[1:8]
+    finally:
+        policy.close()
+    ours = board_text(GoModel(7, 7.5).state_of(env), 7.5).splitlines()[1:8]
+    assert [row.split()[1:8] for row in ours] == [
+        [cell.replace("+", ".") for cell in row.split()[1:8]] for row in theirs
+    ]
+    assert env.unwrapped._go.board.any()
