@@ -2755,6 +2755,7 @@ static PyMethodDef core_methods[] = {
     CHANCE_LOOP_METHODS /* _chance_loop.c */
     GYM_ROLLOUT_METHODS /* _gym_rollouts.c */
     INFORMATION_SET_LOOP_METHODS /* _information_set_loop.c */
+    GO_METHODS /* _go.c */
     {NULL},
 };
 

@@ -4,7 +4,8 @@
  * random.Random's state; _chance_loop.c: the general loop for a stochastic model (chance
  * nodes), with native chance rollouts; _gym_rollouts.c: native rollouts of the deterministic
  * Gymnasium envs GymnasiumModel knows; _information_set_loop.c: the ISMCTS loop on
- * LeducModel (compiled_information_sets.py). The functions below are _core.c's, used by the others.
+ * LeducModel (compiled_information_sets.py); _go.c: Go's board and light playout. The functions
+ * below are _core.c's, used by the others.
  */
 #ifndef MCTS_AGENT_CORE_H
 #define MCTS_AGENT_CORE_H
@@ -111,5 +112,61 @@ extern const char leduc_table_doc[], leduc_search_doc[], leduc_search_size_doc[]
          METH_FASTCALL, leduc_search_run_doc},                                                 \
         {"leduc_search_write", (PyCFunction)(void (*)(void))core_leduc_search_write,           \
          METH_FASTCALL, leduc_search_write_doc},
+
+/* _go.c: Go's board and GoModel's light playout (mcts_agent/envs/go.py, docs/guides/go.md),
+ * for native rollouts and a compiled loop on Go. A point (r, c) of the N x N board is
+ * (r + 1) * stride + c + 1 in the arrays (a border of GO_BORDER cells around the board); an
+ * action is r * N + c, the pass N * N, as GoModel's. Per group (at its representative,
+ * group[p]): its stones, its pseudo-liberties (count, sum, sum of squares). */
+#define GO_MAX_SIZE 19
+#define GO_MAX_CELLS ((GO_MAX_SIZE + 2) * (GO_MAX_SIZE + 2))
+#define GO_EMPTY 0
+#define GO_BLACK 1
+#define GO_WHITE 2
+#define GO_BORDER 3
+
+typedef struct {
+    int size, stride;   /* N in 2..GO_MAX_SIZE, N + 2 */
+    int to_play;        /* GO_BLACK or GO_WHITE */
+    int ko;             /* the ko point (an array index, not an action), -1 for none */
+    int passes;         /* passes just played in a row, 0..2 */
+    double komi;        /* points given to white */
+    uint8_t cell[GO_MAX_CELLS];
+    int16_t group[GO_MAX_CELLS], next[GO_MAX_CELLS], stones[GO_MAX_CELLS];
+    int32_t liberties[GO_MAX_CELLS];
+    int64_t liberty_sum[GO_MAX_CELLS], liberty_squares[GO_MAX_CELLS];
+    uint64_t empty_bits[(GO_MAX_CELLS + 63) / 64]; /* bit p: point p is empty */
+    int16_t empty[GO_MAX_SIZE * GO_MAX_SIZE];     /* the empty points, in increasing order */
+    int empties;                                  /* their number */
+} GoBoard;
+
+/* Sets *b to a GoState (board bytes, to_play, ko, passes) with ``komi``; 0, or -1 with a
+ * ValueError for anything else (a size out of 2..19, a group without a liberty, a stone on
+ * the ko point, two passes: the game over). */
+int go_board_init(GoBoard *b, PyObject *state, double komi);
+/* An action's array index, and back. */
+int go_point(const GoBoard *b, int action);
+int go_action(const GoBoard *b, int point);
+/* 1 if ``action`` (0..N*N) is legal for the player to move (GoModel.actions), else 0. */
+int go_legal(const GoBoard *b, int action);
+/* Plays the legal ``action`` (GoModel.step: captures, ko, passes, the player to move). */
+void go_play(GoBoard *b, int action);
+/* GoModel.score: black's area - white's area - komi (Tromp-Taylor). */
+double go_score(const GoBoard *b);
+/* GoModel.rollout from *b (played on it), drawing random(rng); writes the return to *g and,
+ * unless NULL, the moves to moves[2 k], moves[2 k + 1] = (player, action) (room for
+ * 2 * min(limit, 3 * N * N) ints) and their number to *played. 0, or -1 with a ValueError
+ * (the game over, limit < 1). */
+int go_playout(GoBoard *b, double (*random)(void *), void *rng, long long limit, double gamma,
+               int32_t *moves, long long *played, double *g);
+
+PyObject *core_go_native_rollout(PyObject *module, PyObject *komi);
+PyObject *core_go_amaf_rollout(PyObject *module, PyObject *const *args, Py_ssize_t nargs);
+extern const char go_native_rollout_doc[], go_amaf_rollout_doc[];
+
+#define GO_METHODS                                                                             \
+    {"go_native_rollout", (PyCFunction)core_go_native_rollout, METH_O, go_native_rollout_doc}, \
+        {"go_amaf_rollout", (PyCFunction)(void (*)(void))core_go_amaf_rollout, METH_FASTCALL,  \
+         go_amaf_rollout_doc},
 
 #endif

@@ -114,7 +114,9 @@ class RolloutModel(Model[StateT], Protocol[StateT]):
     moves from ``state`` until the game ends or ``limit`` moves have been
     played, and return the discounted return from the point of view of
     ``player(state)``, with the sign rule of the backup (a reward of another
-    player counts negatively).
+    player counts negatively). A model may instead document a playout policy
+    of its own (Go's light playouts, :meth:`mcts_agent.envs.go.GoModel.rollout`,
+    never fill the mover's own eyes).
 
     The class may also define ``native_rollout(self)``, returning a capsule of
     the same rollout in C for the compiled core (``docs/guides/compiled-core.md``, "Compiled

@@ -42,9 +42,11 @@ from __future__ import annotations
 
 import math
 import operator
+import random
 from itertools import compress
 from typing import Any, NamedTuple
 
+from mcts_agent import compiled
 from mcts_agent.model import StepResult
 
 __all__ = ["BLACK", "EMPTY", "WHITE", "GoModel", "GoState", "parse_board", "render_board"]
@@ -80,6 +82,16 @@ def _neighbour_table(size: int) -> tuple[tuple[int, ...], ...]:
     for i in range(size * size):
         r, c = divmod(i, size)
         near = [(r + 1, c), (r - 1, c), (r, c + 1), (r, c - 1)]
+        table.append(tuple(y * size + x for y, x in near if 0 <= y < size and 0 <= x < size))
+    return tuple(table)
+
+
+def _diagonal_table(size: int) -> tuple[tuple[int, ...], ...]:
+    """Returns the diagonal neighbours on the board of each point of a ``size`` x ``size`` board."""
+    table = []
+    for i in range(size * size):
+        r, c = divmod(i, size)
+        near = [(r + 1, c + 1), (r + 1, c - 1), (r - 1, c + 1), (r - 1, c - 1)]
         table.append(tuple(y * size + x for y, x in near if 0 <= y < size and 0 <= x < size))
     return tuple(table)
 
@@ -127,6 +139,32 @@ def _dead_group(board: Any, start: int, neighbours: Any) -> list[int] | None:
                 seen.add(n)
                 stones.append(n)
     return stones
+
+
+def _place(cells: bytearray, point: int, me: int, neighbours: Any) -> int | None:
+    """Puts ``me``'s stone on the empty ``point`` of ``cells`` and removes what it captures.
+
+    Returns the new ko point (minigo's ``Position.play_move``: the single stone taken by a
+    stone played where every neighbour was the opponent's), -1 for none, or None for a
+    suicide (``cells`` is then left with the stone on it; the caller throws it away).
+    """
+    other = BLACK + WHITE - me
+    near = neighbours[point]
+    koish = all(cells[n] == other for n in near) and len(near) > 0
+    cells[point] = me
+    captured = 0
+    last_captured = _NO_KO
+    for n in near:
+        if cells[n] == other:
+            dead = _dead_group(cells, n, neighbours)
+            if dead is not None:
+                for s in dead:
+                    cells[s] = EMPTY
+                captured += len(dead)
+                last_captured = dead[0]
+    if captured == 0 and _dead_group(cells, point, neighbours) is not None:
+        return None
+    return last_captured if captured == 1 and koish else _NO_KO
 
 
 def parse_board(text: str) -> bytes:
@@ -178,6 +216,10 @@ class GoModel:
 
     num_players = 2
 
+    amaf_actions = True
+    """An action means the same point (or the pass) in every position: AMAF statistics
+    (RAVE) may share an action's results across positions."""
+
     def __init__(self, board_size: int = 9, komi: float = 7.5):
         if isinstance(board_size, bool) or not isinstance(board_size, int) or board_size < 2:
             raise ValueError(f"board_size must be an int >= 2, got {board_size!r}")
@@ -187,6 +229,9 @@ class GoModel:
         self.komi = float(komi)
         self.pass_action = board_size * board_size
         self._neighbours = _neighbour_table(board_size)
+        self._diagonals = _diagonal_table(board_size)
+        # the opponent stones an own eye tolerates on its diagonals: 0 on the edge, else 1
+        self._eye_foes = tuple(int(len(d) == 4) for d in self._diagonals)
         self._points = range(self.pass_action)
         self._row_shift = 8 * board_size
         not_first = bytes(int(i % board_size != 0) for i in self._points)
@@ -326,26 +371,165 @@ class GoModel:
         board = state.board
         if not 0 <= index < self.pass_action or board[index] != EMPTY or index == state.ko:
             raise self._illegal(state, action)
-        action = index
-        neighbours = self._neighbours
-        near = neighbours[action]
-        koish = all(board[n] == other for n in near) and len(near) > 0
         cells = bytearray(board)
-        cells[action] = me
-        captured = 0
-        last_captured = _NO_KO
-        for n in near:
-            if cells[n] == other:
-                dead = _dead_group(cells, n, neighbours)
-                if dead is not None:
-                    for s in dead:
-                        cells[s] = EMPTY
-                    captured += len(dead)
-                    last_captured = dead[0]
-        if captured == 0 and _dead_group(cells, action, neighbours) is not None:
+        ko = _place(cells, index, me, self._neighbours)
+        if ko is None:
             raise self._illegal(state, action, "suicide")
-        ko = last_captured if captured == 1 and koish else _NO_KO
         return StepResult(GoState(bytes(cells), other, ko, 0), 0.0, False)
+
+    @property
+    def playout_cap(self) -> int:
+        """The most moves a playout plays before it scores the board: ``3 * board_size**2``.
+
+        A light playout seldom ends by two passes before the board is filled up to its eyes;
+        this cap stops the rare long one (a cycle of captures and refills), as Pachi's and
+        Fuego's playouts stop at a move limit. An int (moves, passes included).
+        """
+        return 3 * self.pass_action
+
+    def rollout(self, state: GoState, rng: random.Random, limit: int, gamma: float) -> float:
+        """Plays Go's light playout from ``state``; returns the return of the player to move.
+
+        The standard Monte Carlo Go playout (B. Bruegmann, "Monte Carlo Go", 1993; S. Gelly,
+        Y. Wang, R. Munos and O. Teytaud, "Modification of UCT with Patterns in Monte-Carlo
+        Go", INRIA RR-6062, 2006, section 3.1): uniformly random legal moves, except that a
+        player never fills one of its own eyes, and passes when it has no other move. This is
+        the model's own playout policy (not the uniform one of
+        :class:`~mcts_agent.model.RolloutModel`): a uniform playout fills its own eyes and
+        hardly ever ends. An **own eye** of the mover is an empty point whose orthogonal
+        neighbours are all the mover's stones and whose diagonal neighbours hold at most one
+        opponent stone, none on the edge or in a corner (Fuego's and Pachi's eye test).
+
+        Each move: the candidates are the empty points in increasing order, a list ``L`` of
+        ``n``; draw ``i = int(rng.random() * n)``; play ``L[i]`` if it is legal (not the ko
+        point, not a suicide) and not an own eye, else swap-remove it (``L[i] = L[n-1]``,
+        ``n -= 1``) and draw again; with ``n == 0`` pass. The game ends after two passes in a
+        row, scored as :meth:`step` scores it; after :attr:`playout_cap` moves the board is
+        scored as it stands (area scoring, :meth:`score`). The compiled core plays the very
+        same playout in C (:meth:`native_rollout`), draw for draw.
+
+        Args:
+            state: a position whose game is not over (fewer than two passes).
+            rng: the generator to draw from (``rng.random()`` only).
+            limit: int >= 1, the most moves played (passes count).
+            gamma: discount rate in [0, 1].
+
+        Returns:
+            float, from the point of view of ``player(state)``: ``gamma**k`` if the game ends
+            (two passes, or the cap's scoring) on the k-th move from now (k = 0 first) and the
+            player who made that move wins, ``-gamma**k`` if it loses, each sign flipped when
+            that player is the opponent; 0.0 when ``limit`` moves end the playout first. With
+            ``gamma = 1``: +1.0 if ``player(state)`` wins, -1.0 if it loses.
+
+        Raises:
+            ValueError: if ``state`` is not a :class:`GoState` of this board size, the game is
+                over, or ``limit`` is below 1.
+        """
+        return self._playout(state, rng, limit, gamma, None)
+
+    def amaf_rollout(
+        self, state: GoState, rng: random.Random, limit: int, gamma: float
+    ) -> tuple[float, list[tuple[int, int]]]:
+        """Plays :meth:`rollout`'s playout; returns its return and the moves it played.
+
+        The same draws and the same return as :meth:`rollout` for the same generator state.
+
+        Returns:
+            ``(g, moves)``: ``g`` as :meth:`rollout` returns it; ``moves`` the
+            ``(player, action)`` pairs played in order, passes (action ``board_size**2``)
+            included: the moves AMAF / RAVE statistics count (Gelly and Silver, "Combining
+            Online and Offline Knowledge in UCT", ICML 2007).
+
+        Raises:
+            ValueError: as :meth:`rollout`.
+        """
+        moves: list[tuple[int, int]] = []
+        return self._playout(state, rng, limit, gamma, moves), moves
+
+    def _playout(
+        self,
+        state: GoState,
+        rng: random.Random,
+        limit: int,
+        gamma: float,
+        moves: list[tuple[int, int]] | None,
+    ) -> float:
+        """The light playout of :meth:`rollout`; appends its moves to ``moves`` unless None."""
+        self._check(state)
+        if state.passes >= 2:
+            raise ValueError(f"the game is over (two passes); no playout from {state!r}")
+        if limit < 1:
+            raise ValueError(f"limit must be an int >= 1, got {limit!r}")
+        neighbours = self._neighbours
+        points = self._points
+        pass_action = self.pass_action
+        cap = self.playout_cap
+        random_ = rng.random
+        cells = bytearray(state.board)
+        me = state.to_play
+        ko = state.ko
+        passes = state.passes
+        played = 0
+        coef = 1.0
+        while True:
+            other = BLACK + WHITE - me
+            empty = list(compress(points, cells.translate(_EMPTY_FLAG)))
+            n = len(empty)
+            counts: dict[int, int] = {}  # stone -> its group's liberties (up to 2), this move
+            while n:
+                i = int(random_() * n)
+                point = empty[i]
+                if point != ko and self._light_move(cells, point, me, counts):
+                    ko = _place(cells, point, me, neighbours)
+                    passes = 0
+                    break
+                n -= 1
+                empty[i] = empty[n]
+            else:
+                point = pass_action
+                ko = _NO_KO
+                passes += 1
+            if moves is not None:
+                moves.append((me, point))
+            played += 1
+            if passes == 2 or played == cap:
+                black_wins = self.score(GoState(bytes(cells), other, ko, passes)) > 0
+                return coef if black_wins == (me == BLACK) else -coef
+            if played == limit:
+                return 0.0
+            coef *= -gamma
+            me = other
+
+    def _light_move(self, cells: bytearray, point: int, me: int, counts: dict[int, int]) -> bool:
+        """True if the empty ``point`` is legal for ``me`` (ko aside) and not its own eye."""
+        near = self._neighbours[point]
+        if all(cells[n] == me for n in near):
+            other = BLACK + WHITE - me
+            foes = sum(cells[d] == other for d in self._diagonals[point])
+            if foes <= self._eye_foes[point]:
+                return False  # an own eye
+        for n in near:
+            if cells[n] == EMPTY:
+                return True
+        for n in near:
+            count = counts.get(n)
+            if count is None:
+                count = _liberty_count(cells, n, self._neighbours, counts)
+            if (count > 1) if cells[n] == me else (count == 1):
+                return True  # joins a group with another liberty, or captures
+        return False  # a suicide
+
+    def native_rollout(self) -> Any:
+        """Returns the compiled core's capsule of :meth:`rollout`, or None without the core.
+
+        The same light playout in C (``mcts_agent/_go.c``; ``docs/guides/compiled-core.md``:
+        the protocol), drawing the same random numbers, for this model's komi, on boards of
+        2 to 19 points a side (None for a larger board: the Python playout runs); a subclass
+        that overrides :meth:`rollout` loses it.
+        """
+        if GoModel.rollout is not _ROLLOUT or compiled._core is None or self.board_size > 19:
+            return None  # rollout replaced on the class itself, no core, or a board past 19
+        return compiled._core.go_native_rollout(self.komi)
 
     def _illegal(self, state: GoState, action: Any, why: str = "") -> ValueError:
         """Returns the error for an illegal ``action`` in ``state``."""
@@ -387,3 +571,8 @@ class GoModel:
             if reaches in (BLACK, WHITE):
                 area[reaches] += len(region)
         return area[BLACK] - area[WHITE] - self.komi
+
+
+# The rollout the native capsule stands for, as defined above (replaced on the class, it
+# loses its capsule: native_rollout then returns None).
+_ROLLOUT = GoModel.rollout

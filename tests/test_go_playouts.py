@@ -1,0 +1,256 @@
+"""Go's light playout: GoModel.rollout / amaf_rollout on hand-made positions and replayed
+games, the C playout (mcts_agent/_go.c) draw for draw against it, and the compiled loop's
+trees on GoModel against the pure loop's."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+from test_compiled import CORE, assert_same_on_both
+
+from mcts_agent.envs.go import BLACK, EMPTY, WHITE, GoModel, GoState, parse_board
+
+needs_core = pytest.mark.skipif(CORE is None, reason="the compiled core is not built")
+
+
+def own_eye(model: GoModel, board: bytes, point: int, player: int) -> bool:
+    """The eye test of the contract, by coordinates: the orthogonal neighbours all the
+    player's, at most one opponent stone on the diagonals, none on the edge."""
+    n = model.board_size
+    r, c = divmod(point, n)
+    on = [(y, x) for y, x in ((r + 1, c), (r - 1, c), (r, c + 1), (r, c - 1))]
+    on = [(y, x) for y, x in on if 0 <= y < n and 0 <= x < n]
+    if any(board[y * n + x] != player for y, x in on):
+        return False
+    diagonal = [(r + 1, c + 1), (r + 1, c - 1), (r - 1, c + 1), (r - 1, c - 1)]
+    inside = [(y, x) for y, x in diagonal if 0 <= y < n and 0 <= x < n]
+    foes = sum(board[y * n + x] == BLACK + WHITE - player for y, x in inside)
+    return foes <= (1 if len(inside) == 4 else 0)
+
+
+def replay(model: GoModel, state: GoState, moves, gamma: float) -> float:
+    """Plays ``moves`` with GoModel.step, checking each is legal and the light policy's (no
+    own eye filled; a pass only when every legal point is an own eye); returns the return the
+    playout must have given when it ended by two passes or at the cap."""
+    coef = 1.0
+    for k, (player, action) in enumerate(moves):
+        assert player == model.player(state)
+        legal = model.actions(state)
+        assert action in legal
+        if action == model.pass_action:
+            assert all(own_eye(model, state.board, a, player) for a in legal[:-1])
+        else:
+            assert not own_eye(model, state.board, action, player)
+        state, reward, done = model.step(state, action)
+        if k + 1 < len(moves):
+            assert not done
+            coef *= -gamma
+    black_wins = model.score(state) > 0
+    return coef if black_wins == (player == BLACK) else -coef
+
+
+def random_positions(size: int, games: int, seed: int) -> list[GoState]:
+    """Positions reached by random legal moves from the empty board, the game not over: the
+    last of each of ``games`` games (or more, until one had a ko point: none on 2x2), and the first
+    position with a ko point of each game."""
+    model = GoModel(size)
+    rng = random.Random(seed)
+    found: list[GoState] = []
+    while games > 0 or (size > 2 and not any(p.ko >= 0 for p in found)):
+        games -= 1
+        state = model.initial_state()
+        ko_seen = False
+        for _ in range(rng.randrange(3 * size * size)):
+            actions = model.actions(state)
+            # a pass now and then (some positions just after one), else a uniform action
+            action = actions[-1] if rng.random() < 0.05 else rng.choice(actions)
+            next_state = model.step(state, action).next_state
+            if next_state.passes == 2:
+                break
+            state = next_state
+            if state.ko >= 0 and not ko_seen:
+                ko_seen = True
+                found.append(state)
+        found.append(state)
+    return found
+
+
+# ------------------------------------------------------------------ the Python playout
+
+
+def test_an_own_eye_is_not_filled_and_a_pass_follows():
+    model = GoModel(3, komi=7.5)
+    board = parse_board("XXX\nX.X\nXXX")
+    state = GoState(board, BLACK, -1, 0)
+    g, moves = model.amaf_rollout(state, random.Random(0), 1, 1.0)
+    assert (g, moves) == (0.0, [(BLACK, 9)])  # the centre is black's eye: black passes
+    # white captures all nine stones by playing the centre, then black plays on
+    g, moves = model.amaf_rollout(GoState(board, WHITE, -1, 0), random.Random(0), 2, 1.0)
+    assert moves[0] == (WHITE, 4) and moves[1][0] == BLACK and moves[1][1] != 4
+    # after white's pass, black's pass ends the game: black's 9 points against komi 7.5
+    assert model.amaf_rollout(GoState(board, BLACK, -1, 1), random.Random(0), 5, 0.5) == (
+        1.0,
+        [(BLACK, 9)],
+    )
+    assert model.rollout(GoState(board, BLACK, -1, 1), random.Random(0), 5, 0.5) == 1.0
+
+
+def test_an_eye_with_two_enemy_diagonals_or_one_on_the_edge_is_filled():
+    model = GoModel(5, komi=0.5)
+    # the point (2, 2) has black neighbours and two white diagonals: a false eye, playable
+    board = parse_board(
+        """
+        OO.OO
+        OOXOO
+        .X.X.
+        OOXOO
+        OO.OO
+        """
+    )
+    assert not own_eye(model, board, 12, BLACK)
+    for seed in range(20):  # black's moves: the centre, or the edge points next to its stones
+        _, moves = model.amaf_rollout(GoState(board, BLACK, -1, 0), random.Random(seed), 1, 1.0)
+        assert moves[0] != (BLACK, model.pass_action)
+    edge = parse_board(
+        """
+        X.X..
+        XXO..
+        .....
+        .....
+        .....
+        """
+    )
+    assert not own_eye(model, edge, 1, BLACK)  # on the edge, one white diagonal: not an eye
+    assert own_eye(model, parse_board("X.X..\nXXX..\n.....\n.....\n....."), 1, BLACK)
+
+
+def test_the_cap_scores_the_board_as_it_stands():
+    class Capped(GoModel):
+        playout_cap = 4
+
+    model = Capped(5, komi=2.5)
+    state = model.initial_state()
+    for seed in range(10):
+        g, moves = model.amaf_rollout(state, random.Random(seed), 100, 0.5)
+        assert len(moves) == 4
+        assert g == replay(model, state, moves, 0.5)
+        # two stones each (and at most a corner surrounded): white wins on komi 2.5; white
+        # made the 4th move, so g = (+1 for white) * (-0.5) ** 3, black's loss
+        assert g == -0.125
+
+
+def test_the_limit_returns_zero_and_the_rollout_is_the_amaf_rollout():
+    model = GoModel(5)
+    state = model.initial_state()
+    g, moves = model.amaf_rollout(state, random.Random(3), 7, 1.0)
+    assert g == 0.0 and len(moves) == 7
+    for seed in range(5):
+        a, b = random.Random(seed), random.Random(seed)
+        assert model.rollout(state, a, 10_000, 0.9) == model.amaf_rollout(state, b, 10_000, 0.9)[0]
+        assert a.getstate() == b.getstate()
+
+
+@pytest.mark.parametrize("size", [2, 3, 5, 9])
+def test_replayed_playouts_are_legal_light_games_with_the_return(size):
+    model = GoModel(size)
+    for k, state in enumerate(random_positions(size, 6, seed=size)):
+        for gamma in (1.0, 0.9):
+            g, moves = model.amaf_rollout(state, random.Random(k), 10_000, gamma)
+            assert moves[-1][1] == model.pass_action or len(moves) == model.playout_cap
+            assert g == replay(model, state, moves, gamma)
+            if gamma == 1.0:
+                assert g in (1.0, -1.0)
+
+
+def test_the_playout_refuses_a_finished_game_and_a_bad_limit():
+    model = GoModel(3)
+    with pytest.raises(ValueError, match="game is over"):
+        model.rollout(GoState(bytes(9), BLACK, -1, 2), random.Random(0), 10, 1.0)
+    with pytest.raises(ValueError, match="limit"):
+        model.rollout(model.initial_state(), random.Random(0), 0, 1.0)
+    with pytest.raises(ValueError, match="GoState"):
+        model.rollout(GoModel(4).initial_state(), random.Random(0), 10, 1.0)
+    assert GoModel.amaf_actions is True
+    assert GoModel(9).playout_cap == 243
+
+
+# ------------------------------------------------------------------ the C playout
+
+
+@needs_core
+@pytest.mark.parametrize("size", list(range(2, 20)))
+def test_the_c_playout_draws_and_returns_as_the_python_one(size):
+    model = GoModel(size, komi=0.5 + size % 3)
+    capsule = model.native_rollout()
+    positions = random_positions(size, 3 if size > 13 else 6, seed=100 + size)
+    positions += [p._replace(passes=1) for p in positions[:2]]
+    for k, state in enumerate(positions):
+        for limit, gamma in ((10_000, 1.0), (10_000, 0.9), (1 + k % 7, 0.7)):
+            python, native = random.Random(k), random.Random(k)
+            expected = model.amaf_rollout(state, python, limit, gamma)
+            assert CORE.go_amaf_rollout(model.komi, state, native, limit, gamma) == expected
+            assert native.getstate() == python.getstate()
+            python, native = random.Random(k), random.Random(k)
+            g = CORE.call_native(capsule, state, native, limit, gamma)
+            assert g == model.rollout(state, python, limit, gamma)
+            assert native.getstate() == python.getstate()
+
+
+def test_positions_with_a_ko_point_or_a_pass_are_among_the_random_ones():
+    for size in range(2, 20):
+        positions = random_positions(size, 3 if size > 13 else 6, seed=100 + size)
+        assert size < 3 or any(p.ko >= 0 for p in positions)
+        assert any(p.passes == 1 for p in positions)
+
+
+@needs_core
+def test_the_c_playout_refuses_what_is_not_a_go_state():
+    capsule = GoModel(3).native_rollout()
+    rng = random.Random(0)
+    for state, match in (
+        (GoState(bytes(9), BLACK, -1, 2), "game is over"),
+        (GoState(bytes(10), BLACK, -1, 0), "GoState"),
+        (GoState(bytes(400), BLACK, -1, 0), "GoState"),
+        (GoState(bytes(9), 3, -1, 0), "GoState"),
+        (GoState(bytes(9), BLACK, 9, 0), "GoState"),
+        (GoState(bytes([0] * 8 + [3]), BLACK, -1, 0), "cell 8 is 3"),
+        (GoState(parse_board("X..\n...\n..."), BLACK, 0, 0), "ko point 0 is not empty"),
+        (GoState(parse_board("XO.\nO..\n..."), BLACK, -1, 0), "no liberty"),
+        ((bytes(9), BLACK, -1), "GoState"),
+    ):
+        with pytest.raises(ValueError, match=match):
+            CORE.call_native(capsule, state, rng, 10, 1.0)
+    with pytest.raises(ValueError, match="limit"):
+        CORE.call_native(capsule, GoState(bytes(9), BLACK, -1, 0), rng, 0, 1.0)
+    with pytest.raises(ValueError, match="komi"):
+        CORE.go_native_rollout(float("nan"))
+    assert GoModel(20).native_rollout() is None  # the Python playout runs past 19
+
+
+@needs_core
+@pytest.mark.parametrize("seed", range(3))
+def test_the_compiled_loop_builds_the_pure_loops_tree_on_go(seed):
+    model = GoModel(9)
+    planner = assert_same_on_both(model, model.initial_state(), iterations=300, seed=seed)
+    assert sum(planner.tree.visits[c] for c in planner.tree.children[0]) == 300
+    state = random_positions(9, 1, seed=seed)[0]
+    assert_same_on_both(model, state, iterations=300, seed=seed, gamma=0.95)
+
+
+def test_a_stone_placed_by_the_playout_is_off_its_own_eye():
+    board = parse_board(
+        """
+        .X.X.
+        XXXXX
+        .....
+        OO.OO
+        .O.O.
+        """
+    )
+    model = GoModel(5)
+    state = GoState(board, BLACK, -1, 0)
+    for seed in range(30):
+        _, moves = model.amaf_rollout(state, random.Random(seed), 1, 1.0)
+        assert moves[0][1] not in (0, 2, 4)  # black's three eyes on the top edge
+        assert board[moves[0][1]] == EMPTY
