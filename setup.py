@@ -30,7 +30,8 @@ setup(
         Extension(
             "mcts_agent._core",
             ["mcts_agent/_core.c", "mcts_agent/_chance_loop.c", "mcts_agent/_gym_rollouts.c",
-             "mcts_agent/_information_set_loop.c", "mcts_agent/_go.c"],
+             "mcts_agent/_information_set_loop.c", "mcts_agent/_go.c",
+             "mcts_agent/_rave_loop.c"],
             depends=["mcts_agent/_core.h"],
             optional=True,
         )

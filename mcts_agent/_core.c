@@ -2756,6 +2756,7 @@ static PyMethodDef core_methods[] = {
     GYM_ROLLOUT_METHODS /* _gym_rollouts.c */
     INFORMATION_SET_LOOP_METHODS /* _information_set_loop.c */
     GO_METHODS /* _go.c */
+    RAVE_LOOP_METHODS /* _rave_loop.c */
     {NULL},
 };
 

@@ -4,7 +4,8 @@
  * random.Random's state; _chance_loop.c: the general loop for a stochastic model (chance
  * nodes), with native chance rollouts; _gym_rollouts.c: native rollouts of the deterministic
  * Gymnasium envs GymnasiumModel knows; _information_set_loop.c: the ISMCTS loop on
- * LeducModel (compiled_information_sets.py); _go.c: Go's board and light playout. The functions
+ * LeducModel (compiled_information_sets.py); _go.c: Go's board and light playout; _rave_loop.c:
+ * the RAVE/GRAVE loop on GoModel (compiled_rave.py). The functions
  * below are _core.c's, used by the others.
  */
 #ifndef MCTS_AGENT_CORE_H
@@ -168,5 +169,27 @@ extern const char go_native_rollout_doc[], go_amaf_rollout_doc[];
     {"go_native_rollout", (PyCFunction)core_go_native_rollout, METH_O, go_native_rollout_doc}, \
         {"go_amaf_rollout", (PyCFunction)(void (*)(void))core_go_amaf_rollout, METH_FASTCALL,  \
          go_amaf_rollout_doc},
+
+
+/* _rave_loop.c's functions (mcts_agent/compiled_rave.py), in the module's method table. */
+PyObject *core_go_rave_search(PyObject *module, PyObject *const *args, Py_ssize_t nargs);
+PyObject *core_go_rave_search_size(PyObject *module, PyObject *search);
+PyObject *core_go_rave_search_run(PyObject *module, PyObject *const *args, Py_ssize_t nargs);
+PyObject *core_go_rave_amaf(PyObject *module, PyObject *const *args, Py_ssize_t nargs);
+PyObject *core_go_rave_search_write(PyObject *module, PyObject *const *args, Py_ssize_t nargs);
+extern const char go_rave_search_doc[], go_rave_search_size_doc[], go_rave_search_run_doc[],
+    go_rave_amaf_doc[], go_rave_search_write_doc[];
+
+#define RAVE_LOOP_METHODS                                                                      \
+    {"go_rave_search", (PyCFunction)(void (*)(void))core_go_rave_search, METH_FASTCALL,        \
+     go_rave_search_doc},                                                                      \
+        {"go_rave_search_size", (PyCFunction)core_go_rave_search_size, METH_O,                 \
+         go_rave_search_size_doc},                                                             \
+        {"go_rave_search_run", (PyCFunction)(void (*)(void))core_go_rave_search_run,           \
+         METH_FASTCALL, go_rave_search_run_doc},                                               \
+        {"go_rave_amaf", (PyCFunction)(void (*)(void))core_go_rave_amaf, METH_FASTCALL,        \
+         go_rave_amaf_doc},                                                                    \
+        {"go_rave_search_write", (PyCFunction)(void (*)(void))core_go_rave_search_write,       \
+         METH_FASTCALL, go_rave_search_write_doc},
 
 #endif

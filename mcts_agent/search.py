@@ -24,6 +24,7 @@ from mcts_agent import (
     chance,
     compiled,
     compiled_information_sets,
+    compiled_rave,
     export,
     general_loop,
     information_sets,
@@ -786,6 +787,10 @@ class MCTS(Generic[StateT]):
             else:
                 tree, loop, solved = self._growth(state, root_actions, tree)
                 grown = tree
+                if self.selection == "rave":  # Go in C (written into tree at the end), or None
+                    fast = compiled_rave.search(self, tree)
+                    if fast is not None:
+                        grown, loop = fast, fast.loop
 
             callback = self.on_iteration
             if callback is None:
