@@ -119,7 +119,10 @@ _FACTORY_OPTIONS = ("rollout_policy", "evaluator")
 _MODEL_OPTIONS = ("state_widening", "action_sampler", "determinize")
 """The search options that only some models take: a stochastic one (``state_widening``),
 one whose actions are sampled (``action_sampler``: MCTSAgent widens those by default), one
-with hidden information (``determinize``)."""
+with hidden information (``determinize``). ``selection="rave"`` too: only a model with
+``amaf_actions = True`` takes it (go's). With one of them, the planners of our own models
+are made when first used, not with the agent, and a model that refuses the option refuses
+it when its game is played."""
 
 
 def _is_factory(value: Any) -> bool:
@@ -316,7 +319,10 @@ class MCTSAgent:
         # The native planners' seeds are drawn first, in this order, whether they are used or not.
         self._native_seeds = {key: self._rng.getrandbits(63) for key in _SEEDED_NATIVE_GAMES}
         self._native: dict[tuple[str, str], _Binding] = {}
-        model_options = any(search_options.get(name) is not None for name in _MODEL_OPTIONS)
+        model_options = (
+            any(search_options.get(name) is not None for name in _MODEL_OPTIONS)
+            or search_options.get("selection") == "rave"  # models with amaf_actions only
+        )
         if not self._factories and not model_options:  # made at once: checks the options too
             for key in _SEEDED_NATIVE_GAMES:
                 self._native_binding(key)
