@@ -143,12 +143,13 @@ typedef struct {
 
 /* Sets *b to a GoState (board bytes, to_play, ko, passes) with ``komi``; 0, or -1 with a
  * ValueError for anything else (a size out of 2..19, a group without a liberty, a stone on
- * the ko point, two passes: the game over). */
+ * the ko point, passes out of 0..2). */
 int go_board_init(GoBoard *b, PyObject *state, double komi);
 /* An action's array index, and back. */
 int go_point(const GoBoard *b, int action);
 int go_action(const GoBoard *b, int point);
-/* 1 if ``action`` (0..N*N) is legal for the player to move (GoModel.actions), else 0. */
+/* 1 if ``action`` (0..N*N) is legal for the player to move (GoModel.actions: none once
+ * two passes ended the game), else 0. */
 int go_legal(const GoBoard *b, int action);
 /* Plays the legal ``action`` (GoModel.step: captures, ko, passes, the player to move). */
 void go_play(GoBoard *b, int action);
@@ -163,12 +164,17 @@ int go_playout(GoBoard *b, double (*random)(void *), void *rng, long long limit,
 
 PyObject *core_go_native_rollout(PyObject *module, PyObject *komi);
 PyObject *core_go_amaf_rollout(PyObject *module, PyObject *const *args, Py_ssize_t nargs);
-extern const char go_native_rollout_doc[], go_amaf_rollout_doc[];
+PyObject *core_go_actions(PyObject *module, PyObject *state);
+PyObject *core_go_step(PyObject *module, PyObject *const *args, Py_ssize_t nargs);
+extern const char go_native_rollout_doc[], go_amaf_rollout_doc[], go_actions_doc[],
+    go_step_doc[];
 
 #define GO_METHODS                                                                             \
     {"go_native_rollout", (PyCFunction)core_go_native_rollout, METH_O, go_native_rollout_doc}, \
         {"go_amaf_rollout", (PyCFunction)(void (*)(void))core_go_amaf_rollout, METH_FASTCALL,  \
-         go_amaf_rollout_doc},
+         go_amaf_rollout_doc},                                                                 \
+        {"go_actions", (PyCFunction)core_go_actions, METH_O, go_actions_doc},                  \
+        {"go_step", (PyCFunction)(void (*)(void))core_go_step, METH_FASTCALL, go_step_doc},
 
 
 /* _rave_loop.c's functions (mcts_agent/compiled_rave.py), in the module's method table. */

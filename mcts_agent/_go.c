@@ -18,6 +18,7 @@
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
+#include <limits.h>
 #include <math.h>
 #include <stdint.h>
 #include <string.h>
@@ -219,11 +220,11 @@ go_board_init(GoBoard *b, PyObject *state, double komi)
     }
     if (board == NULL || size < 2 || size > GO_MAX_SIZE || (Py_ssize_t)size * size != cells ||
         (to_play != GO_BLACK && to_play != GO_WHITE) || ko < -1 || ko >= cells ||
-        passes < 0 || passes > 1) {
+        passes < 0 || passes > 2) {
         PyErr_Format(PyExc_ValueError,
-                     "the native Go playout takes a GoState: a board of N*N bytes (N in 2..%d), "
-                     "to_play 1 or 2, ko -1 or a point, passes 0 or 1 (2: the game is over); "
-                     "got %R", GO_MAX_SIZE, state);
+                     "the native Go board takes a GoState: a board of N*N bytes (N in 2..%d), "
+                     "to_play 1 or 2, ko -1 or a point, passes 0, 1 or 2; got %R",
+                     GO_MAX_SIZE, state);
         return -1;
     }
     const uint8_t *bytes = (const uint8_t *)PyBytes_AS_STRING(board);
@@ -546,4 +547,56 @@ core_go_amaf_rollout(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
     }
     PyMem_Free(moves);
     return list == NULL ? NULL : Py_BuildValue("(dN)", g, list);
+}
+
+const char go_actions_doc[] =
+    "go_actions(state) -> list: the legal actions of a GoState by go_legal (GoModel.actions' "
+    "order: the points in increasing order, the pass last; [] once over).";
+
+PyObject *
+core_go_actions(PyObject *module, PyObject *state)
+{
+    GoBoard b;
+    if (go_board_init(&b, state, 0.0) < 0)
+        return NULL;
+    PyObject *list = PyList_New(0);
+    for (int a = 0; list != NULL && a <= b.size * b.size; a++) {
+        if (!go_legal(&b, a))
+            continue;
+        PyObject *x = PyLong_FromLong(a);
+        if (x == NULL || PyList_Append(list, x) < 0)
+            Py_CLEAR(list);
+        Py_XDECREF(x);
+    }
+    return list;
+}
+
+const char go_step_doc[] =
+    "go_step(state, action) -> (board, to_play, ko, passes): the position after a legal action "
+    "by go_play (GoModel.step's next state as a plain tuple); ValueError for an illegal one.";
+
+PyObject *
+core_go_step(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (wrong_nargs("go_step", nargs, 2))
+        return NULL;
+    GoBoard b;
+    if (go_board_init(&b, args[0], 0.0) < 0)
+        return NULL;
+    long action = PyLong_AsLong(args[1]);
+    if (action == -1 && PyErr_Occurred())
+        return NULL;
+    if (action < INT_MIN || action > INT_MAX || !go_legal(&b, (int)action)) {
+        PyErr_Format(PyExc_ValueError, "action %ld is not legal in %R", action, args[0]);
+        return NULL;
+    }
+    go_play(&b, (int)action);
+    PyObject *board = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)b.size * b.size);
+    if (board == NULL)
+        return NULL;
+    char *cells = PyBytes_AS_STRING(board);
+    for (int a = 0; a < b.size * b.size; a++)
+        cells[a] = (char)b.cell[go_point_of(&b, a)];
+    return Py_BuildValue("(Niii)", board, b.to_play, b.ko < 0 ? -1 : go_action(&b, b.ko),
+                         b.passes);
 }

@@ -210,6 +210,7 @@ def test_the_c_playout_refuses_what_is_not_a_go_state():
     rng = random.Random(0)
     for state, match in (
         (GoState(bytes(9), BLACK, -1, 2), "game is over"),
+        (GoState(bytes(9), BLACK, -1, 3), "GoState"),
         (GoState(bytes(10), BLACK, -1, 0), "GoState"),
         (GoState(bytes(400), BLACK, -1, 0), "GoState"),
         (GoState(bytes(9), 3, -1, 0), "GoState"),
@@ -254,3 +255,20 @@ def test_a_stone_placed_by_the_playout_is_off_its_own_eye():
         _, moves = model.amaf_rollout(state, random.Random(seed), 1, 1.0)
         assert moves[0][1] not in (0, 2, 4)  # black's three eyes on the top edge
         assert board[moves[0][1]] == EMPTY
+
+
+@needs_core
+@pytest.mark.parametrize("size", [2, 3, 4, 5, 7, 9, 13, 19])
+def test_the_c_board_has_the_models_actions_and_steps(size):
+    model = GoModel(size)
+    positions = random_positions(size, 3, seed=size)
+    positions.append(positions[0]._replace(passes=2))
+    for state in positions:
+        legal = list(model.actions(state))
+        assert CORE.go_actions(state) == legal
+        for action in legal:
+            assert GoState(*CORE.go_step(state, action)) == model.step(state, action).next_state
+        illegal = [a for a in range(size * size + 2) if a not in legal]
+        for action in illegal[:5]:
+            with pytest.raises(ValueError, match="not legal"):
+                CORE.go_step(state, action)
