@@ -34,6 +34,11 @@ What it plans on:
   with information-set MCTS for the agent to move, with the exploration of
   :func:`~mcts_agent.defaults.leduc_defaults`; ``native_models=False`` plans
   through ``PettingZooModel``, whose worlds re-deal the env's own game.
+* PettingZoo go (``classic/go_v5``, any board size and komi): by default our
+  :class:`~mcts_agent.envs.go.GoModel` (the same rules, actions and rewards;
+  ``GoModel.state_of`` reads the env), searched with GRAVE and its light
+  playouts in the compiled core, with the options of
+  :func:`~mcts_agent.defaults.go_defaults`.
 * any other PettingZoo AEC env (``pettingzoo.AECEnv``, wrapped or not):
   :class:`~mcts_agent.adapters.PettingZooModel`, made when the agent first
   plans on that env and kept while the agent keeps planning on it (its clone
@@ -79,7 +84,12 @@ from collections.abc import Callable, Hashable, Sequence
 from typing import Any
 
 from mcts_agent._validation import require_seed
-from mcts_agent.defaults import DEFAULT_TIME_LIMIT, gymnasium_defaults, leduc_defaults
+from mcts_agent.defaults import (
+    DEFAULT_TIME_LIMIT,
+    go_defaults,
+    gymnasium_defaults,
+    leduc_defaults,
+)
 from mcts_agent.search import MCTS, SearchSummary
 
 __all__ = ["MCTSAgent"]
@@ -260,7 +270,10 @@ class MCTSAgent:
     transition table one-step-lookahead rollouts), read from the env's
     declarations, never from its id; PettingZoo Leduc Hold'em planned on
     ``LeducModel`` takes the exploration of
-    :func:`~mcts_agent.defaults.leduc_defaults` unless given.
+    :func:`~mcts_agent.defaults.leduc_defaults` unless given; PettingZoo go
+    planned on ``GoModel`` is searched with GRAVE and the exploration of
+    :func:`~mcts_agent.defaults.go_defaults` unless the user chose a
+    selection or an evaluator.
     ``last_planner`` shows the options a move was planned with,
     and ``last_summary.value_range`` the normalisation's range.
 
@@ -474,7 +487,7 @@ class MCTSAgent:
 
             go = GoModel(board_size=game[2], komi=game[3])
             binding = self._native[game] = _Binding(
-                self._planner(go, native=True),
+                self._planner(go, native=True, defaults=go_defaults(self._search_options)),
                 go.state_of,
                 _same,  # PettingZoo's actions (row * N + col, N * N a pass) are the model's
                 lambda player: _GO_AGENTS[player - 1],

@@ -23,6 +23,7 @@ import math
 from typing import Any
 
 from mcts_agent import __version__
+from mcts_agent.defaults import go_defaults
 from mcts_agent.envs.go import BLACK, WHITE, GoModel, GoState
 from mcts_agent.search import MCTS
 
@@ -175,7 +176,9 @@ class GTPEngine:
         iterations: int >= 1, MCTS iterations per ``genmove``, or None.
         time_limit: float > 0, seconds per ``genmove``, or None; at least one of the two
             (whichever comes first, as in :class:`~mcts_agent.search.MCTS`).
-        exploration: the UCB1 constant ``c`` (MCTS's ``exploration``; 2*sqrt(2) here).
+        exploration: the UCB1 constant ``c`` (MCTS's ``exploration``), or None for
+            :data:`~mcts_agent.defaults.GO_EXPLORATION`. The search is GRAVE with the
+            options of :func:`~mcts_agent.defaults.go_defaults`, as ``MCTSAgent`` plays go.
         seed: int >= 0 or None, MCTS's seed.
 
     Raises:
@@ -191,14 +194,16 @@ class GTPEngine:
         *,
         iterations: int | None = None,
         time_limit: float | None = None,
-        exploration: float = 2 * math.sqrt(2),
+        exploration: float | None = None,
         seed: int | None = 0,
     ):
         _check_size(board_size)
+        given = {} if exploration is None else {"exploration": exploration}
         self._search = {
+            **go_defaults(given),
+            **given,
             "iterations": iterations,
             "time_limit": time_limit,
-            "exploration": exploration,
             "seed": seed,
         }
         self.quit = False

@@ -337,3 +337,78 @@ def test_mcts_agent_plans_pettingzoo_go_on_go_model_and_leaves_the_env_as_it_was
         return moves
 
     assert play(3) == play(3)  # reproducible per seed
+
+
+@pytest.mark.parametrize(
+    ("text", "right_move"),
+    [
+        # black's four stones have one liberty, (3, 4): extending there escapes the atari
+        (".......\n.OOOO..\nOXXXXO.\n.OOO...\n.......\n.......\n.......", 3 * 7 + 4),
+        # black's five stones have one liberty, (4, 4), where extending leaves one again; the
+        # white stone inside, in atari at (4, 3), is the one to take: the capture saves them
+        (".......\n..OOO..\n.OXXXO.\n.OXOXO.\n..O..O.\n....O..\n.......", 4 * 7 + 3),
+    ],
+    ids=["atari-escape", "capture-that-saves"],
+)
+def test_grave_finds_the_move_that_saves_a_group_in_atari(text, right_move):
+    model = GoModel(7, komi=0.5)
+    state = GoState(parse_board(text), BLACK, -1, 0)
+    legal = model.actions(state)
+    saved = [a for a in legal if a != model.pass_action and _liberties_after(model, state, a) > 1]
+    assert right_move in saved
+    moves = [
+        MCTS(model, 3000, seed=seed, selection="rave", exploration=0.2)(state) for seed in range(4)
+    ]
+    assert moves == [right_move] * 4
+
+
+def _liberties_after(model: GoModel, state: GoState, action: int) -> int:
+    """The liberties of black's largest group after black plays ``action``."""
+    board = model.step(state, action).next_state.board
+    size = model.board_size
+    best_stones, best_liberties = 0, 0
+    seen = set()
+    for start, cell in enumerate(board):
+        if cell != BLACK or start in seen:
+            continue
+        group, liberties = [start], set()
+        seen.add(start)
+        for point in group:
+            row, column = divmod(point, size)
+            for r, c in (
+                (row - 1, column),
+                (row + 1, column),
+                (row, column - 1),
+                (row, column + 1),
+            ):
+                if 0 <= r < size and 0 <= c < size:
+                    n = r * size + c
+                    if board[n] == EMPTY:
+                        liberties.add(n)
+                    elif board[n] == BLACK and n not in seen:
+                        seen.add(n)
+                        group.append(n)
+        if len(group) > best_stones:
+            best_stones, best_liberties = len(group), len(liberties)
+    return best_liberties
+
+
+def test_mcts_agent_plans_go_with_grave_and_the_go_defaults_unless_told_otherwise():
+    from pettingzoo.classic import go_v5
+
+    from mcts_agent import MCTSAgent
+    from mcts_agent.defaults import GO_EXPLORATION
+
+    env = go_v5.env(board_size=5, komi=0.5)
+    env.reset(seed=0)
+    cases = [
+        ({}, "rave", GO_EXPLORATION),
+        ({"exploration": 1.0}, "rave", 1.0),
+        ({"selection": "uct"}, "uct", MCTS(GoModel(5), 1).exploration),
+    ]
+    for options, selection, exploration in cases:
+        agent = MCTSAgent(iterations=50, seed=0, **options)
+        agent.act(env)
+        planner = agent.last_planner
+        assert (planner.selection, planner.exploration) == (selection, exploration)
+        assert type(planner.model) is GoModel

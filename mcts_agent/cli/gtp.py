@@ -12,7 +12,7 @@ import re
 from typing import TextIO
 
 from mcts_agent.cli.options import _add_time_limit, int_at_least, number_in, parse_exploration
-from mcts_agent.evaluation import DEFAULT_EXPLORATION
+from mcts_agent.defaults import GO_EXPLORATION
 from mcts_agent.gtp import MAX_BOARD_SIZE, GTPEngine
 
 DEFAULT_TIME_LIMIT = 1.0
@@ -37,7 +37,8 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
         "gtp",
         help="play Go as a GTP engine on stdin/stdout (GoGui, Sabaki)",
         description="Speaks the Go Text Protocol version 2 on stdin/stdout, so a GTP "
-        "controller (GoGui, Sabaki, gogui-twogtp) plays MCTS on our Go model. Commands: "
+        "controller (GoGui, Sabaki, gogui-twogtp) plays MCTS on our Go model (GRAVE with "
+        "MCTSAgent's go defaults, mcts_agent.defaults.go_defaults). Commands: "
         "protocol_version, name, version, known_command, list_commands, quit, boardsize, "
         "clear_board, komi, play, genmove, showboard.",
     )
@@ -64,8 +65,9 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
     gtp.add_argument(
         "--exploration",
         type=parse_exploration,
-        default=DEFAULT_EXPLORATION,
-        help="c of UCB1: a number or e.g. 2*sqrt(2) (default: 2*sqrt(2))",
+        default=None,
+        help="c of GRAVE's UCB1 term: a number or e.g. 2*sqrt(2) "
+        f"(default: {GO_EXPLORATION:g}, MCTSAgent's go default)",
     )
     gtp.add_argument(
         "--seed", type=int_at_least(0), default=0, help="seed of the searches (default: 0)"
