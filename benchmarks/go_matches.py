@@ -1,6 +1,7 @@
 """Issue 33's yardstick: MCTSAgent against a GTP engine (GNU Go) in PettingZoo's go.
 
-``MCTSAgent`` (planning on :class:`~mcts_agent.envs.go.GoModel`) at ``--seconds`` a move
+``MCTSAgent`` (planning on :class:`~mcts_agent.envs.go.GoModel` with its go defaults: GRAVE,
+:func:`~mcts_agent.defaults.go_defaults`, ``--exploration``) at ``--seconds`` a move
 against ``--opponent`` (default: GNU Go 3.8 at level 1, Chinese rules, dead stones captured:
 the issue's first target, score >= 0.5 at <= 5 s a move) on ``classic/go_v5`` at
 ``--size`` (9) and ``--komi`` (7.5), seats alternating, ``--games`` games in all. The match is
@@ -22,6 +23,7 @@ Run: ``python benchmarks/go_matches.py --games 100 --seconds 5 --jobs 2 --jsonl 
 import argparse
 import json
 
+from mcts_agent.defaults import GO_EXPLORATION
 from mcts_agent.envs.go import GoModel
 from mcts_agent.evaluation import MCTSPlayer, make_game, make_player, play_match
 from mcts_agent.evaluation.ratings import score_interval
@@ -58,6 +60,12 @@ def main() -> None:
     parser.add_argument("--size", type=int, default=9, help="board size (default 9)")
     parser.add_argument("--komi", type=float, default=7.5, help="komi (default 7.5)")
     parser.add_argument("--opponent", default=DEFAULT_OPPONENT, help="an agent spec")
+    parser.add_argument(
+        "--exploration",
+        type=float,
+        default=GO_EXPLORATION,
+        help=f"the agent's c (default {GO_EXPLORATION:g}: MCTSAgent's go default)",
+    )
     parser.add_argument("--jobs", type=int, default=1, help="processes (default 1)")
     parser.add_argument("--seed", type=int, default=0, help="master seed (default 0)")
     parser.add_argument("--jsonl", default=None, help="write one JSON line per game here")
@@ -66,7 +74,9 @@ def main() -> None:
         parser.error(f"--games is even and >= 2 (half in each seat), got {args.games}")
     game = make_game(f"classic/go_v5:board_size={args.size},komi={args.komi}")
     opponent = make_player(args.opponent, game)
-    agent = MCTSPlayer(None, time_limit=args.seconds)
+    # MCTSPlayer passes an exploration constant, which would override the agent's go default:
+    # pass the default itself (--exploration), with the rest of go_defaults (GRAVE) unchanged.
+    agent = MCTSPlayer(None, time_limit=args.seconds, exploration=args.exploration)
     log = open(args.jsonl, "w") if args.jsonl else None  # noqa: SIM115 (closed below)
 
     def on_game(spec, record):
