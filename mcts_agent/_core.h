@@ -132,6 +132,7 @@ typedef struct {
     int ko;             /* the ko point (an array index, not an action), -1 for none */
     int passes;         /* passes just played in a row, 0..2 */
     double komi;        /* points given to white */
+    int capture_heuristic; /* 1: go_playout's capture / atari-escape rule (GoModel's option) */
     uint8_t cell[GO_MAX_CELLS];
     int16_t group[GO_MAX_CELLS], next[GO_MAX_CELLS], stones[GO_MAX_CELLS];
     int32_t liberties[GO_MAX_CELLS];
@@ -141,10 +142,10 @@ typedef struct {
     int empties;                                  /* their number */
 } GoBoard;
 
-/* Sets *b to a GoState (board bytes, to_play, ko, passes) with ``komi``; 0, or -1 with a
- * ValueError for anything else (a size out of 2..19, a group without a liberty, a stone on
- * the ko point, passes out of 0..2). */
-int go_board_init(GoBoard *b, PyObject *state, double komi);
+/* Sets *b to a GoState (board bytes, to_play, ko, passes) with ``komi`` and the playout's
+ * ``capture_heuristic`` (0 or 1); 0, or -1 with a ValueError for anything else (a size out of
+ * 2..19, a group without a liberty, a stone on the ko point, passes out of 0..2). */
+int go_board_init(GoBoard *b, PyObject *state, double komi, int capture_heuristic);
 /* An action's array index, and back. */
 int go_point(const GoBoard *b, int action);
 int go_action(const GoBoard *b, int point);
@@ -155,14 +156,14 @@ int go_legal(const GoBoard *b, int action);
 void go_play(GoBoard *b, int action);
 /* GoModel.score: black's area - white's area - komi (Tromp-Taylor). */
 double go_score(const GoBoard *b);
-/* GoModel.rollout from *b (played on it), drawing random(rng); writes the return to *g and,
- * unless NULL, the moves to moves[2 k], moves[2 k + 1] = (player, action) (room for
- * 2 * min(limit, 3 * N * N) ints) and their number to *played. 0, or -1 with a ValueError
- * (the game over, limit < 1). */
+/* GoModel.rollout from *b (played on it; the capture heuristic if b->capture_heuristic),
+ * drawing random(rng); writes the return to *g and, unless NULL, the moves to moves[2 k],
+ * moves[2 k + 1] = (player, action) (room for 2 * min(limit, 3 * N * N) ints) and their
+ * number to *played. 0, or -1 with a ValueError (the game over, limit < 1). */
 int go_playout(GoBoard *b, double (*random)(void *), void *rng, long long limit, double gamma,
                int32_t *moves, long long *played, double *g);
 
-PyObject *core_go_native_rollout(PyObject *module, PyObject *komi);
+PyObject *core_go_native_rollout(PyObject *module, PyObject *const *args, Py_ssize_t nargs);
 PyObject *core_go_amaf_rollout(PyObject *module, PyObject *const *args, Py_ssize_t nargs);
 PyObject *core_go_actions(PyObject *module, PyObject *state);
 PyObject *core_go_step(PyObject *module, PyObject *const *args, Py_ssize_t nargs);
@@ -170,7 +171,8 @@ extern const char go_native_rollout_doc[], go_amaf_rollout_doc[], go_actions_doc
     go_step_doc[];
 
 #define GO_METHODS                                                                             \
-    {"go_native_rollout", (PyCFunction)core_go_native_rollout, METH_O, go_native_rollout_doc}, \
+    {"go_native_rollout", (PyCFunction)(void (*)(void))core_go_native_rollout, METH_FASTCALL, \
+     go_native_rollout_doc},                                                                   \
         {"go_amaf_rollout", (PyCFunction)(void (*)(void))core_go_amaf_rollout, METH_FASTCALL,  \
          go_amaf_rollout_doc},                                                                 \
         {"go_actions", (PyCFunction)core_go_actions, METH_O, go_actions_doc},                  \

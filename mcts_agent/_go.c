@@ -15,6 +15,12 @@
  * suicide) and not an own eye, else swap-removed; a pass with none left; the end at two passes
  * (scored as GoModel.step scores it), at 3 * N * N moves (the board scored as it stands) or at
  * ``limit`` moves (0.0); coef *= -gamma after each move. The same draws, the same return.
+ *
+ * With b->capture_heuristic (GoModel's ``capture_heuristic``), a move after a stone of the
+ * opponent's in the playout first tries GoModel._tactical_move's rule, drawing nothing: the
+ * liberty of that stone's group if it is in atari and not the ko point (a capture), else the
+ * smallest liberty, not the ko point, of the mover's groups in atari next to that stone that
+ * leaves the mover's group there with two liberties (go_liberties_after).
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -201,7 +207,7 @@ go_small_int(PyObject *x)
 }
 
 int
-go_board_init(GoBoard *b, PyObject *state, double komi)
+go_board_init(GoBoard *b, PyObject *state, double komi, int capture_heuristic)
 {
     PyObject *board = NULL;
     long to_play = 0, ko = -2, passes = -1;
@@ -233,6 +239,7 @@ go_board_init(GoBoard *b, PyObject *state, double komi)
     b->to_play = (int)to_play;
     b->passes = (int)passes;
     b->komi = komi;
+    b->capture_heuristic = capture_heuristic;
     memset(b->cell, GO_BORDER, sizeof(b->cell));
     for (int a = 0; a < cells; a++) {
         if (bytes[a] > GO_WHITE) {
@@ -320,6 +327,95 @@ go_own_eye(const GoBoard *b, int point, int me)
         edge |= v == GO_BORDER;
     }
     return foes <= (edge ? 0 : 1);
+}
+
+/* 1 if the point ``m`` is empty once ``point`` is played: empty and not ``point``, or a stone of
+ * one of the ``count`` groups ``captured`` (their representatives). */
+static inline int
+go_freed(const GoBoard *b, int m, int point, const int *captured, int count)
+{
+    int v = b->cell[m];
+    if (v == GO_EMPTY)
+        return m != point;
+    if (v == GO_BORDER)
+        return 0;
+    for (int i = 0; i < count; i++)
+        if (b->group[m] == captured[i])
+            return 1;
+    return 0;
+}
+
+/* The liberties, up to 2, of ``me``'s group on the empty ``point`` once ``me`` plays there (a
+ * legal move or a suicide, 0): the empty points next to the joined group once the opponent
+ * groups in atari next to ``point`` are taken. */
+static int
+go_liberties_after(const GoBoard *b, int point, int me)
+{
+    const int dirs[4] = {1, -1, b->stride, -b->stride};
+    int other = GO_BLACK + GO_WHITE - me;
+    int captured[4], mine[4], taken = 0, joined = 0, first = -1;
+    for (int k = 0; k < 4; k++) {
+        int n = point + dirs[k], v = b->cell[n];
+        if (v == other && go_in_atari(b, b->group[n]))
+            captured[taken++] = b->group[n];
+        else if (v == me)
+            mine[joined++] = b->group[n];
+    }
+    for (int k = 0; k < 4; k++) {
+        int n = point + dirs[k];
+        if (go_freed(b, n, point, captured, taken)) {
+            if (first >= 0 && n != first)
+                return 2;
+            first = n;
+        }
+    }
+    for (int j = 0; j < joined; j++) {
+        int s = mine[j];
+        do {
+            for (int k = 0; k < 4; k++) {
+                int m = s + dirs[k];
+                if (go_freed(b, m, point, captured, taken)) {
+                    if (first >= 0 && m != first)
+                        return 2;
+                    first = m;
+                }
+            }
+            s = b->next[s];
+        } while (s != mine[j]);
+    }
+    return first >= 0;
+}
+
+/* The liberty of the group of representative ``root``, which is in atari. */
+static inline int
+go_atari_liberty(const GoBoard *b, int root)
+{
+    return (int)(b->liberty_sum[root] / b->liberties[root]);
+}
+
+/* The capture heuristic's point after the opponent's stone on ``last`` (GoModel._tactical_move):
+ * the capture, else the smallest saving escape, else -1. */
+static int
+go_tactical_point(const GoBoard *b, int last)
+{
+    const int dirs[4] = {1, -1, b->stride, -b->stride};
+    int me = b->to_play, root = b->group[last];
+    if (go_in_atari(b, root)) {
+        int liberty = go_atari_liberty(b, root);
+        if (liberty != b->ko)
+            return liberty; /* it captures: never a suicide */
+    }
+    int best = -1;
+    for (int k = 0; k < 4; k++) {
+        int n = last + dirs[k];
+        if (b->cell[n] != me || !go_in_atari(b, b->group[n]))
+            continue;
+        int liberty = go_atari_liberty(b, b->group[n]);
+        if (liberty != b->ko && (best < 0 || liberty < best) &&
+            go_liberties_after(b, liberty, me) >= 2)
+            best = liberty;
+    }
+    return best;
 }
 
 /* go_play of the point ``point`` (an array index), or of the pass for -1. */
@@ -411,12 +507,15 @@ go_playout(GoBoard *b, double (*random)(void *), void *rng, long long limit, dou
     int16_t empty[GO_MAX_SIZE * GO_MAX_SIZE];
     long long cap = 3LL * b->size * b->size, count = 0;
     double coef = 1.0;
+    int last = -1; /* the stone of the previous move of the playout, -1 after a pass or none */
     for (;;) {
         /* The candidates: b->empty itself until the first refusal, then a copy of it that
          * the swap-removals change (most moves take their first draw). */
         int me = b->to_play, n = b->empties, point = -1;
+        if (b->capture_heuristic && last >= 0)
+            point = go_tactical_point(b, last);
         const int16_t *candidates = b->empty;
-        while (n > 0) {
+        while (point < 0 && n > 0) {
             int i = (int)(random(rng) * n);
             int p = candidates[i];
             if (p != b->ko && !go_own_eye(b, p, me) && go_not_suicide(b, p, me)) {
@@ -431,6 +530,7 @@ go_playout(GoBoard *b, double (*random)(void *), void *rng, long long limit, dou
             empty[i] = empty[n];
         }
         go_play_point(b, point);
+        last = point;
         if (moves != NULL) {
             moves[2 * count] = me;
             moves[2 * count + 1] = point < 0 ? b->size * b->size : go_action(b, point);
@@ -457,6 +557,7 @@ go_playout(GoBoard *b, double (*random)(void *), void *rng, long long limit, dou
 typedef struct {
     NativeRollout base;
     double komi;
+    int capture_heuristic;
 } GoRollout;
 
 static int
@@ -464,7 +565,8 @@ go_rollout(NativeRollout *self, PyObject *state, double (*random)(void *), void 
            long long limit, double gamma, double *g)
 {
     GoBoard b;
-    if (go_board_init(&b, state, ((GoRollout *)self)->komi) < 0)
+    GoRollout *go = (GoRollout *)self;
+    if (go_board_init(&b, state, go->komi, go->capture_heuristic) < 0)
         return -1;
     return go_playout(&b, random, rng, limit, gamma, NULL, NULL, g);
 }
@@ -476,25 +578,42 @@ go_rollout_free(PyObject *capsule)
 }
 
 const char go_native_rollout_doc[] =
-    "go_native_rollout(komi) -> capsule: GoModel's light playout with this komi (a finite "
-    "float), boards of 2..19.";
+    "go_native_rollout(komi, capture_heuristic) -> capsule: GoModel's light playout with this "
+    "komi (a finite float) and capture heuristic (a bool), boards of 2..19.";
+
+/* The bool ``x`` as 0 or 1, or -1 with a ValueError for anything else. */
+static int
+go_flag(PyObject *x)
+{
+    if (!PyBool_Check(x)) {
+        PyErr_Format(PyExc_ValueError, "capture_heuristic must be a bool, got %R", x);
+        return -1;
+    }
+    return x == Py_True;
+}
 
 PyObject *
-core_go_native_rollout(PyObject *module, PyObject *komi_obj)
+core_go_native_rollout(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
 {
-    double komi = PyFloat_AsDouble(komi_obj);
+    if (wrong_nargs("go_native_rollout", nargs, 2))
+        return NULL;
+    double komi = PyFloat_AsDouble(args[0]);
     if (komi == -1.0 && PyErr_Occurred())
         return NULL;
     if (!isfinite(komi)) {
-        PyErr_Format(PyExc_ValueError, "komi must be finite, got %R", komi_obj);
+        PyErr_Format(PyExc_ValueError, "komi must be finite, got %R", args[0]);
         return NULL;
     }
+    int capture_heuristic = go_flag(args[1]);
+    if (capture_heuristic < 0)
+        return NULL;
     GoRollout *rollout = PyMem_Malloc(sizeof(GoRollout));
     if (rollout == NULL)
         return PyErr_NoMemory();
     rollout->base.version = NATIVE_ROLLOUT_VERSION;
     rollout->base.rollout = go_rollout;
     rollout->komi = komi;
+    rollout->capture_heuristic = capture_heuristic;
     PyObject *capsule = PyCapsule_New(rollout, NATIVE_ROLLOUT_NAME, go_rollout_free);
     if (capsule == NULL)
         PyMem_Free(rollout);
@@ -502,21 +621,23 @@ core_go_native_rollout(PyObject *module, PyObject *komi_obj)
 }
 
 const char go_amaf_rollout_doc[] =
-    "go_amaf_rollout(komi, state, rng, limit, gamma) -> (g, moves): GoModel.amaf_rollout in C "
+    "go_amaf_rollout(komi, capture_heuristic, state, rng, limit, gamma) -> (g, moves): "
+    "GoModel.amaf_rollout in C "
     "through go_playout's moves buffer, drawing from rng (a random.Random, continued).";
 
 PyObject *
 core_go_amaf_rollout(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
 {
-    if (wrong_nargs("go_amaf_rollout", nargs, 5))
+    if (wrong_nargs("go_amaf_rollout", nargs, 6))
         return NULL;
     double komi = PyFloat_AsDouble(args[0]);
-    long long limit = PyLong_AsLongLong(args[3]);
-    double gamma = PyFloat_AsDouble(args[4]);
+    int capture_heuristic = go_flag(args[1]);
+    long long limit = PyLong_AsLongLong(args[4]);
+    double gamma = PyFloat_AsDouble(args[5]);
     if (PyErr_Occurred())
         return NULL;
     GoBoard b;
-    if (go_board_init(&b, args[1], komi) < 0)
+    if (go_board_init(&b, args[2], komi, capture_heuristic) < 0)
         return NULL;
     long long cap = 3LL * b.size * b.size;
     long long most = limit < cap ? limit : cap; /* moves played, at most */
@@ -524,7 +645,7 @@ core_go_amaf_rollout(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
     if (moves == NULL)
         return PyErr_NoMemory();
     MTState mt;
-    PyObject *old = mt_read(args[2], &mt);
+    PyObject *old = mt_read(args[3], &mt);
     if (old == NULL) {
         PyMem_Free(moves);
         return NULL;
@@ -534,7 +655,7 @@ core_go_amaf_rollout(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
     int failed = go_playout(&b, mt_random, &mt, limit, gamma, moves, &played, &g) < 0;
     PyObject *type, *value, *tb;
     PyErr_Fetch(&type, &value, &tb);
-    failed |= mt_write(args[2], &mt, old) < 0;
+    failed |= mt_write(args[3], &mt, old) < 0;
     Py_DECREF(old);
     PyErr_Restore(type, value, tb);
     PyObject *list = failed ? NULL : PyList_New((Py_ssize_t)played);
@@ -557,7 +678,7 @@ PyObject *
 core_go_actions(PyObject *module, PyObject *state)
 {
     GoBoard b;
-    if (go_board_init(&b, state, 0.0) < 0)
+    if (go_board_init(&b, state, 0.0, 0) < 0)
         return NULL;
     PyObject *list = PyList_New(0);
     for (int a = 0; list != NULL && a <= b.size * b.size; a++) {
@@ -581,7 +702,7 @@ core_go_step(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
     if (wrong_nargs("go_step", nargs, 2))
         return NULL;
     GoBoard b;
-    if (go_board_init(&b, args[0], 0.0) < 0)
+    if (go_board_init(&b, args[0], 0.0, 0) < 0)
         return NULL;
     long action = PyLong_AsLong(args[1]);
     if (action == -1 && PyErr_Occurred())

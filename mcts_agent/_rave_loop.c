@@ -172,16 +172,18 @@ add_node(RaveSearch *s, const GoBoard *b, int over)
 }
 
 const char go_rave_search_doc[] =
-    "go_rave_search(state, komi, rave_bias, grave_ref) -> search: a RAVE/GRAVE search of Go "
-    "from the GoState ``state`` (not over) with ``komi``, holding its root only.";
+    "go_rave_search(state, komi, capture_heuristic, rave_bias, grave_ref) -> search: a "
+    "RAVE/GRAVE search of Go from the GoState ``state`` (not over) with ``komi`` and the "
+    "playout's ``capture_heuristic`` (0 or 1), holding its root only.";
 
 PyObject *
 core_go_rave_search(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
 {
-    if (wrong_nargs("go_rave_search", nargs, 4))
+    if (wrong_nargs("go_rave_search", nargs, 5))
         return NULL;
-    double komi = PyFloat_AsDouble(args[1]), bias = PyFloat_AsDouble(args[2]);
-    long long grave_ref = PyLong_AsLongLong(args[3]);
+    double komi = PyFloat_AsDouble(args[1]), bias = PyFloat_AsDouble(args[3]);
+    int capture_heuristic = PyObject_IsTrue(args[2]);
+    long long grave_ref = PyLong_AsLongLong(args[4]);
     if (PyErr_Occurred())
         return NULL;
     RaveSearch *s = PyMem_Calloc(1, sizeof(RaveSearch));
@@ -192,7 +194,7 @@ core_go_rave_search(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
         PyMem_Free(s);
         return NULL;
     }
-    if (go_board_init(&s->root, args[0], komi) < 0) {
+    if (go_board_init(&s->root, args[0], komi, capture_heuristic) < 0) {
         Py_DECREF(capsule);
         return NULL;
     }

@@ -120,7 +120,11 @@ class CompiledSearch:
         self.tree = tree
         self._core = compiled._core
         self._search = self._core.go_rave_search(
-            tree.states[0], planner.model.komi, planner.rave_bias, planner.grave_ref
+            tree.states[0],
+            planner.model.komi,
+            planner.model.capture_heuristic,
+            planner.rave_bias,
+            planner.grave_ref,
         )
 
     def __len__(self) -> int:

@@ -110,6 +110,30 @@ def test_same_tree_from_the_empty_board(size: int, iterations: int, options: dic
         assert compiled_snapshot == pure_snapshot
 
 
+@pytest.mark.parametrize(
+    ("size", "iterations", "options"),
+    [
+        (9, 150, {}),
+        (9, 150, {"grave_ref": 0, "exploration": 0.2}),
+        (5, 300, {"gamma": 0.9}),
+        (9, 150, {"rollout_limit": 6}),
+        (19, 25, {}),
+    ],
+)
+def test_same_tree_with_the_capture_heuristic(size: int, iterations: int, options: dict) -> None:
+    """GoModel(capture_heuristic=True): the C playout's rule, the pure loop's tree."""
+    model = GoModel(size, capture_heuristic=True)
+    states = [model.initial_state(), model.initial_state(), *positions(size, 2, size)]
+    snapshots = []
+    for seed, state in enumerate(states):
+        compiled_snapshot, pure_snapshot = both(model, state, iterations, seed % 2, **options)
+        assert compiled_snapshot == pure_snapshot
+        snapshots.append(compiled_snapshot)
+    light = MCTS(GoModel(size), iterations=iterations, seed=0, selection="rave", **options)
+    light.search(states[0])
+    assert snapshot(light)[:3] != snapshots[0][:3]  # the rule changed the playouts
+
+
 def test_same_tree_from_positions_of_random_games() -> None:
     """Captures, ko points, a pass just played, games that end inside the tree."""
     for size, seed in ((5, 1), (9, 2), (4, 3)):

@@ -29,19 +29,68 @@ def own_eye(model: GoModel, board: bytes, point: int, player: int) -> bool:
     return foes <= (1 if len(inside) == 4 else 0)
 
 
-def replay(model: GoModel, state: GoState, moves, gamma: float) -> float:
+def group(model: GoModel, board: bytes, point: int) -> tuple[set[int], set[int]]:
+    """The stones of the group on ``point`` and its liberties, by coordinates."""
+    n = model.board_size
+    stones, liberties, todo = {point}, set(), [point]
+    while todo:
+        r, c = divmod(todo.pop(), n)
+        for y, x in ((r + 1, c), (r - 1, c), (r, c + 1), (r, c - 1)):
+            q = y * n + x
+            if not (0 <= y < n and 0 <= x < n) or q in stones:
+                continue
+            if board[q] == EMPTY:
+                liberties.add(q)
+            elif board[q] == board[point]:
+                stones.add(q)
+                todo.append(q)
+    return stones, liberties
+
+
+def tactical(model: GoModel, state: GoState, last: int) -> int | None:
+    """The capture heuristic's move after the opponent's stone on ``last``, by the rule's
+    words: capture that stone's group in atari if legal, else the smallest legal liberty of
+    the mover's groups in atari next to ``last`` that leaves two liberties; None for none."""
+    legal = model.actions(state)
+    _, liberties = group(model, state.board, last)
+    if len(liberties) == 1 and min(liberties) in legal:
+        return min(liberties)
+    n = model.board_size
+    r, c = divmod(last, n)
+    escapes = []
+    for y, x in ((r + 1, c), (r - 1, c), (r, c + 1), (r, c - 1)):
+        q = y * n + x
+        if not (0 <= y < n and 0 <= x < n) or state.board[q] != state.to_play:
+            continue
+        _, liberties = group(model, state.board, q)
+        if len(liberties) == 1 and min(liberties) in legal:
+            after = model.step(state, min(liberties)).next_state.board
+            if len(group(model, after, min(liberties))[1]) >= 2:
+                escapes.append(min(liberties))
+    return min(escapes, default=None)
+
+
+def replay(model: GoModel, state: GoState, moves, gamma: float, fired: list | None = None):
     """Plays ``moves`` with GoModel.step, checking each is legal and the light policy's (no
-    own eye filled; a pass only when every legal point is an own eye); returns the return the
-    playout must have given when it ended by two passes or at the cap."""
+    own eye filled; a pass only when every legal point is an own eye) or, with the model's
+    capture heuristic, the heuristic's move where it has one (counted in ``fired``); returns
+    the return the playout must have given when it ended by two passes or at the cap."""
     coef = 1.0
+    last = -1
     for k, (player, action) in enumerate(moves):
         assert player == model.player(state)
         legal = model.actions(state)
         assert action in legal
-        if action == model.pass_action:
+        rule = tactical(model, state, last) if model.capture_heuristic and last >= 0 else None
+        if rule is not None:
+            assert action == rule
+            if fired is not None:
+                fired.append(action)
+        elif action == model.pass_action:
             assert all(own_eye(model, state.board, a, player) for a in legal[:-1])
         else:
             assert not own_eye(model, state.board, action, player)
+        last = -1 if action == model.pass_action else action
         state, reward, done = model.step(state, action)
         if k + 1 < len(moves):
             assert not done
@@ -151,37 +200,120 @@ def test_the_limit_returns_zero_and_the_rollout_is_the_amaf_rollout():
         assert a.getstate() == b.getstate()
 
 
+@pytest.mark.parametrize("heuristic", [False, True])
 @pytest.mark.parametrize("size", [2, 3, 5, 9])
-def test_replayed_playouts_are_legal_light_games_with_the_return(size):
-    model = GoModel(size)
+def test_replayed_playouts_are_legal_light_games_with_the_return(size, heuristic):
+    model = GoModel(size, capture_heuristic=heuristic)
+    fired: list[int] = []
     for k, state in enumerate(random_positions(size, 6, seed=size)):
         for gamma in (1.0, 0.9):
             g, moves = model.amaf_rollout(state, random.Random(k), 10_000, gamma)
             assert moves[-1][1] == model.pass_action or len(moves) == model.playout_cap
-            assert g == replay(model, state, moves, gamma)
+            assert g == replay(model, state, moves, gamma, fired)
             if gamma == 1.0:
                 assert g in (1.0, -1.0)
+    assert (len(fired) > 0) == heuristic  # the rule played some moves
 
 
-def test_the_playout_refuses_a_finished_game_and_a_bad_limit():
-    model = GoModel(3)
-    with pytest.raises(ValueError, match="game is over"):
-        model.rollout(GoState(bytes(9), BLACK, -1, 2), random.Random(0), 10, 1.0)
-    with pytest.raises(ValueError, match="limit"):
-        model.rollout(model.initial_state(), random.Random(0), 0, 1.0)
-    with pytest.raises(ValueError, match="GoState"):
-        model.rollout(GoModel(4).initial_state(), random.Random(0), 10, 1.0)
-    assert GoModel.amaf_actions is True
-    assert GoModel(9).playout_cap == 243
+class Scripted:
+    """A generator whose ``random()`` gives ``values`` in turn; ``draws`` counts the calls."""
+
+    def __init__(self, *values: float) -> None:
+        self.values = values
+        self.draws = 0
+
+    def random(self) -> float:
+        self.draws += 1
+        return self.values[self.draws - 1]
+
+
+def first_then(model: GoModel, state: GoState, point: int) -> tuple[list, int]:
+    """The first two moves of a playout whose first draw picks ``point`` (a light move), the
+    second draw (if any) picking the first candidate; returns them and the draws made."""
+    empty = [a for a in range(model.pass_action) if state.board[a] == EMPTY]
+    rng = Scripted((empty.index(point) + 0.5) / len(empty), 0.0)
+    _, moves = model.amaf_rollout(state, rng, 2, 1.0)
+    assert moves[0] == (state.to_play, point)
+    return moves, rng.draws
+
+
+def test_the_heuristic_captures_the_stone_the_previous_move_left_in_atari():
+    board = parse_board(
+        """
+        . . O . .
+        . O . . .
+        . . . . .
+        . . . . .
+        . . . . .
+        """
+    )
+    state = GoState(board, BLACK, -1, 0)
+    # black's 1 has one liberty, 0: white takes it there, drawing nothing
+    moves, draws = first_then(GoModel(5, capture_heuristic=True), state, 1)
+    assert moves[1] == (WHITE, 0) and draws == 1
+    moves, draws = first_then(GoModel(5), state, 1)  # off: the light move, the draw's point
+    assert moves[1] == (WHITE, 0) and draws == 2  # the first candidate, 0 again: drawn
+    moves, draws = first_then(GoModel(5), state, 3)
+    assert draws == 2
+    moves, draws = first_then(GoModel(5, capture_heuristic=True), state, 3)
+    assert moves[1] == (WHITE, 0) and draws == 2  # no atari: the light move
+
+
+def test_the_heuristic_escapes_an_atari_only_where_it_gains_a_liberty():
+    escape = parse_board(
+        """
+        . . . . .
+        . O X O .
+        . . . . .
+        . . . . .
+        . . . . .
+        """
+    )
+    model = GoModel(5, capture_heuristic=True)
+    # white's 12 leaves black's 7 one liberty, 2; black extends there: liberties 1 and 3
+    moves, draws = first_then(model, GoState(escape, WHITE, -1, 0), 12)
+    assert moves[1] == (BLACK, 2) and draws == 1
+    trapped = parse_board(
+        """
+        . O . . .
+        . O X O .
+        . . . . .
+        . . . . .
+        . . . . .
+        """
+    )
+    # extending to 2 would leave one liberty (3): black plays the light move instead
+    moves, draws = first_then(model, GoState(trapped, WHITE, -1, 0), 12)
+    assert moves[1] == (BLACK, 0) and draws == 2
+
+
+def test_the_heuristic_does_not_retake_a_ko_and_escapes_instead():
+    board = parse_board(
+        """
+        . X O . .
+        X O . O .
+        . X O . .
+        . . . . .
+        . . . . .
+        """
+    )
+    model = GoModel(5, capture_heuristic=True)
+    # black's 7 takes white's 6 (a ko: 6 is the ko point); black's 7 is in atari at 6, but
+    # white may not retake: it saves its 2 (one liberty, 3) at 3, joining 8: three liberties
+    state = GoState(board, BLACK, -1, 0)
+    assert model.step(state, 7).next_state.ko == 6
+    moves, draws = first_then(model, state, 7)
+    assert moves[1] == (WHITE, 3) and draws == 1
 
 
 # ------------------------------------------------------------------ the C playout
 
 
 @needs_core
+@pytest.mark.parametrize("heuristic", [False, True])
 @pytest.mark.parametrize("size", list(range(2, 20)))
-def test_the_c_playout_draws_and_returns_as_the_python_one(size):
-    model = GoModel(size, komi=0.5 + size % 3)
+def test_the_c_playout_draws_and_returns_as_the_python_one(size, heuristic):
+    model = GoModel(size, komi=0.5 + size % 3, capture_heuristic=heuristic)
     capsule = model.native_rollout()
     positions = random_positions(size, 3 if size > 13 else 6, seed=100 + size)
     positions += [p._replace(passes=1) for p in positions[:2]]
@@ -189,7 +321,8 @@ def test_the_c_playout_draws_and_returns_as_the_python_one(size):
         for limit, gamma in ((10_000, 1.0), (10_000, 0.9), (1 + k % 7, 0.7)):
             python, native = random.Random(k), random.Random(k)
             expected = model.amaf_rollout(state, python, limit, gamma)
-            assert CORE.go_amaf_rollout(model.komi, state, native, limit, gamma) == expected
+            native_moves = CORE.go_amaf_rollout(model.komi, heuristic, state, native, limit, gamma)
+            assert native_moves == expected
             assert native.getstate() == python.getstate()
             python, native = random.Random(k), random.Random(k)
             g = CORE.call_native(capsule, state, native, limit, gamma)
@@ -225,14 +358,19 @@ def test_the_c_playout_refuses_what_is_not_a_go_state():
     with pytest.raises(ValueError, match="limit"):
         CORE.call_native(capsule, GoState(bytes(9), BLACK, -1, 0), rng, 0, 1.0)
     with pytest.raises(ValueError, match="komi"):
-        CORE.go_native_rollout(float("nan"))
+        CORE.go_native_rollout(float("nan"), False)
+    with pytest.raises(ValueError, match="capture_heuristic must be a bool"):
+        CORE.go_native_rollout(7.5, 1)
+    with pytest.raises(ValueError, match="capture_heuristic must be a bool"):
+        GoModel(9, capture_heuristic=1)
     assert GoModel(20).native_rollout() is None  # the Python playout runs past 19
 
 
 @needs_core
+@pytest.mark.parametrize("heuristic", [False, True])
 @pytest.mark.parametrize("seed", range(3))
-def test_the_compiled_loop_builds_the_pure_loops_tree_on_go(seed):
-    model = GoModel(9)
+def test_the_compiled_loop_builds_the_pure_loops_tree_on_go(seed, heuristic):
+    model = GoModel(9, capture_heuristic=heuristic)
     planner = assert_same_on_both(model, model.initial_state(), iterations=300, seed=seed)
     assert sum(planner.tree.visits[c] for c in planner.tree.children[0]) == 300
     state = random_positions(9, 1, seed=seed)[0]

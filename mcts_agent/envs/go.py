@@ -141,6 +141,26 @@ def _dead_group(board: Any, start: int, neighbours: Any) -> list[int] | None:
     return stones
 
 
+def _atari_liberty(board: Any, start: int, neighbours: Any) -> int:
+    """Returns the single liberty of the group at ``start``, or -1 if it has none or several."""
+    colour = board[start]
+    stones = [start]
+    seen = {start}
+    liberty = -1
+    for s in stones:  # the list grows as the fill goes
+        for n in neighbours[s]:
+            v = board[n]
+            if v == EMPTY:
+                if liberty < 0:
+                    liberty = n
+                elif n != liberty:
+                    return -1
+            elif v == colour and n not in seen:
+                seen.add(n)
+                stones.append(n)
+    return liberty
+
+
 def _place(cells: bytearray, point: int, me: int, neighbours: Any) -> int | None:
     """Puts ``me``'s stone on the empty ``point`` of ``cells`` and removes what it captures.
 
@@ -209,9 +229,14 @@ class GoModel:
         board_size: int >= 2, the board's side (PettingZoo's ``board_size``; 9 by default here,
             19 in PettingZoo).
         komi: finite real, points given to white (PettingZoo's ``komi``, 7.5).
+        capture_heuristic: bool, False by default: the playout (:meth:`rollout`) captures a
+            group the previous move left in atari and saves the mover's group it put in
+            atari before its uniform draw (:meth:`rollout`, "The capture heuristic"). The
+            rules are the same either way; only the playout policy changes.
 
     Raises:
-        ValueError: for a board size that is not an int >= 2, or a komi that is not finite.
+        ValueError: for a board size that is not an int >= 2, a komi that is not finite, or
+            a ``capture_heuristic`` that is not a bool.
     """
 
     num_players = 2
@@ -220,13 +245,16 @@ class GoModel:
     """An action means the same point (or the pass) in every position: AMAF statistics
     (RAVE) may share an action's results across positions."""
 
-    def __init__(self, board_size: int = 9, komi: float = 7.5):
+    def __init__(self, board_size: int = 9, komi: float = 7.5, capture_heuristic: bool = False):
         if isinstance(board_size, bool) or not isinstance(board_size, int) or board_size < 2:
             raise ValueError(f"board_size must be an int >= 2, got {board_size!r}")
         if isinstance(komi, bool) or not isinstance(komi, (int, float)) or not math.isfinite(komi):
             raise ValueError(f"komi must be a finite real number, got {komi!r}")
+        if not isinstance(capture_heuristic, bool):
+            raise ValueError(f"capture_heuristic must be a bool, got {capture_heuristic!r}")
         self.board_size = board_size
         self.komi = float(komi)
+        self.capture_heuristic = capture_heuristic
         self.pass_action = board_size * board_size
         self._neighbours = _neighbour_table(board_size)
         self._diagonals = _diagonal_table(board_size)
@@ -240,7 +268,8 @@ class GoModel:
         self._not_last_column = int.from_bytes(not_last, "little")
 
     def __repr__(self) -> str:
-        return f"GoModel(board_size={self.board_size}, komi={self.komi})"
+        heuristic = ", capture_heuristic=True" if self.capture_heuristic else ""
+        return f"GoModel(board_size={self.board_size}, komi={self.komi}{heuristic})"
 
     def initial_state(self) -> GoState:
         """Returns the empty board, black to move (PettingZoo's ``reset``)."""
@@ -408,6 +437,21 @@ class GoModel:
         scored as it stands (area scoring, :meth:`score`). The compiled core plays the very
         same playout in C (:meth:`native_rollout`), draw for draw.
 
+        **The capture heuristic** (``capture_heuristic=True``; Gelly et al. 2006 above,
+        section 3.2; P. Baudis, michi, https://github.com/pasky/michi, 2015: its capture
+        rule): before the draws, a move that follows a stone played by the opponent in this
+        playout (not a pass; the first move of the playout follows none, since a state does
+        not record its last move) is chosen by a fixed rule, drawing no random number:
+
+        1. *capture*: if the group of that stone (the opponent's stones next to it are part
+           of it) is in atari, play its liberty unless it is the ko point (it captures: never
+           a suicide);
+        2. else *atari escape*: among the mover's groups next to that stone that are in
+           atari, their liberties that are legal (not the ko point, not a suicide) and leave
+           the mover's group there with at least two liberties once played (captures
+           counted); the smallest such point is played;
+        3. else the light move above.
+
         Args:
             state: a position whose game is not over (fewer than two passes).
             rng: the generator to draw from (``rng.random()`` only).
@@ -471,24 +515,33 @@ class GoModel:
         passes = state.passes
         played = 0
         coef = 1.0
+        last = -1  # the stone of the previous move of the playout, -1 after a pass or none
+        heuristic = self.capture_heuristic
         while True:
             other = BLACK + WHITE - me
-            empty = list(compress(points, cells.translate(_EMPTY_FLAG)))
-            n = len(empty)
-            counts: dict[int, int] = {}  # stone -> its group's liberties (up to 2), this move
-            while n:
-                i = int(random_() * n)
-                point = empty[i]
-                if point != ko and self._light_move(cells, point, me, counts):
-                    ko = _place(cells, point, me, neighbours)
-                    passes = 0
-                    break
-                n -= 1
-                empty[i] = empty[n]
+            point = -1
+            if heuristic and last >= 0:
+                point, ko = self._tactical_move(cells, last, me, ko)
+            if point >= 0:
+                passes = 0
             else:
-                point = pass_action
-                ko = _NO_KO
-                passes += 1
+                empty = list(compress(points, cells.translate(_EMPTY_FLAG)))
+                n = len(empty)
+                counts: dict[int, int] = {}  # stone -> its group's liberties (up to 2), this move
+                while n:
+                    i = int(random_() * n)
+                    point = empty[i]
+                    if point != ko and self._light_move(cells, point, me, counts):
+                        ko = _place(cells, point, me, neighbours)
+                        passes = 0
+                        break
+                    n -= 1
+                    empty[i] = empty[n]
+                else:
+                    point = pass_action
+                    ko = _NO_KO
+                    passes += 1
+            last = point if passes == 0 else -1
             if moves is not None:
                 moves.append((me, point))
             played += 1
@@ -499,6 +552,30 @@ class GoModel:
                 return 0.0
             coef *= -gamma
             me = other
+
+    def _tactical_move(self, cells: bytearray, last: int, me: int, ko: int) -> tuple[int, int]:
+        """The capture heuristic's move after the opponent's stone on ``last`` (:meth:`rollout`).
+
+        Plays it on ``cells`` and returns ``(point, ko point after it)``, or returns
+        ``(-1, ko)`` and leaves ``cells`` unchanged when neither rule applies.
+        """
+        neighbours = self._neighbours
+        liberty = _atari_liberty(cells, last, neighbours)
+        if liberty >= 0 and liberty != ko:  # 1. capture the group of the previous stone
+            return liberty, _place(cells, liberty, me, neighbours)
+        escapes = set()
+        for n in neighbours[last]:
+            if cells[n] == me:
+                liberty = _atari_liberty(cells, n, neighbours)
+                if liberty >= 0 and liberty != ko:
+                    escapes.add(liberty)
+        for liberty in sorted(escapes):  # 2. escape: the smallest point that saves a group
+            trial = bytearray(cells)
+            ko_after = _place(trial, liberty, me, neighbours)
+            if ko_after is not None and _liberty_count(trial, liberty, neighbours, {}) >= 2:
+                cells[:] = trial
+                return liberty, ko_after
+        return -1, ko
 
     def _light_move(self, cells: bytearray, point: int, me: int, counts: dict[int, int]) -> bool:
         """True if the empty ``point`` is legal for ``me`` (ko aside) and not its own eye."""
@@ -523,13 +600,14 @@ class GoModel:
         """Returns the compiled core's capsule of :meth:`rollout`, or None without the core.
 
         The same light playout in C (``mcts_agent/_go.c``; ``docs/guides/compiled-core.md``:
-        the protocol), drawing the same random numbers, for this model's komi, on boards of
+        the protocol), drawing the same random numbers, for this model's komi and
+        ``capture_heuristic``, on boards of
         2 to 19 points a side (None for a larger board: the Python playout runs); a subclass
         that overrides :meth:`rollout` loses it.
         """
         if GoModel.rollout is not _ROLLOUT or compiled._core is None or self.board_size > 19:
             return None  # rollout replaced on the class itself, no core, or a board past 19
-        return compiled._core.go_native_rollout(self.komi)
+        return compiled._core.go_native_rollout(self.komi, self.capture_heuristic)
 
     def _illegal(self, state: GoState, action: Any, why: str = "") -> ValueError:
         """Returns the error for an illegal ``action`` in ``state``."""
