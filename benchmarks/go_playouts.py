@@ -5,6 +5,8 @@ Measured in one run, the peers interleaved, ``--repeats`` times, medians printed
 * ``GoModel.rollout`` in C (``mcts_agent/_go.c``, through ``_core.call_native``: the capsule
   the compiled search uses) from the empty board, ``--native`` playouts per repeat;
 * ``GoModel.rollout`` in Python, the same playouts, ``--python`` per repeat;
+* both again with ``GoModel(9, capture_heuristic=True)``: the playout with the capture and
+  atari-escape rule (``docs/guides/go.md``, "The capture heuristic");
 * GNU Go 3.8's Monte Carlo mode (``gnugo --mode gtp --monte-carlo --boardsize 9 --level 1
   --mc-games-per-level K``): GNU Go plays no Monte Carlo game in the opening (its fuseki
   moves come first; ``genmove`` from the empty board takes the same time for any K), so the
@@ -44,9 +46,9 @@ GNUGO_SETUP = ("E5", "E3", "C4", "G4", "D3", "F5", "F6", "G6")
 """The moves (black first) before GNU Go's timed genmoves: past its opening book."""
 
 
-def ours_native(count: int) -> float:
+def ours_native(count: int, capture_heuristic: bool = False) -> float:
     """Playouts per second of the C light playout from the empty 9x9 board."""
-    model = GoModel(9)
+    model = GoModel(9, capture_heuristic=capture_heuristic)
     capsule = model.native_rollout()
     state = model.initial_state()
     rng = random.Random(0)
@@ -55,9 +57,9 @@ def ours_native(count: int) -> float:
     return count / (time.perf_counter() - start)
 
 
-def ours_python(count: int) -> float:
+def ours_python(count: int, capture_heuristic: bool = False) -> float:
     """Playouts per second of the Python light playout from the empty 9x9 board."""
-    model = GoModel(9)
+    model = GoModel(9, capture_heuristic=capture_heuristic)
     state = model.initial_state()
     rng = random.Random(0)
     start = time.perf_counter()
@@ -106,9 +108,16 @@ def openspiel(simulations: int) -> float:
 
 def peer_reason() -> dict[str, str]:
     """Why each peer is skipped ("" when it runs)."""
-    reasons = {"ours (C)": "", "ours (Python)": "", "GNU Go --monte-carlo": "", "OpenSpiel": ""}
+    reasons = {
+        "ours (C)": "",
+        "ours (C, capture)": "",
+        "ours (Python)": "",
+        "ours (Python, capture)": "",
+        "GNU Go --monte-carlo": "",
+        "OpenSpiel": "",
+    }
     if compiled._core is None:
-        reasons["ours (C)"] = "the compiled core is not built"
+        reasons["ours (C)"] = reasons["ours (C, capture)"] = "the compiled core is not built"
     if shutil.which(GNUGO) is None:
         reasons["GNU Go --monte-carlo"] = f"{GNUGO} is not installed"
     try:
@@ -128,7 +137,9 @@ def main() -> None:
     args = parser.parse_args()
     runs: dict[str, Callable[[], float]] = {
         "ours (C)": lambda: ours_native(args.native),
+        "ours (C, capture)": lambda: ours_native(args.native, capture_heuristic=True),
         "ours (Python)": lambda: ours_python(args.python),
+        "ours (Python, capture)": lambda: ours_python(args.python, capture_heuristic=True),
         "GNU Go --monte-carlo": lambda: gnugo(args.gnugo),
         "OpenSpiel": lambda: openspiel(args.openspiel),
     }
@@ -149,8 +160,9 @@ def main() -> None:
         ratio = f"{median / reference:10.3f}x" if reference else ""
         print(f"  {name:22s} {median:12,.0f}  {ratio:>11s}")
     print(
-        "  (ours: light playouts from the empty board; GNU Go: its pattern playouts from an "
-        "8-stone position; OpenSpiel: MCTS simulations with one uniform rollout each)"
+        "  (ours: light playouts from the empty board, 'capture': with the capture heuristic; "
+        "GNU Go: its pattern playouts from an 8-stone position; "
+        "OpenSpiel: MCTS simulations with one uniform rollout each)"
     )
 
 
