@@ -149,6 +149,41 @@ mt_write(PyObject *rng, const MTState *mt, PyObject *old)
     return 0;
 }
 
+/* Runs a compiled search's iterations: args are (search, rng, c, gamma, rollout_limit,
+ * iterations); iterate(search, &mt, c, gamma, limit) runs one, drawing from a Mersenne Twister
+ * that continues rng (random.Random), which is left where the iterations left it, even when one
+ * fails. Signals are checked every signal_every iterations (a power of 2). */
+PyObject *
+run_iterations(void *search, SearchIteration iterate, PyObject *const *args,
+               long long signal_every)
+{
+    double c = PyFloat_AsDouble(args[2]), gamma = PyFloat_AsDouble(args[3]);
+    long long limit = PyLong_AsLongLong(args[4]), iterations = PyLong_AsLongLong(args[5]);
+    if (PyErr_Occurred())
+        return NULL;
+    MTState mt;
+    PyObject *old = mt_read(args[1], &mt);
+    if (old == NULL)
+        return NULL;
+    int failed = 0;
+    for (long long it = 0; it < iterations; it++) {
+        if (iterate(search, &mt, c, gamma, limit) < 0 ||
+            ((it & (signal_every - 1)) == signal_every - 1 && PyErr_CheckSignals() < 0)) {
+            failed = 1;
+            break;
+        }
+    }
+    PyObject *error_type, *error, *traceback;
+    PyErr_Fetch(&error_type, &error, &traceback);
+    int written = mt_write(args[1], &mt, old); /* the generator where the iterations left it */
+    Py_DECREF(old);
+    if (failed) {
+        PyErr_Restore(error_type, error, traceback);
+        return NULL;
+    }
+    return written < 0 ? NULL : Py_NewRef(Py_None);
+}
+
 /* ------------------------------------------------------------------ native rollouts */
 
 /* The protocol: NativeRollout, in _core.h. */

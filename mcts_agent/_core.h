@@ -50,6 +50,15 @@ PyObject *mt_read(PyObject *rng, MTState *mt);
 /* rng.setstate((version, mt's words and index, gauss_next of old)); 0 or -1. */
 int mt_write(PyObject *rng, const MTState *mt, PyObject *old);
 
+/* One iteration of a compiled search (_information_set_loop.c, _rave_loop.c); 0, or -1 with an
+ * exception set. */
+typedef int (*SearchIteration)(void *search, MTState *mt, double c, double gamma,
+                               long long limit);
+/* Runs the iterations of (search, rng, c, gamma, rollout_limit, iterations) = args with a
+ * Mersenne Twister continuing rng, left where they left it; None, or NULL with an exception. */
+PyObject *run_iterations(void *search, SearchIteration iterate, PyObject *const *args,
+                         long long signal_every);
+
 /* next_state, reward, terminated = result (any iterable of exactly three; new references). */
 int unpack3(PyObject *result, PyObject **a, PyObject **b, PyObject **c);
 PyObject *call2(PyObject *f, PyObject *x, PyObject *y);

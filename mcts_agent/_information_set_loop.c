@@ -390,8 +390,9 @@ typedef struct {
 
 /* One iteration of information_sets.run (see the file's comment); 0, or -1 with an error. */
 static int
-iterate(Search *s, MTState *mt, double c, double gamma, long long limit)
+iterate(void *search, MTState *mt, double c, double gamma, long long limit)
 {
+    Search *s = search;
     const LeducTable *t = s->table;
     /* sample_world(root_state, root_player, rng) */
     int unseen[5], count = s->unseen_count;
@@ -519,33 +520,7 @@ PyObject *
 core_leduc_search_run(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
 {
     Search *s = search_argument("leduc_search_run", args, nargs, 6);
-    if (s == NULL)
-        return NULL;
-    double c = PyFloat_AsDouble(args[2]), gamma = PyFloat_AsDouble(args[3]);
-    long long limit = PyLong_AsLongLong(args[4]), iterations = PyLong_AsLongLong(args[5]);
-    if (PyErr_Occurred())
-        return NULL;
-    MTState mt;
-    PyObject *old = mt_read(args[1], &mt);
-    if (old == NULL)
-        return NULL;
-    int failed = 0;
-    for (long long it = 0; it < iterations; it++) {
-        if (iterate(s, &mt, c, gamma, limit) < 0 ||
-            ((it & 16383) == 16383 && PyErr_CheckSignals() < 0)) {
-            failed = 1;
-            break;
-        }
-    }
-    PyObject *error_type, *error, *traceback;
-    PyErr_Fetch(&error_type, &error, &traceback);
-    int written = mt_write(args[1], &mt, old); /* the generator where the iterations left it */
-    Py_DECREF(old);
-    if (failed) {
-        PyErr_Restore(error_type, error, traceback);
-        return NULL;
-    }
-    return written < 0 ? NULL : Py_NewRef(Py_None);
+    return s == NULL ? NULL : run_iterations(s, iterate, args, 16384);
 }
 
 /* The key (player, (player, card, public or None, first, history)) of node ``node``. */

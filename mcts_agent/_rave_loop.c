@@ -266,8 +266,9 @@ add_amaf(RaveSearch *s, int32_t node, int mover, double ret)
 
 /* One iteration of rave.run; 0, or -1 with an exception set. */
 static int
-iterate(RaveSearch *s, MTState *mt, double c, double gamma, long long limit)
+iterate(void *search, MTState *mt, double c, double gamma, long long limit)
 {
+    RaveSearch *s = search;
     GoBoard b;
     memcpy(&b, &s->root, sizeof(GoBoard));
     int width = s->cells + 1;
@@ -407,33 +408,7 @@ PyObject *
 core_go_rave_search_run(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
 {
     RaveSearch *s = search_argument("go_rave_search_run", args, nargs, 6);
-    if (s == NULL)
-        return NULL;
-    double c = PyFloat_AsDouble(args[2]), gamma = PyFloat_AsDouble(args[3]);
-    long long limit = PyLong_AsLongLong(args[4]), iterations = PyLong_AsLongLong(args[5]);
-    if (PyErr_Occurred())
-        return NULL;
-    MTState mt;
-    PyObject *old = mt_read(args[1], &mt);
-    if (old == NULL)
-        return NULL;
-    int failed = 0;
-    for (long long it = 0; it < iterations; it++) {
-        if (iterate(s, &mt, c, gamma, limit) < 0 ||
-            ((it & 1023) == 1023 && PyErr_CheckSignals() < 0)) {
-            failed = 1;
-            break;
-        }
-    }
-    PyObject *error_type, *error, *traceback;
-    PyErr_Fetch(&error_type, &error, &traceback);
-    int written = mt_write(args[1], &mt, old); /* the generator where the iterations left it */
-    Py_DECREF(old);
-    if (failed) {
-        PyErr_Restore(error_type, error, traceback);
-        return NULL;
-    }
-    return written < 0 ? NULL : Py_NewRef(Py_None);
+    return s == NULL ? NULL : run_iterations(s, iterate, args, 1024);
 }
 
 const char go_rave_amaf_doc[] =
