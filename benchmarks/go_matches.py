@@ -17,6 +17,7 @@ by :meth:`GoModel.score`; ``"resign"`` otherwise) and the game's seconds per mov
 sides' thinking).
 
 Run: ``python benchmarks/go_matches.py --games 100 --seconds 5 --jobs 2 --jsonl /tmp/go.jsonl``
+(or ``--iterations 10000`` for a fixed number of playouts a move, whatever else runs).
 (GNU Go: ``apt-get install gnugo``; it lives in ``/usr/games``, found there).
 """
 
@@ -57,6 +58,12 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--games", type=int, default=10, help="games in all, even (default 10)")
     parser.add_argument("--seconds", type=float, default=5.0, help="agent's seconds a move")
+    parser.add_argument(
+        "--iterations",
+        type=int,
+        default=None,
+        help="the agent's playouts a move instead of --seconds (immune to a busy machine)",
+    )
     parser.add_argument("--size", type=int, default=9, help="board size (default 9)")
     parser.add_argument("--komi", type=float, default=7.5, help="komi (default 7.5)")
     parser.add_argument("--opponent", default=DEFAULT_OPPONENT, help="an agent spec")
@@ -76,7 +83,8 @@ def main() -> None:
     opponent = make_player(args.opponent, game)
     # MCTSPlayer passes an exploration constant, which would override the agent's go default:
     # pass the default itself (--exploration), with the rest of go_defaults (GRAVE) unchanged.
-    agent = MCTSPlayer(None, time_limit=args.seconds, exploration=args.exploration)
+    budget = {"time_limit": args.seconds} if args.iterations is None else {}
+    agent = MCTSPlayer(args.iterations, exploration=args.exploration, **budget)
     log = open(args.jsonl, "w") if args.jsonl else None  # noqa: SIM115 (closed below)
 
     def on_game(spec, record):
@@ -99,11 +107,14 @@ def main() -> None:
     finally:
         if log is not None:
             log.close()
+    budget_text = (
+        f"{args.seconds:g} s a move" if args.iterations is None else f"{args.iterations} playouts"
+    )
     wins, draws, losses = result.tally()
     score, low, high = score_interval(wins, draws, losses)
     print(result.summary())
     print(
-        f"MCTSAgent ({args.seconds:g} s a move) vs {args.opponent}, {args.size}x{args.size} "
+        f"MCTSAgent ({budget_text}) vs {args.opponent}, {args.size}x{args.size} "
         f"komi {args.komi:g}: score {score:.3f} [{low:.3f}, {high:.3f}] over {result.tally().games}"
         f" games ({wins} won, {losses} lost)"
     )
