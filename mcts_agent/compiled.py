@@ -59,6 +59,7 @@ __all__ = [
     "NATIVE_ROLLOUT_CAPSULE",
     "NATIVE_STEP_CAPSULE",
     "PURE_PYTHON_VARIABLE",
+    "CoreSearch",
     "core_backend",
     "native_expansion",
     "native_rollout",
@@ -310,3 +311,46 @@ def _run(planner: Any, tree: Tree, iterations: int) -> None:
         ),
         planner._value_range,
     )
+
+
+class CoreSearch:
+    """A search grown by one of the core's own loops, written into its tree when it ends.
+
+    The base of :class:`mcts_agent.compiled_information_sets.CompiledSearch`
+    (Leduc's ISMCTS) and :class:`mcts_agent.compiled_rave.CompiledSearch`
+    (GRAVE on Go): ``search`` is the core's capsule of the search, ``size`` and
+    ``run`` name the core's functions ``size(search) -> int`` and ``run(search,
+    rng, c, gamma, rollout_limit, iterations)``. A subclass writes the tree
+    (``write``), once, after the last chunk of iterations.
+
+    Args:
+        planner: the planner (its generator, ``exploration``, ``gamma``,
+            ``rollout_limit``).
+        tree: the fresh tree the search is written into.
+        search: the core's capsule.
+        size, run: the names of the core's functions for this search.
+    """
+
+    def __init__(self, planner: Any, tree: Any, search: Any, size: str, run: str) -> None:
+        self.planner = planner
+        self.tree = tree
+        self._search = search
+        self._size = getattr(_core_module, size)
+        self._run = getattr(_core_module, run)
+
+    def __len__(self) -> int:
+        """The nodes grown so far (the tree's size for ``max_nodes``)."""
+        return self._size(self._search)
+
+    def loop(self, iterations: int) -> int:
+        """Runs ``iterations`` iterations (the planner's generator continued); returns them."""
+        planner = self.planner
+        self._run(
+            self._search,
+            planner.rng,
+            planner.exploration,
+            planner.gamma,
+            planner.rollout_limit,
+            iterations,
+        )
+        return iterations

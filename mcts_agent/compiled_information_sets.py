@@ -126,7 +126,7 @@ def _ensure_table() -> None:
     _table = compiled._core.leduc_table(table)
 
 
-class CompiledSearch:
+class CompiledSearch(compiled.CoreSearch):
     """An ISMCTS search of Leduc in C (see the module docstring), written into its tree at the end.
 
     Args:
@@ -137,31 +137,12 @@ class CompiledSearch:
     """
 
     def __init__(self, planner: MCTS, tree: InformationSetTree, row: int) -> None:
-        self.planner = planner
-        self.tree = tree
         root = tree.root_state
-        self._core = compiled._core
-        self._search = self._core.leduc_search(
+        search = compiled._core.leduc_search(
             _table, root.hands, root.public, root.first, row, tree.root_player
         )
-
-    def __len__(self) -> int:
-        """The nodes grown so far (the tree's size for ``max_nodes``)."""
-        return self._core.leduc_search_size(self._search)
-
-    def loop(self, iterations: int) -> int:
-        """Runs ``iterations`` iterations (the planner's generator continued); returns them."""
-        planner = self.planner
-        self._core.leduc_search_run(
-            self._search,
-            planner.rng,
-            planner.exploration,
-            planner.gamma,
-            planner.rollout_limit,
-            iterations,
-        )
-        return iterations
+        super().__init__(planner, tree, search, "leduc_search_size", "leduc_search_run")
 
     def write(self) -> None:
         """Writes the graph grown into the tree (once, after the last chunk)."""
-        self._core.leduc_search_write(self._search, self.tree)
+        compiled._core_module.leduc_search_write(self._search, self.tree)

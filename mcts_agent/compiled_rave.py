@@ -102,7 +102,7 @@ class AmafTables(Sequence):
         return compiled._core_module.go_rave_amaf(self._search, index % self._count)
 
 
-class CompiledSearch:
+class CompiledSearch(compiled.CoreSearch):
     """A RAVE/GRAVE search of Go in C (see the module docstring), written into its tree at the end.
 
     Args:
@@ -116,36 +116,17 @@ class CompiledSearch:
     """
 
     def __init__(self, planner: MCTS, tree: RaveTree) -> None:
-        self.planner = planner
-        self.tree = tree
-        self._core = compiled._core
-        self._search = self._core.go_rave_search(
+        search = compiled._core.go_rave_search(
             tree.states[0],
             planner.model.komi,
             planner.model.capture_heuristic,
             planner.rave_bias,
             planner.grave_ref,
         )
-
-    def __len__(self) -> int:
-        """The nodes grown so far (the tree's size for ``max_nodes``)."""
-        return self._core.go_rave_search_size(self._search)
-
-    def loop(self, iterations: int) -> int:
-        """Runs ``iterations`` iterations (the planner's generator continued); returns them."""
-        planner = self.planner
-        self._core.go_rave_search_run(
-            self._search,
-            planner.rng,
-            planner.exploration,
-            planner.gamma,
-            planner.rollout_limit,
-            iterations,
-        )
-        return iterations
+        super().__init__(planner, tree, search, "go_rave_search_size", "go_rave_search_run")
 
     def write(self) -> None:
         """Writes the nodes grown into the tree (once, after the last chunk)."""
         tree = self.tree
-        self._core.go_rave_search_write(self._search, tree, go.GoState, uniform_priors)
+        compiled._core_module.go_rave_search_write(self._search, tree, go.GoState, uniform_priors)
         tree.amaf_tables = AmafTables(self._search, len(tree))
