@@ -234,10 +234,12 @@ core_go_rave_search_size(PyObject *module, PyObject *capsule)
 }
 
 /* Notes the move (player, action) walking the iteration's moves from its end: it is now the
- * first occurrence of ``action``. */
+ * first occurrence of ``action``. The pass is kept out (GoModel.amaf_excluded). */
 static inline void
 note_first(RaveSearch *s, int player, int action)
 {
+    if (action == s->cells)
+        return;
     if (s->first[action] == 0)
         s->present[s->present_count++] = action;
     s->first[action] = player;

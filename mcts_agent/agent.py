@@ -129,8 +129,9 @@ _FACTORY_OPTIONS = ("rollout_policy", "evaluator")
 _MODEL_OPTIONS = ("state_widening", "action_sampler", "determinize")
 """The search options that only some models take: a stochastic one (``state_widening``),
 one whose actions are sampled (``action_sampler``: MCTSAgent widens those by default), one
-with hidden information (``determinize``). ``selection="rave"`` too: only a model with
-``amaf_actions = True`` takes it (go's). With one of them, the planners of our own models
+with hidden information (``determinize``). ``selection="rave"`` too, and its
+``rave_bias`` and ``grave_ref``: only a model with ``amaf_actions = True`` takes them (go's,
+whose default selection is GRAVE). With one of them, the planners of our own models
 are made when first used, not with the agent, and a model that refuses the option refuses
 it when its game is played."""
 
@@ -273,7 +274,8 @@ class MCTSAgent:
     :func:`~mcts_agent.defaults.leduc_defaults` unless given; PettingZoo go
     planned on ``GoModel`` is searched with GRAVE and the exploration of
     :func:`~mcts_agent.defaults.go_defaults` unless the user chose a
-    selection or an evaluator.
+    selection or an option GRAVE does not take (an evaluator, workers,
+    tree reuse...: :data:`~mcts_agent.defaults.GO_STEP_ASIDE`).
     ``last_planner`` shows the options a move was planned with,
     and ``last_summary.value_range`` the normalisation's range.
 
@@ -335,6 +337,7 @@ class MCTSAgent:
         model_options = (
             any(search_options.get(name) is not None for name in _MODEL_OPTIONS)
             or search_options.get("selection") == "rave"  # models with amaf_actions only
+            or any(search_options.get(name) is not None for name in ("rave_bias", "grave_ref"))
         )
         if not self._factories and not model_options:  # made at once: checks the options too
             for key in _SEEDED_NATIVE_GAMES:

@@ -40,7 +40,7 @@ if TYPE_CHECKING:
 
 __all__ = ["AmafTables", "CompiledSearch", "search"]
 
-_GO_METHODS = ("step", "actions", "player", "rollout", "amaf_rollout", "score")
+_GO_METHODS = ("step", "actions", "player", "rollout", "amaf_rollout", "score", "amaf_excluded")
 """GoModel's methods the C loop stands for (one replaced on the class or an instance: pure loop)."""
 
 _ORIGINALS = {name: getattr(go.GoModel, name) for name in _GO_METHODS}

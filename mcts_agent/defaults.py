@@ -36,6 +36,7 @@ __all__ = [
     "UNBOUNDED_GAMMA",
     "UNBOUNDED_ROLLOUT_LIMIT",
     "GO_EXPLORATION",
+    "GO_STEP_ASIDE",
     "LEDUC_EXPLORATION",
     "go_defaults",
     "gymnasium_defaults",
@@ -162,15 +163,34 @@ def leduc_defaults() -> dict[str, Any]:
     return {"exploration": LEDUC_EXPLORATION}
 
 
-GO_EXPLORATION = 0.2
-"""UCB1's c of GRAVE on Go (``go_defaults``), for returns of +1 / -1.
+GO_EXPLORATION = 0.0
+"""UCB1's c of GRAVE on Go (``go_defaults``), for returns of +1 / -1: no exploration term.
 
-RAVE's statistics guide the search from the first playouts, so it needs little
-exploration: Gelly & Silver (2011, section 5.2) found MC-RAVE without any exploration
-term at its best on 9x9 Go. Measured on :class:`~mcts_agent.envs.go.GoModel`, 9x9, komi
-7.5, 2,000 playouts a move, seats alternated (``docs/guides/go.md``, "GRAVE's defaults"):
-c = 0.2 scored 0.80 [0.65, 0.90] against c = 2.83 (40 games).
+RAVE's statistics guide the search from the first playouts, and every action is tried
+once before any is selected, so it needs no exploration term: Gelly & Silver (2011,
+section 5.2) found MC-RAVE, without one, at its best on 9x9 Go. Measured on
+:class:`~mcts_agent.envs.go.GoModel`, 9x9, komi 7.5, 2,000 playouts a move, 40 games each,
+seats alternated (``docs/guides/go.md``, "Searching Go: GRAVE in C"): c = 0 scored 0.68
+[0.52, 0.80] against c = 0.2 and 0.75 [0.60, 0.86] against c = 0.1; c = 0.2 scored 0.80
+[0.65, 0.90] against c = 2.83.
 """
+
+
+GO_STEP_ASIDE = (
+    "selection",
+    "evaluator",
+    "max_depth",
+    "solve",
+    "value_normalization",
+    "reuse_tree",
+    "leaf_batch",
+    "workers",
+    "widening",
+    "root_noise",
+)
+"""The options after which :func:`go_defaults` gives none: the user chose the selection, or
+an option GRAVE does not take (:func:`mcts_agent.rave.checked_options` says why), so the
+search is the one those options ask for (plain UCT unless told)."""
 
 
 def go_defaults(options: dict[str, Any]) -> dict[str, Any]:
@@ -178,11 +198,13 @@ def go_defaults(options: dict[str, Any]) -> dict[str, Any]:
 
     GRAVE (Cazenave 2015; :mod:`mcts_agent.rave`): ``selection="rave"`` with
     its own defaults (Ludii's ``UCB1GRAVE``: ``grave_ref=100``,
-    ``rave_bias=1e-5``), run by the compiled RAVE loop on Go, and
-    ``exploration=GO_EXPLORATION``. Against plain UCT at equal playouts
-    (9x9, 1,000 a move) it won 40 games of 40 (``docs/guides/go.md``). A user
-    who chooses the selection (``selection=...``) or gives an evaluator (which
-    RAVE does not take) gets none of these; the user's options win anyway.
+    ``rave_bias=1e-5``, which the user may set), run by the compiled RAVE loop
+    on Go, and ``exploration=GO_EXPLORATION``. Against plain UCT at equal
+    playouts (9x9, 1,000 a move) it won 40 games of 40 (``docs/guides/go.md``).
+    None of these when the user gives an option of :data:`GO_STEP_ASIDE` (at
+    a value other than off): a selection of their own, or an option GRAVE
+    does not take (``evaluator``, ``workers=2``, ``reuse_tree=True``...); the
+    user's options win anyway.
 
     Args:
         options: the search options the user gave the agent.
@@ -190,6 +212,17 @@ def go_defaults(options: dict[str, Any]) -> dict[str, Any]:
     Returns:
         dict, option name -> value, of :class:`~mcts_agent.search.MCTS`'s keywords.
     """
-    if "selection" in options or options.get("evaluator") is not None:
+    if any(_turned_on(name, options[name]) for name in GO_STEP_ASIDE if name in options):
         return {}
     return {"selection": "rave", "exploration": GO_EXPLORATION}
+
+
+def _turned_on(name: str, value: Any) -> bool:
+    """Whether option ``name`` given as ``value`` asks for more than the search's default."""
+    if name == "selection":
+        return True  # any selection, "rave" included: the user's own choice
+    if value is None or value is False:
+        return False
+    if name in ("leaf_batch", "workers"):
+        return value != 1
+    return True

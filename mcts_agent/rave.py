@@ -17,7 +17,9 @@ node s_{j-1}, the root being s_0, by its player to move), then the rollout's
 moves from the leaf s_D. For each node s_{j-1} of the path (j = 1..D), take
 the suffix m_j..m_K; for each action a, its *first* occurrence in that
 suffix, played by q, adds 1 to Ñ_s(q, a) and the iteration's return from q's
-point of view to W̃_s(q, a). The return from the point of view of s's mover p
+point of view to W̃_s(q, a); an action of the model's ``amaf_excluded`` (Go's
+pass, :func:`amaf_excluded`) is never recorded: its child is scored by UCB1
+alone. The return from the point of view of s's mover p
 is what the backup adds to W of the child s_j (G after that child's update);
 for q != p it is its negation (two players, zero sum; one-player models
 always have q == p). The leaf s_D gets the same for the rollout's moves
@@ -87,7 +89,14 @@ from mcts_agent.tree import ROOT, TERMINAL, GuidedTree
 if TYPE_CHECKING:
     from mcts_agent.search import MCTS
 
-__all__ = ["DEFAULT_GRAVE_REF", "DEFAULT_RAVE_BIAS", "RaveTree", "checked_options", "run"]
+__all__ = [
+    "DEFAULT_GRAVE_REF",
+    "DEFAULT_RAVE_BIAS",
+    "RaveTree",
+    "amaf_excluded",
+    "checked_options",
+    "run",
+]
 
 DEFAULT_RAVE_BIAS = 1e-5
 """``rave_bias`` b by default: Ludii's ``UCB1GRAVE`` (its constructor's ``bias = 1.0E-5``)."""
@@ -217,6 +226,25 @@ def checked_options(planner: MCTS, rave_bias: Any, grave_ref: Any) -> tuple[floa
     return bias, ref
 
 
+def amaf_excluded(model: Any) -> frozenset:
+    """The actions a model keeps out of the AMAF statistics (``model.amaf_excluded``), or none.
+
+    Go's pass (:attr:`GoModel.amaf_excluded <mcts_agent.envs.go.GoModel.amaf_excluded>`):
+    it ends games, and its value depends on the whole position, not on where it is played.
+
+    Raises:
+        TypeError: if ``model.amaf_excluded`` is not a collection of hashable actions.
+    """
+    excluded = getattr(model, "amaf_excluded", ())
+    try:
+        return frozenset(excluded)
+    except TypeError:
+        raise TypeError(
+            f"{type(model).__name__}.amaf_excluded must be a collection of hashable actions "
+            f"(e.g. a tuple), got {describe(excluded)}"
+        ) from None
+
+
 def new_tree(planner: MCTS, state: Any, actions: tuple) -> RaveTree:
     """Returns the one-node :class:`RaveTree` of a search from ``state`` (its legal ``actions``)."""
     return RaveTree(state, checked_player(planner.model.player(state), state), actions)
@@ -332,6 +360,7 @@ def run(planner: MCTS, tree: RaveTree, iterations: int) -> int:
     c = planner.exploration
     bias, grave_ref = planner.rave_bias, planner.grave_ref
     rollout = recorded_rollout(planner)
+    excluded = amaf_excluded(model)
     log = math.log
     sqrt = math.sqrt
     isfinite = math.isfinite
@@ -433,7 +462,7 @@ def run(planner: MCTS, tree: RaveTree, iterations: int) -> int:
         # 4. Backup and AMAF updates, leaf first.
         first: dict[Any, Move] = {}
         for move in moves:  # the rollout's first occurrence of each action
-            if move[1] not in first:
+            if move[1] not in first and move[1] not in excluded:
                 first[move[1]] = move
         if first:
             _add(tables[node], first, players[node], g)
@@ -446,7 +475,8 @@ def run(planner: MCTS, tree: RaveTree, iterations: int) -> int:
             value_sums[node] = w
             values[node] = w / n
             key = keys[node]
-            first[key[1]] = key  # the move into node comes before every later one
+            if key[1] not in excluded:
+                first[key[1]] = key  # the move into node comes before every later one
             _add(tables[path[k - 1] if k else ROOT], first, key[0], g)
         visits[ROOT] += 1
         if not isfinite(g):

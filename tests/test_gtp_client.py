@@ -245,6 +245,30 @@ def test_policy_syncs_the_env_history_and_maps_moves(engine):
     ]
 
 
+@pytest.mark.parametrize(
+    ("answer", "message"),
+    [
+        ("Z99", "answered genmove w with 'z99', which is not a move on the 5x5 board"),
+        ("", "answered genmove w with '', which is not a move on the 5x5 board"),
+        ("C3", r"answered genmove w with 'c3' \(action 12\), which is not legal in the env"),
+    ],
+)
+def test_a_move_the_env_cannot_play_is_an_engine_error_naming_the_engine(engine, answer, message):
+    from pettingzoo.classic import go_v5
+
+    command, _ = engine(moves=[answer])
+    env = go_v5.env(board_size=5, komi=6.5)
+    env.reset(seed=0)
+    env.step(action_of("C3", 5))  # black's stone on C3: white cannot play there
+    policy = GTPPolicy(command, timeout=10)
+    try:
+        with pytest.raises(GTPError, match=message) as raised:
+            policy(env)
+        assert repr(command) in str(raised.value)
+    finally:
+        policy.close()
+
+
 def test_resignation_loses_the_game_and_engines_are_stopped(engine):
     command, log = engine(moves=["C3", "resign"])
     game = make_game("classic/go_v5:board_size=5")

@@ -25,6 +25,8 @@ from mcts_agent.cli.options import (
     int_at_least,
     parse_exploration,
 )
+from mcts_agent.defaults import GO_EXPLORATION, go_defaults
+from mcts_agent.envs.go import GoModel
 from mcts_agent.evaluation import DEFAULT_EXPLORATION, Game, MCTSPlayer, write_atomically
 from mcts_agent.evaluation.results import save_figure
 from mcts_agent.search import MCTS, SearchSummary
@@ -68,8 +70,9 @@ def _add_search_options(parser: argparse.ArgumentParser, iterations: int) -> Non
     parser.add_argument(
         "--exploration",
         type=parse_exploration,
-        default=DEFAULT_EXPLORATION,
-        help="c of UCB1: a number or e.g. 2*sqrt(2) (default: 2*sqrt(2))",
+        default=None,
+        help="c of UCB1: a number or e.g. 2*sqrt(2) (default: 2*sqrt(2); go: "
+        f"{GO_EXPLORATION:g}, with GRAVE as MCTSAgent plays go)",
     )
     parser.add_argument(
         "--rollout-limit",
@@ -148,6 +151,16 @@ def _planner(
     if "evaluator" in settings:
         settings["evaluator"] = _named_evaluators(parser, game, settings["evaluator"])
     options = {name: values[0] for name, values in settings.items()}
+    # Go is searched as MCTSAgent searches it (GRAVE, mcts_agent.defaults.go_defaults), unless
+    # the options ask for another search; --exploration, when given, wins.
+    defaults = {}
+    if isinstance(model, GoModel):
+        defaults = go_defaults({**options, **_anytime_options(args)})
+    exploration = args.exploration
+    if exploration is None:
+        exploration = defaults.pop("exploration", DEFAULT_EXPLORATION)
+    defaults.pop("exploration", None)
+    options = {**defaults, **options}
     try:  # evaluate's and the agent specs' messages: "unknown MCTS option 'gama'; valid: ..."
         MCTSPlayer(1, **options).check(model)
     except (TypeError, ValueError) as error:
@@ -156,7 +169,7 @@ def _planner(
         return MCTS(
             model,
             iterations,
-            exploration=args.exploration,
+            exploration=exploration,
             rollout_limit=args.rollout_limit,
             seed=args.seed,
             on_iteration=on_iteration,
@@ -257,7 +270,7 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser, out: TextIO) 
     summary = planner.summary()
     print(board.render(), file=out)
     print(
-        f"{side} to move; {_budget(planner)}, c = {args.exploration:.3g}, seed {args.seed}",
+        f"{side} to move; {_budget(planner)}, c = {planner.exploration:.3g}, seed {args.seed}",
         file=out,
     )
     grid = isinstance(board, ModelBoard) and board.layout().shape == (3, 3)

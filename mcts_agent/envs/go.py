@@ -242,8 +242,19 @@ class GoModel:
     num_players = 2
 
     amaf_actions = True
-    """An action means the same point (or the pass) in every position: AMAF statistics
-    (RAVE) may share an action's results across positions."""
+    """An action means the same point in every position: AMAF statistics (RAVE) may share
+    an action's results across positions; the pass is kept out (:attr:`amaf_excluded`)."""
+
+    @property
+    def amaf_excluded(self) -> tuple[int]:
+        """``(board_size**2,)``: the pass, kept out of RAVE's AMAF statistics.
+
+        A pass played later in an iteration says little about passing now: it ends games,
+        and its value depends on the whole position (as in Fuego's, Pachi's and michi's
+        AMAF, which cover the board's points only). Its child is scored by UCB1 alone, so a
+        pass that wins at once is seen as the win it is.
+        """
+        return (self.pass_action,)
 
     def __init__(self, board_size: int = 9, komi: float = 7.5, capture_heuristic: bool = False):
         if isinstance(board_size, bool) or not isinstance(board_size, int) or board_size < 2:

@@ -138,9 +138,9 @@ class GTPPolicy:
 
         Raises:
             Resigned: if the engine answers ``resign``.
-            GTPError: if the engine fails (``?`` answer, exit, timeout), or the env's history
-                does not continue the moves the engine was told.
-            ValueError: if the engine's vertex is not on the board.
+            GTPError: if the engine fails (``?`` answer, exit, timeout), answers a vertex off
+                the board or a move the env does not allow, or the env's history does not
+                continue the moves the engine was told.
         """
         raw = env.unwrapped
         position = raw._go
@@ -164,7 +164,19 @@ class GTPPolicy:
         self._sent = len(history) + 1  # the engine's own move, which the env plays next
         if answer == "resign":
             raise Resigned(env.agent_selection, f"{self.command!r} resigned")
-        return action_of(answer, size)
+        try:
+            action = action_of(answer, size)
+        except ValueError as error:
+            raise GTPError(
+                f"{self.command!r} answered genmove {colour} with {answer!r}, which is not a "
+                f"move on the {size}x{size} board: {error}"
+            ) from None
+        if not env.last()[0]["action_mask"][action]:
+            raise GTPError(
+                f"{self.command!r} answered genmove {colour} with {answer!r} (action {action}), "
+                "which is not legal in the env (occupied, the ko point or a suicide)"
+            )
+        return action
 
     def close(self) -> None:
         """Stops the engine (``quit``, then kill); safe to call more than once."""
