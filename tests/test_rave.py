@@ -107,6 +107,35 @@ def test_amaf_tables_after_one_two_and_three_iterations():
 ROLLOUTS_3 = {**ROLLOUTS, "AB": (0.0, [(1, "x")])}
 
 
+class NoPassAmaf(AmafGame):
+    """AmafGame with its action ``a`` kept out of the AMAF statistics, as Go keeps its pass."""
+
+    amaf_excluded = ("a",)
+
+
+def test_excluded_actions_are_never_recorded_and_their_children_are_scored_by_ucb1():
+    # The three iterations above with "a" excluded: every entry of action a is gone, the
+    # others are unchanged (a's occurrences no longer hide later ones: none does here).
+    planner = MCTS(NoPassAmaf(GAME, ROLLOUTS_3), 3, selection="rave", exploration=1.0,
+                   rave_bias=0.0, grave_ref=0, seed=0)  # fmt: skip
+    planner.search("R")
+    tree = planner.tree
+    a, b = node_of(planner, "A"), node_of(planner, "B")
+    assert tree.amaf(a) == {(1, "b"): (1, 1.0), (1, "x"): (1, 0.0), (2, "b"): (1, 0.0)}
+    assert tree.amaf(b) == {(2, "c"): (1, -0.5)}
+    assert tree.amaf(0) == {
+        (1, "b"): (2, 1.5),
+        (2, "c"): (1, -0.5),
+        (2, "b"): (1, 0.0),
+        (1, "x"): (1, 0.0),
+    }
+    # it 3 at R: A (action a, no AMAF entry) scores Q + c sqrt(ln 2) = 1 + 0.833; B's
+    #   (1, b) entry gives (1/3) * 0.5 + (2/3) * 0.75 + 0.833 = 1.5: A again, then AB.
+    assert node_of(planner, "AB") == 3
+    with pytest.raises(TypeError, match="amaf_excluded must be a collection of hashable"):
+        rave_.amaf_excluded(type("Bad", (), {"amaf_excluded": 3})())
+
+
 def test_a_terminal_leaf_adds_no_rollout_moves_and_a_move_played_twice_counts_once():
     # As above but A's rollout is a loss for player 1 (G = +1 for player 2), so that
     # iteration 3 goes to B, where (2, c) has data and (2, a) none: c is expanded first
