@@ -64,6 +64,7 @@ def search(planner: MCTS, tree: RaveTree) -> CompiledSearch | None:
         and all(getattr(go.GoModel, name) is _ORIGINALS[name] for name in _GO_METHODS)
         and not any(name in vars(model) for name in _GO_METHODS)
         and model.board_size <= 19
+        and planner.grave_ref < 2**63  # the C side counts visits in 64 bits
         and planner.selection == "rave"
         and planner.rollout_policy is None
         and planner.on_iteration is None

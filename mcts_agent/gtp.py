@@ -106,7 +106,8 @@ def board_text(state: GoState, komi: float) -> str:
     """Returns the position drawn with GTP's coordinates (``showboard``'s text).
 
     Rows from the board's side down to 1 (GTP's row 1 is the bottom), columns ``A``... without
-    ``I``; ``X`` black, ``O`` white, ``.`` empty; a last line says who is to move and the komi.
+    ``I``; ``X`` black, ``O`` white, ``.`` empty; a last line says who is to move (or that the
+    game is over) and the komi.
 
     Args:
         state: a :class:`GoState` (its board a square of 2x2 to 25x25 points).
@@ -120,7 +121,10 @@ def board_text(state: GoState, komi: float) -> str:
         number = size - row
         lines.append(f"{number:2d} {' '.join('.XO'[v] for v in cells)} {number}")
     lines.append(letters)
-    lines.append(f"{_COLOUR_NAMES[state.to_play]} to move, komi {komi:g}")
+    mover = (
+        "game over (two passes)" if state.passes >= 2 else f"{_COLOUR_NAMES[state.to_play]} to move"
+    )
+    lines.append(f"{mover}, komi {komi:g}")
     return "\n".join(lines)
 
 

@@ -115,6 +115,7 @@ def test_play_places_stones_captures_and_refuses_illegal_moves():
     assert engine.respond("play b pass") == "= \n\n"
     assert engine.respond("play w C3") == "? game is over (two passes)\n\n"
     assert engine.respond("genmove w") == "? game is over (two passes)\n\n"
+    assert engine.respond("showboard").endswith("\ngame over (two passes), komi 7.5\n\n")
 
 
 def test_simple_ko_is_refused_for_one_move():
