@@ -149,6 +149,17 @@ mt_write(PyObject *rng, const MTState *mt, PyObject *old)
     return 0;
 }
 
+/* The pointer of args[0], a capsule named capsule_name, given to the METH_FASTCALL function
+ * ``name`` of ``expected`` arguments; NULL with a TypeError or ValueError otherwise. */
+void *
+capsule_argument(const char *name, PyObject *const *args, Py_ssize_t nargs, Py_ssize_t expected,
+                 const char *capsule_name)
+{
+    if (wrong_nargs(name, nargs, expected))
+        return NULL;
+    return PyCapsule_GetPointer(args[0], capsule_name);
+}
+
 /* Runs a compiled search's iterations: args are (search, rng, c, gamma, rollout_limit,
  * iterations); iterate(search, &mt, c, gamma, limit) runs one, drawing from a Mersenne Twister
  * that continues rng (random.Random), which is left where the iterations left it, even when one

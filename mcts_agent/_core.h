@@ -50,6 +50,11 @@ PyObject *mt_read(PyObject *rng, MTState *mt);
 /* rng.setstate((version, mt's words and index, gauss_next of old)); 0 or -1. */
 int mt_write(PyObject *rng, const MTState *mt, PyObject *old);
 
+/* The pointer of args[0], a capsule named capsule_name, given to the METH_FASTCALL function
+ * ``name`` of ``expected`` arguments; NULL with an exception otherwise. */
+void *capsule_argument(const char *name, PyObject *const *args, Py_ssize_t nargs,
+                       Py_ssize_t expected, const char *capsule_name);
+
 /* One iteration of a compiled search (_information_set_loop.c, _rave_loop.c); 0, or -1 with an
  * exception set. */
 typedef int (*SearchIteration)(void *search, MTState *mt, double c, double gamma,

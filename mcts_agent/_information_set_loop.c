@@ -306,13 +306,11 @@ core_leduc_search(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
     return capsule;
 }
 
-/* The Search of args[0] of the METH_FASTCALL function ``name`` of ``expected`` arguments. */
+/* The Search of args[0] (a capsule of this file's searches), after checking nargs; or NULL. */
 static Search *
 search_argument(const char *name, PyObject *const *args, Py_ssize_t nargs, Py_ssize_t expected)
 {
-    if (wrong_nargs(name, nargs, expected))
-        return NULL;
-    return PyCapsule_GetPointer(args[0], SEARCH_NAME);
+    return capsule_argument(name, args, nargs, expected, SEARCH_NAME);
 }
 
 const char leduc_search_size_doc[] = "leduc_search_size(search) -> int: the nodes it holds.";

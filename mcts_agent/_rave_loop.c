@@ -215,13 +215,11 @@ core_go_rave_search(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
     return capsule;
 }
 
-/* The RaveSearch of args[0] (a capsule of go_rave_search), after checking nargs; or NULL. */
+/* The RaveSearch of args[0] (a capsule of this file's searches), after checking nargs; or NULL. */
 static RaveSearch *
 search_argument(const char *name, PyObject *const *args, Py_ssize_t nargs, Py_ssize_t expected)
 {
-    if (wrong_nargs(name, nargs, expected))
-        return NULL;
-    return PyCapsule_GetPointer(args[0], SEARCH_NAME);
+    return capsule_argument(name, args, nargs, expected, SEARCH_NAME);
 }
 
 const char go_rave_search_size_doc[] = "go_rave_search_size(search) -> int: the nodes it holds.";
