@@ -1,0 +1,459 @@
+"""A hand-written chess evaluator on python-chess boards: material, piece-square tables, mobility.
+
+Values and priors for guided search (``docs/guides/guided-search.md``) in
+chess, computed on ``chess.Board`` and ``chess.Move`` (python-chess), so they
+work with any chess model that can show a state as a board:
+
+* :func:`evaluate_board`: the static value of a position for the side to
+  move, in [-1, 1]: material, piece-square tables and mobility in
+  centipawns, squashed by ``tanh(score / 543)``; checkmate -1, stalemate and
+  insufficient material 0.
+* :func:`quiescence`: the value after a short capture-only search, since a
+  position in the middle of an exchange is misjudged by a static evaluation.
+* :func:`move_priors`: priors favouring captures (most valuable victim, least
+  valuable attacker), promotions and checks.
+* :class:`ChessEvaluator`: the two together as an evaluator
+  ``(state, actions) -> Evaluation(value, priors)`` for a model, given the
+  model's ``board_of(state)`` and ``move_of(state, action)``.
+
+Sources: material values and piece-square tables are Tomasz Michniewski's
+"Simplified Evaluation Function" (Chess Programming Wiki,
+https://www.chessprogramming.org/Simplified_Evaluation_Function): pawn 100,
+knight 320, bishop 330, rook 500, queen 900 centipawns, the classic 1, 3, 3,
+5, 9 of Shannon (1950, "Programming a computer for playing chess", Phil.
+Mag. 41, section 3) with the bishop a little above the knight. Mobility:
+Chess Programming Wiki, "Mobility". Quiescence search and MVV-LVA ordering:
+Chess Programming Wiki, "Quiescence Search" and "MVV-LVA". The squashing
+scale is Lichess's winning chances, ``2 / (1 + exp(-0.00368208 * cp)) - 1 =
+tanh(0.00184104 * cp)`` (https://lichess.org/page/accuracy).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import chess
+
+from mcts_agent.evaluator import Evaluation
+
+__all__ = [
+    "CAPTURE_WEIGHT",
+    "CENTIPAWN_SCALE",
+    "CHECK_WEIGHT",
+    "MOBILITY_WEIGHT",
+    "PIECE_VALUES",
+    "QUIESCENCE_DEPTH",
+    "ChessEvaluator",
+    "evaluate_board",
+    "move_priors",
+    "quiescence",
+    "static_score",
+]
+
+PIECE_VALUES: dict[int, int] = {
+    chess.PAWN: 100,
+    chess.KNIGHT: 320,
+    chess.BISHOP: 330,
+    chess.ROOK: 500,
+    chess.QUEEN: 900,
+    chess.KING: 0,
+}
+"""Centipawns per piece type (Michniewski's Simplified Evaluation Function; king not counted)."""
+
+CENTIPAWN_SCALE = 0.00184104
+"""``value = tanh(CENTIPAWN_SCALE * centipawns)``, Lichess's winning chances (a queen: ~0.93)."""
+
+MOBILITY_WEIGHT = 4
+"""Centipawns per square a knight, bishop, rook or queen attacks that its side does not occupy."""
+
+QUIESCENCE_DEPTH = 4
+"""The default cap on the plies of captures :func:`quiescence` searches."""
+
+_MATE = 100_000  # centipawns: beyond any material, tanh of it is 1.0 in floating point
+
+# Michniewski's tables as printed, from White's side: rank 8 first, a-file first in each rank.
+# fmt: off
+_PIECE_SQUARE_TABLES: dict[int, tuple[int, ...]] = {
+    chess.PAWN: (
+        0, 0, 0, 0, 0, 0, 0, 0,
+        50, 50, 50, 50, 50, 50, 50, 50,
+        10, 10, 20, 30, 30, 20, 10, 10,
+        5, 5, 10, 25, 25, 10, 5, 5,
+        0, 0, 0, 20, 20, 0, 0, 0,
+        5, -5, -10, 0, 0, -10, -5, 5,
+        5, 10, 10, -20, -20, 10, 10, 5,
+        0, 0, 0, 0, 0, 0, 0, 0,
+    ),
+    chess.KNIGHT: (
+        -50, -40, -30, -30, -30, -30, -40, -50,
+        -40, -20, 0, 0, 0, 0, -20, -40,
+        -30, 0, 10, 15, 15, 10, 0, -30,
+        -30, 5, 15, 20, 20, 15, 5, -30,
+        -30, 0, 15, 20, 20, 15, 0, -30,
+        -30, 5, 10, 15, 15, 10, 5, -30,
+        -40, -20, 0, 5, 5, 0, -20, -40,
+        -50, -40, -30, -30, -30, -30, -40, -50,
+    ),
+    chess.BISHOP: (
+        -20, -10, -10, -10, -10, -10, -10, -20,
+        -10, 0, 0, 0, 0, 0, 0, -10,
+        -10, 0, 5, 10, 10, 5, 0, -10,
+        -10, 5, 5, 10, 10, 5, 5, -10,
+        -10, 0, 10, 10, 10, 10, 0, -10,
+        -10, 10, 10, 10, 10, 10, 10, -10,
+        -10, 5, 0, 0, 0, 0, 5, -10,
+        -20, -10, -10, -10, -10, -10, -10, -20,
+    ),
+    chess.ROOK: (
+        0, 0, 0, 0, 0, 0, 0, 0,
+        5, 10, 10, 10, 10, 10, 10, 5,
+        -5, 0, 0, 0, 0, 0, 0, -5,
+        -5, 0, 0, 0, 0, 0, 0, -5,
+        -5, 0, 0, 0, 0, 0, 0, -5,
+        -5, 0, 0, 0, 0, 0, 0, -5,
+        -5, 0, 0, 0, 0, 0, 0, -5,
+        0, 0, 0, 5, 5, 0, 0, 0,
+    ),
+    chess.QUEEN: (
+        -20, -10, -10, -5, -5, -10, -10, -20,
+        -10, 0, 0, 0, 0, 0, 0, -10,
+        -10, 0, 5, 5, 5, 5, 0, -10,
+        -5, 0, 5, 5, 5, 5, 0, -5,
+        0, 0, 5, 5, 5, 5, 0, -5,
+        -10, 5, 5, 5, 5, 5, 0, -10,
+        -10, 0, 5, 0, 0, 0, 0, -10,
+        -20, -10, -10, -5, -5, -10, -10, -20,
+    ),
+    chess.KING: (  # middle game
+        -30, -40, -40, -50, -50, -40, -40, -30,
+        -30, -40, -40, -50, -50, -40, -40, -30,
+        -30, -40, -40, -50, -50, -40, -40, -30,
+        -30, -40, -40, -50, -50, -40, -40, -30,
+        -20, -30, -30, -40, -40, -30, -30, -20,
+        -10, -20, -20, -20, -20, -20, -20, -10,
+        20, 20, 0, 0, 0, 0, 20, 20,
+        20, 30, 10, 0, 0, 10, 30, 20,
+    ),
+}
+_KING_ENDGAME_TABLE = (
+    -50, -40, -30, -20, -20, -30, -40, -50,
+    -30, -20, -10, 0, 0, -10, -20, -30,
+    -30, -10, 20, 30, 30, 20, -10, -30,
+    -30, -10, 30, 40, 40, 30, -10, -30,
+    -30, -10, 30, 40, 40, 30, -10, -30,
+    -30, -10, 20, 30, 30, 20, -10, -30,
+    -30, -30, 0, 0, 0, 0, -30, -30,
+    -50, -30, -30, -30, -30, -30, -30, -50,
+)
+# fmt: on
+
+
+def _by_square(table: Sequence[int], piece_value: int) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """Returns ``(white, black)``: piece value plus table entry, indexed by python-chess square.
+
+    The printed table's index of White's square ``s`` (a1 = 0) is ``s ^ 56``
+    (rank 8 printed first); Black reads the table mirrored, so its index is ``s``.
+    """
+    white = tuple(piece_value + table[square ^ 56] for square in chess.SQUARES)
+    black = tuple(piece_value + table[square] for square in chess.SQUARES)
+    return white, black
+
+
+_SQUARE_VALUES = {
+    piece_type: _by_square(table, PIECE_VALUES[piece_type])
+    for piece_type, table in _PIECE_SQUARE_TABLES.items()
+}
+_KING_ENDGAME_VALUES = _by_square(_KING_ENDGAME_TABLE, 0)
+_MOBILE_PIECES = (chess.KNIGHT, chess.BISHOP, chess.ROOK, chess.QUEEN)
+_PROMOTION_RANKS = chess.BB_RANK_1 | chess.BB_RANK_8
+
+
+def _is_endgame(board: chess.Board) -> bool:
+    """Michniewski's endgame: no queens, or each side with a queen has at most one minor piece."""
+    for color in chess.COLORS:
+        if board.pieces_mask(chess.QUEEN, color):
+            others = board.occupied_co[color] & ~board.pawns & ~board.kings & ~board.queens
+            if board.rooks & others or chess.popcount(others) > 1:
+                return False
+    return True
+
+
+def static_score(board: chess.Board) -> int:
+    """The static evaluation in centipawns, from the point of view of the side to move.
+
+    Material and piece-square tables (Michniewski's Simplified Evaluation
+    Function; the king's endgame table when :func:`_is_endgame` says so,
+    his definition) plus ``MOBILITY_WEIGHT`` centipawns per square each
+    knight, bishop, rook and queen attacks that its own side does not occupy
+    (pseudo-legal mobility, Chess Programming Wiki "Mobility"). Every term
+    is counted for both sides alike, so flipping only the side to move
+    negates the score, and ``board.mirror()`` keeps it. Checkmate and draws
+    are not seen here (:func:`evaluate_board` sees them).
+
+    Args:
+        board: any position.
+
+    Returns:
+        White's score minus Black's, negated when Black is to move.
+    """
+    endgame = _is_endgame(board)
+    score = 0
+    for piece_type, (white_values, black_values) in _SQUARE_VALUES.items():
+        if piece_type == chess.KING and endgame:
+            white_values, black_values = _KING_ENDGAME_VALUES
+        mask = board.pieces_mask(piece_type, chess.WHITE)
+        score += sum([white_values[s] for s in chess.scan_forward(mask)])
+        mask = board.pieces_mask(piece_type, chess.BLACK)
+        score -= sum([black_values[s] for s in chess.scan_forward(mask)])
+    mobility = 0
+    white_pieces, black_pieces = board.occupied_co[chess.WHITE], board.occupied_co[chess.BLACK]
+    movers = board.knights | board.bishops | board.rooks | board.queens
+    attacks_mask = board.attacks_mask
+    for square in chess.scan_forward(movers & white_pieces):
+        mobility += chess.popcount(attacks_mask(square) & ~white_pieces)
+    for square in chess.scan_forward(movers & black_pieces):
+        mobility -= chess.popcount(attacks_mask(square) & ~black_pieces)
+    score += MOBILITY_WEIGHT * mobility
+    return score if board.turn == chess.WHITE else -score
+
+
+def _squash(centipawns: float) -> float:
+    """``tanh(CENTIPAWN_SCALE * centipawns)``: centipawns to a value in [-1, 1]."""
+    return math.tanh(CENTIPAWN_SCALE * centipawns)
+
+
+def _check_board(board: Any) -> None:
+    """Raises TypeError unless ``board`` is a ``chess.Board``."""
+    if not isinstance(board, chess.Board):
+        raise TypeError(f"expected a chess.Board, got {type(board).__name__}: {board!r}")
+
+
+def evaluate_board(board: chess.Board) -> float:
+    """The static value of a position for the side to move, in [-1, 1].
+
+    -1 if the side to move is checkmated; 0 if it is stalemated or neither
+    side has mating material (``board.is_insufficient_material()``); else
+    ``tanh(CENTIPAWN_SCALE * static_score(board))``. Repetitions and the
+    fifty-move rule are the model's business (it ends the game), not seen
+    here.
+
+    Args:
+        board: a ``chess.Board`` (not changed).
+
+    Returns:
+        The value, a float in [-1, 1]: about 0 at the start, about +0.93 a
+        queen up.
+
+    Raises:
+        TypeError: if ``board`` is not a ``chess.Board``.
+    """
+    _check_board(board)
+    value = _terminal_value(board)
+    return _squash(static_score(board)) if value is None else value
+
+
+def _terminal_value(board: chess.Board) -> float | None:
+    """-1.0 if checkmated, 0.0 if stalemate or insufficient material, else None."""
+    if not any(board.generate_legal_moves()):
+        return -1.0 if board.is_check() else 0.0
+    if board.is_insufficient_material():
+        return 0.0
+    return None
+
+
+def _victim_value(board: chess.Board, move: chess.Move) -> int:
+    """The centipawn value of the piece ``move`` captures (a pawn for en passant), 0 if none."""
+    victim = board.piece_type_at(move.to_square)
+    if victim is not None:
+        return PIECE_VALUES[victim]
+    return PIECE_VALUES[chess.PAWN] if board.is_en_passant(move) else 0
+
+
+def _mvv_lva(board: chess.Board, move: chess.Move) -> int:
+    """The MVV-LVA key of a move: the victim's value first, then the cheaper attacker."""
+    attacker = board.piece_type_at(move.from_square)
+    return 16 * _victim_value(board, move) - PIECE_VALUES[attacker]
+
+
+def _quiescence_score(board: chess.Board, alpha: int, beta: int, depth: int) -> int:
+    """Fail-hard alpha-beta over captures and queen promotions, in centipawns, side to move's view.
+
+    In check, every evasion is searched and there is no stand pat (no legal
+    move is a mate, ``-_MATE``); otherwise the static score stands pat
+    (Chess Programming Wiki, "Quiescence Search"). ``depth`` plies at most;
+    at 0 the static score is returned.
+    """
+    in_check = board.is_check()
+    if depth == 0:
+        return static_score(board)
+    if in_check:
+        moves = list(board.generate_legal_moves())
+        if not moves:
+            return -_MATE
+    else:
+        stand_pat = static_score(board)
+        if stand_pat >= beta:
+            return beta
+        alpha = max(alpha, stand_pat)
+        moves = list(board.generate_legal_captures())
+        moves += [
+            move
+            for move in board.generate_legal_moves(board.pawns, _PROMOTION_RANKS)
+            if move.promotion == chess.QUEEN and not board.is_capture(move)
+        ]
+    moves.sort(key=lambda move: _mvv_lva(board, move), reverse=True)
+    for move in moves:
+        board.push(move)
+        score = -_quiescence_score(board, -beta, -alpha, depth - 1)
+        board.pop()
+        if score >= beta:
+            return beta
+        alpha = max(alpha, score)
+    return alpha
+
+
+def quiescence(board: chess.Board, depth: int = QUIESCENCE_DEPTH) -> float:
+    """The value of a position for the side to move after resolving captures, in [-1, 1].
+
+    A capture-only alpha-beta search (Chess Programming Wiki, "Quiescence
+    Search"): at each node the side to move may stand pat on
+    :func:`static_score` or play a capture or a queen promotion, ordered by
+    MVV-LVA; a side in check must answer it (all evasions, checkmate
+    ``-1``). ``depth`` caps the plies searched; the nodes at the cap take the
+    static score. The position itself is judged as :func:`evaluate_board`
+    does first (checkmate -1, stalemate and insufficient material 0).
+
+    Args:
+        board: a ``chess.Board``; moves are pushed and popped, so it is
+            unchanged on return (not safe to share with another thread
+            meanwhile).
+        depth: int >= 0, the most plies searched; 0 is :func:`evaluate_board`.
+
+    Returns:
+        ``tanh(CENTIPAWN_SCALE * score)``, a float in [-1, 1].
+
+    Raises:
+        TypeError: if ``board`` is not a ``chess.Board`` or ``depth`` not an int.
+        ValueError: if ``depth`` is negative.
+    """
+    _check_board(board)
+    _check_depth(depth)
+    value = _terminal_value(board)
+    if value is not None:
+        return value
+    return _squash(_quiescence_score(board, -_MATE, _MATE, depth))
+
+
+def _check_depth(depth: Any) -> None:
+    """Raises unless ``depth`` is an int >= 0."""
+    if isinstance(depth, bool) or not isinstance(depth, int):
+        raise TypeError(f"quiescence depth must be an int >= 0, got {depth!r}")
+    if depth < 0:
+        raise ValueError(f"quiescence depth must be >= 0, got {depth}")
+
+
+CAPTURE_WEIGHT = 2.0
+"""Prior weight per pawn of ``victim - attacker / 16`` (MVV-LVA; a queen taken by a pawn: 8.94)."""
+
+CHECK_WEIGHT = 2.0
+"""Prior weight added for a move that gives check."""
+
+
+def move_priors(board: chess.Board, moves: Sequence[chess.Move]) -> list[float]:
+    """Priors over ``moves``: captures by MVV-LVA, promotions and checks favoured; they sum to 1.
+
+    Each move's weight is 1 (every legal move stays possible), plus, for a
+    capture, ``CAPTURE_WEIGHT * (victim - attacker / 16)`` in pawns (MVV-LVA:
+    the most valuable victim first, then the least valuable attacker; Chess
+    Programming Wiki "MVV-LVA"; the king attacks at 0), plus, for a
+    promotion, the promoted piece's value in pawns less a pawn, plus
+    ``CHECK_WEIGHT`` for a check. The weights are divided by their sum.
+
+    Args:
+        board: the position (not changed).
+        moves: its legal moves, non-empty (for example ``board.legal_moves``
+            in a model's order).
+
+    Returns:
+        list of floats, shape ``[len(moves)]``, each > 0, summing to 1.
+
+    Raises:
+        TypeError: if ``board`` is not a ``chess.Board``.
+        ValueError: if ``moves`` is empty or a move is not legal in ``board``.
+    """
+    _check_board(board)
+    if not moves:
+        raise ValueError(f"move_priors needs at least one legal move, got none for {board.fen()}")
+    weights = []
+    for move in moves:
+        if not board.is_legal(move):
+            raise ValueError(f"move {move} is not legal in {board.fen()}")
+        weight = 1.0
+        victim = _victim_value(board, move)
+        if victim:
+            attacker = PIECE_VALUES[board.piece_type_at(move.from_square)]
+            weight += CAPTURE_WEIGHT * (victim - attacker / 16) / PIECE_VALUES[chess.PAWN]
+        if move.promotion:
+            weight += (PIECE_VALUES[move.promotion] - PIECE_VALUES[chess.PAWN]) / PIECE_VALUES[
+                chess.PAWN
+            ]
+        if board.gives_check(move):
+            weight += CHECK_WEIGHT
+        weights.append(weight)
+    total = sum(weights)
+    return [weight / total for weight in weights]
+
+
+class ChessEvaluator:
+    """A chess evaluator for a model's states: quiescence values and MVV-LVA priors.
+
+    ``evaluator(state, actions) -> Evaluation(value, priors)`` (the protocol
+    of :mod:`mcts_agent.evaluator`): ``value`` is :func:`quiescence` of
+    ``board_of(state)`` at ``quiescence_depth`` (for the player to move, in
+    [-1, 1]); ``priors`` are :func:`move_priors` of ``move_of(state, a)`` for
+    each action, in the order of ``actions``. It knows nothing of the model
+    but these two functions.
+
+    Args:
+        board_of: ``state -> chess.Board``; the board is pushed and popped
+            during the search but unchanged on return.
+        move_of: ``(state, action) -> chess.Move``, a legal move of that board.
+        quiescence_depth: int >= 0, the capture plies searched (0: the
+            static :func:`evaluate_board`).
+
+    Raises:
+        TypeError: if ``board_of`` or ``move_of`` is not callable, or
+            ``quiescence_depth`` is not an int; when called, if ``board_of``
+            gives no ``chess.Board``.
+        ValueError: if ``quiescence_depth`` < 0; when called, if ``actions``
+            is empty or a move is illegal.
+    """
+
+    def __init__(
+        self,
+        board_of: Callable[[Any], chess.Board],
+        move_of: Callable[[Any, Any], chess.Move],
+        quiescence_depth: int = QUIESCENCE_DEPTH,
+    ) -> None:
+        for name, function in (("board_of", board_of), ("move_of", move_of)):
+            if not callable(function):
+                raise TypeError(f"{name} must be callable, got {function!r}")
+        _check_depth(quiescence_depth)
+        self.board_of = board_of
+        self.move_of = move_of
+        self.quiescence_depth = quiescence_depth
+
+    def __call__(self, state: Any, actions: Sequence[Any]) -> Evaluation:
+        """Returns ``Evaluation(quiescence value, move priors)`` for ``state`` and ``actions``."""
+        board = self.board_of(state)
+        moves = [self.move_of(state, action) for action in actions]
+        priors = move_priors(board, moves)
+        return Evaluation(quiescence(board, self.quiescence_depth), priors)
+
+    def __repr__(self) -> str:
+        return (
+            f"ChessEvaluator({self.board_of!r}, {self.move_of!r}, "
+            f"quiescence_depth={self.quiescence_depth})"
+        )
