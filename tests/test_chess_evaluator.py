@@ -1,0 +1,204 @@
+"""The chess evaluator (mcts_agent.envs.chess_evaluator) on hand-made positions."""
+
+from __future__ import annotations
+
+import math
+
+import chess
+import pytest
+
+from mcts_agent import MCTS
+from mcts_agent.envs.chess_evaluator import (
+    CENTIPAWN_SCALE,
+    MOBILITY_WEIGHT,
+    ChessEvaluator,
+    evaluate_board,
+    move_priors,
+    quiescence,
+    static_score,
+)
+from mcts_agent.evaluator import checked_evaluation
+from mcts_agent.model import StepResult
+
+# A quiet Queen's Gambit Declined middle game, White to move, neither side in check.
+MIDDLE_GAME = "r1bq1rk1/pp2bppp/2n1pn2/3p4/2PP4/2N1PN2/PP3PPP/R2QKB1R w KQ - 0 8"
+NO_BLACK_QUEEN = "rnb1kbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1"
+FOOLS_MATE = "rnb1kbnr/pppp1ppp/8/4p3/6Pq/5P2/PPPPP2P/RNBQKBNR w KQkq - 1 3"  # White is mated
+STALEMATE = "7k/5Q2/6K1/8/8/8/8/8 b - - 0 1"
+BARE_KINGS = "8/8/4k3/8/8/3K4/8/8 w - - 0 1"
+HANGING_QUEEN = "rnbqkbnr/ppp1pppp/8/3p4/4P1Q1/8/PPPP1PPP/RNB1KBNR b KQkq - 1 2"  # 1.e4 d5 2.Qg4
+
+
+def test_start_position_is_level():
+    board = chess.Board()
+    assert static_score(board) == 0
+    assert evaluate_board(board) == 0.0
+    assert quiescence(board) == 0.0
+    assert board == chess.Board()  # pushed and popped moves leave no trace
+
+
+def test_static_score_hand_worked():
+    # White: king e1 (0), queen d1 (900 - 5); Black: king e8 (0). Endgame king tables:
+    # e1 -> -30 for White, e8 -> -30 for Black. The queen on d1 attacks 14 empty squares
+    # (c1 b1 a1, e2 f3 g4 h5, c2 b3 a4, d2 ... d8: 7) and e1 is its own: 3 + 4 + 3 + 7 = 17.
+    board = chess.Board("4k3/8/8/8/8/8/8/3QK3 w - - 0 1")
+    assert static_score(board) == 895 + 17 * MOBILITY_WEIGHT
+    assert evaluate_board(board) == pytest.approx(math.tanh(CENTIPAWN_SCALE * (895 + 68)))
+
+
+@pytest.mark.parametrize("fen", [MIDDLE_GAME, NO_BLACK_QUEEN, HANGING_QUEEN, STALEMATE])
+def test_mirror_keeps_the_value_for_the_side_to_move(fen):
+    board = chess.Board(fen)
+    mirrored = board.mirror()  # colours swapped and board flipped: same side-to-move position
+    assert static_score(mirrored) == static_score(board)
+    assert evaluate_board(mirrored) == evaluate_board(board)
+    assert quiescence(mirrored) == pytest.approx(quiescence(board), abs=1e-12)
+
+
+@pytest.mark.parametrize("fen", [MIDDLE_GAME, NO_BLACK_QUEEN])
+def test_the_other_side_to_move_gets_the_negated_static_value(fen):
+    board = chess.Board(fen)
+    other = board.copy()
+    other.turn = not other.turn  # neither side is in check in these positions
+    assert static_score(other) == -static_score(board)
+    assert evaluate_board(other) == -evaluate_board(board)
+
+
+def test_a_queen_up_is_clearly_won():
+    board = chess.Board(NO_BLACK_QUEEN)
+    assert evaluate_board(board) > 0.9
+    board.turn = chess.BLACK
+    assert evaluate_board(board) < -0.9
+
+
+def test_checkmate_stalemate_and_bare_kings():
+    for depth in (0, 4):
+        assert quiescence(chess.Board(FOOLS_MATE), depth) == -1.0
+        assert quiescence(chess.Board(STALEMATE), depth) == 0.0
+        assert quiescence(chess.Board(BARE_KINGS), depth) == 0.0
+    assert evaluate_board(chess.Board(FOOLS_MATE)) == -1.0
+
+
+def test_quiescence_sees_the_hanging_queen():
+    board = chess.Board(HANGING_QUEEN)
+    static = evaluate_board(board)
+    resolved = quiescence(board)
+    assert abs(static) < 0.2  # material is even: the static value does not see Bxg4
+    assert resolved > 0.8  # Black wins the queen for nothing
+    assert quiescence(board, depth=0) == static
+
+
+def test_quiescence_at_depth_one_is_the_best_capture_or_stand_pat():
+    board = chess.Board(HANGING_QUEEN)
+    replies = []
+    for move in board.generate_legal_captures():
+        board.push(move)
+        replies.append(-static_score(board))
+        board.pop()
+    expected = max([static_score(board), *replies])
+    assert quiescence(board, depth=1) == math.tanh(CENTIPAWN_SCALE * expected)
+
+
+def test_quiescence_answers_a_check():
+    # Black to move, in check from the rook on e1: the king must move (no stand pat in
+    # check); the best evasion leaves Black a rook down, not mated.
+    board = chess.Board("4k3/8/8/8/8/8/8/4RK2 b - - 0 1")
+    assert board.is_check()
+    assert -1.0 < quiescence(board) < -0.5  # a rook down, not mated
+
+
+def test_priors_favour_taking_a_queen_with_a_pawn():
+    board = chess.Board("4k3/8/8/3q4/4P3/8/8/4K3 w - - 0 1")
+    moves = list(board.legal_moves)
+    priors = dict(zip(moves, move_priors(board, moves), strict=True))
+    take = chess.Move.from_uci("e4d5")
+    assert priors[take] == max(priors.values())
+    assert priors[take] > 5 * priors[chess.Move.from_uci("e4e5")]
+    assert math.fsum(priors.values()) == pytest.approx(1.0)
+    assert min(priors.values()) > 0.0
+
+
+def test_priors_follow_mvv_lva():
+    # The pawn on c4 and the rook on d1 can both take the queen on d5; the pawn can also
+    # take the rook on b5. Most valuable victim first, then the least valuable attacker.
+    board = chess.Board("4k3/8/8/1r1q4/2P5/8/8/3RK3 w - - 0 1")
+    moves = [chess.Move.from_uci(m) for m in ("c4d5", "d1d5", "c4b5", "c4c5")]
+    pawn_takes_queen, rook_takes_queen, pawn_takes_rook, quiet = move_priors(board, moves)
+    assert pawn_takes_queen > rook_takes_queen > pawn_takes_rook > quiet > 0.0
+
+
+def test_priors_favour_promotions_and_checks():
+    board = chess.Board("8/P6k/8/8/8/8/8/K7 w - - 0 1")
+    moves = [chess.Move.from_uci(m) for m in ("a7a8q", "a7a8r", "a7a8n", "a1b1")]
+    queen, rook, knight, quiet = move_priors(board, moves)
+    assert queen > rook > knight > quiet > 0.0
+    board = chess.Board("4k3/8/8/8/8/8/8/R3K3 w - - 0 1")
+    check, quiet = move_priors(board, [chess.Move.from_uci("a1a8"), chess.Move.from_uci("a1a7")])
+    assert check > quiet
+    assert check + quiet == pytest.approx(1.0)
+
+
+def test_bad_input_is_refused():
+    board = chess.Board()
+    with pytest.raises(TypeError, match="expected a chess.Board"):
+        evaluate_board(MIDDLE_GAME)
+    with pytest.raises(ValueError, match="not legal"):
+        move_priors(board, [chess.Move.from_uci("e2e5")])
+    with pytest.raises(ValueError, match="at least one legal move"):
+        move_priors(board, [])
+    with pytest.raises(ValueError, match=">= 0"):
+        quiescence(board, -1)
+    with pytest.raises(TypeError, match="callable"):
+        ChessEvaluator(None, chess.Move.from_uci)
+
+
+class FenModel:
+    """A small chess model for the tests: states are FEN strings, actions UCI strings."""
+
+    def actions(self, state):
+        board = chess.Board(state)
+        if board.is_game_over():
+            return ()
+        return tuple(sorted(move.uci() for move in board.legal_moves))
+
+    def player(self, state):
+        return chess.Board(state).turn
+
+    def step(self, state, action):
+        board = chess.Board(state)
+        board.push_uci(action)
+        reward = 1.0 if board.is_checkmate() else 0.0
+        return StepResult(board.fen(), reward, board.is_game_over())
+
+
+def board_of(state):
+    return chess.Board(state)
+
+
+def move_of(state, action):
+    return chess.Move.from_uci(action)
+
+
+def test_chess_evaluator_answers_the_protocol():
+    evaluator = ChessEvaluator(board_of, move_of, quiescence_depth=3)
+    actions = FenModel().actions(HANGING_QUEEN)
+    value, priors = checked_evaluation(evaluator(HANGING_QUEEN, actions), HANGING_QUEEN, actions)
+    board = chess.Board(HANGING_QUEEN)
+    assert value == quiescence(board, 3)
+    assert priors == pytest.approx(move_priors(board, [move_of(None, a) for a in actions]))
+    assert priors[actions.index("c8g4")] == max(priors)
+
+
+def test_puct_with_the_chess_evaluator_takes_the_free_queen():
+    evaluator = ChessEvaluator(board_of, move_of, quiescence_depth=2)
+    planner = MCTS(
+        FenModel(),
+        60,
+        selection="puct",
+        evaluator=evaluator,
+        exploration=1.5,
+        max_depth=2,
+        unvisited_value=1.0,
+        seed=0,
+    )
+    assert planner(HANGING_QUEEN) == "c8g4"
