@@ -386,9 +386,10 @@ def move_priors(board: chess.Board, moves: Sequence[chess.Move]) -> list[float]:
     _check_board(board)
     if not moves:
         raise ValueError(f"move_priors needs at least one legal move, got none for {board.fen()}")
+    legal = set(board.generate_legal_moves())
     weights = []
     for move in moves:
-        if not board.is_legal(move):
+        if move not in legal:
             raise ValueError(f"move {move} is not legal in {board.fen()}")
         weight = 1.0
         victim = _victim_value(board, move)
