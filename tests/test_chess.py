@@ -287,3 +287,18 @@ def test_check_model_and_immutability():
     with pytest.raises(AttributeError):
         state.key = None
     check_model(MODEL, state, num_playouts=3, max_moves=60)
+
+
+def test_state_of_board_sees_a_repetition_already_on_the_board():
+    # the start position a third time, reached by two different knight tours: no move
+    # reaches a position seen twice, but the position itself has been seen three times
+    board = chess.Board()
+    for uci in ("g1f3", "g8f6", "f3g1", "f6g8", "b1c3", "b8c6", "c3b1", "c6b8"):
+        board.push_uci(uci)
+    assert board.can_claim_threefold_repetition()
+    state = MODEL.state_of_board(board)
+    assert MODEL.actions(state) == () and len(state.history) == 9
+    board.pop()  # one ply earlier black could claim it with the move: over too
+    assert MODEL.actions(MODEL.state_of_board(board)) == ()
+    board.pop()
+    assert MODEL.actions(MODEL.state_of_board(board))
