@@ -1,0 +1,129 @@
+"""Speed of the native chess model against stepping PettingZoo's chess_v6 env, in one run.
+
+Uniformly random games from the start position, the same games in all three. Measured (CPU
+time, median of ``--repeats`` interleaved runs), in moves per second:
+
+* ``ChessModel``: ``actions`` then ``step``, as the search's generic rollout plays it (a
+  state holds a ``chess.Board`` without its move stack, copied and pushed at each step, and
+  the repetition history as position keys);
+* the other state design: a ``chess.Board`` with its whole move stack, copied at each step,
+  the end decided by python-chess's ``can_claim_draw`` as PettingZoo decides it (what a model
+  holding an immutable full board would pay);
+* PettingZoo's ``classic/chess_v6`` env stepped directly (no clone: the least any planner on
+  the env pays), reading the legal actions from ``action_mask``.
+
+And ``MCTS`` on ``ChessModel`` from the start position at ``--iterations`` (random
+rollouts), the time of one search.
+
+Run::
+
+    python benchmarks/bench_chess_model.py --games 10 --repeats 5
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import statistics
+import time
+
+import chess
+import numpy as np
+from pettingzoo.classic import chess_v6
+from pettingzoo.classic.chess import chess_utils
+
+from mcts_agent import MCTS
+from mcts_agent.envs.chess import ChessModel, move_of
+
+
+def model_games(model: ChessModel, seeds: range) -> tuple[int, list[list[chess.Move]]]:
+    """Plays one random game per seed with the model; returns the moves played and the games."""
+    moves = 0
+    games = []
+    for seed in seeds:
+        choice = random.Random(seed).choice
+        state = model.initial_state()
+        actions = model.actions(state)
+        game = []
+        while actions:
+            action = choice(actions)
+            game.append(move_of(state, action))
+            state = model.step(state, action).next_state
+            actions = model.actions(state)
+            moves += 1
+        games.append(game)
+    return moves, games
+
+
+def full_board_games(games: list[list[chess.Move]]) -> int:
+    """Replays the games on full boards copied at each move, ended by python-chess's checks."""
+    moves = 0
+    for game in games:
+        board = chess.Board()
+        for move in game:
+            board = board.copy()
+            board.push(move)
+            legal = sorted(chess_utils.legal_moves(board))
+            over = not legal or board.is_insufficient_material() or board.can_claim_draw()
+            moves += 1
+        assert over
+    return moves
+
+
+def env_games(seeds: range) -> int:
+    """Plays the same random games in PettingZoo's env; returns the moves played."""
+    moves = 0
+    env = chess_v6.env()
+    for seed in seeds:
+        choice = random.Random(seed).choice
+        env.reset(seed=seed)
+        while True:
+            observation, _, termination, _, _ = env.last()
+            if termination:
+                break
+            env.step(choice(np.flatnonzero(observation["action_mask"]).tolist()))
+            moves += 1
+    return moves
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--games", type=int, default=10)
+    parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--iterations", type=int, default=200)
+    args = parser.parse_args()
+    model = ChessModel()
+    seeds = range(args.games)
+    rates: dict[str, list[float]] = {"ChessModel": [], "full Board copies": [], "chess_v6 env": []}
+    search_times = []
+    for _ in range(args.repeats):  # interleaved
+        start = time.process_time()
+        moves, games = model_games(model, seeds)
+        rates["ChessModel"].append(moves / (time.process_time() - start))
+        start = time.process_time()
+        assert full_board_games(games) == moves
+        rates["full Board copies"].append(moves / (time.process_time() - start))
+        start = time.process_time()
+        assert env_games(seeds) == moves  # the same games
+        rates["chess_v6 env"].append(moves / (time.process_time() - start))
+        start = time.process_time()
+        MCTS(model, args.iterations, seed=0).search(model.initial_state())
+        search_times.append(time.process_time() - start)
+    print(
+        f"{args.games} random games ({moves} moves, {moves / args.games:.0f} a game), "
+        f"median of {args.repeats} runs"
+    )
+    for name, values in rates.items():
+        print(f"  {name:18s} {statistics.median(values):10,.0f} moves/s")
+    ratio = statistics.median(rates["ChessModel"]) / statistics.median(rates["chess_v6 env"])
+    print(f"  ChessModel / env: {ratio:.1f}x")
+    ratio = statistics.median(rates["ChessModel"]) / statistics.median(rates["full Board copies"])
+    print(f"  ChessModel / full Board copies: {ratio:.1f}x")
+    print(
+        f"  MCTS on ChessModel, {args.iterations} iterations from the start: "
+        f"{statistics.median(search_times):.2f} s"
+    )
+
+
+if __name__ == "__main__":
+    main()
