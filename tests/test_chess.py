@@ -302,3 +302,20 @@ def test_state_of_board_sees_a_repetition_already_on_the_board():
     assert MODEL.actions(MODEL.state_of_board(board)) == ()
     board.pop()
     assert MODEL.actions(MODEL.state_of_board(board))
+
+
+def test_puct_with_the_chess_evaluator_takes_the_queen_left_hanging():
+    """1.e4 d5 2.Qg4?? (issue 34's example): black's bishop takes the queen, c8g4."""
+    from mcts_agent import MCTS
+    from mcts_agent.envs.chess_evaluator import ChessEvaluator
+
+    model = ChessModel()
+    state = model.initial_state()
+    for uci in ("e2e4", "d7d5", "d1g4"):
+        state = model.step(state, action_of(state, chess.Move.from_uci(uci))).next_state
+    evaluator = ChessEvaluator(board_of, move_of)
+    moves = [
+        MCTS(model, 60, selection="puct", evaluator=evaluator, seed=seed)(state)
+        for seed in range(3)
+    ]
+    assert {move_of(state, action).uci() for action in moves} == {"c8g4"}
