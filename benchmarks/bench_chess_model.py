@@ -28,9 +28,9 @@ import statistics
 import time
 
 import chess
-import numpy as np
 from pettingzoo.classic import chess_v6
 from pettingzoo.classic.chess import chess_utils
+from timing import env_random_games
 
 from mcts_agent import MCTS
 from mcts_agent.envs.chess import ChessModel, move_of
@@ -70,22 +70,6 @@ def full_board_games(games: list[list[chess.Move]]) -> int:
     return moves
 
 
-def env_games(seeds: range) -> int:
-    """Plays the same random games in PettingZoo's env; returns the moves played."""
-    moves = 0
-    env = chess_v6.env()
-    for seed in seeds:
-        choice = random.Random(seed).choice
-        env.reset(seed=seed)
-        while True:
-            observation, _, termination, _, _ = env.last()
-            if termination:
-                break
-            env.step(choice(np.flatnonzero(observation["action_mask"]).tolist()))
-            moves += 1
-    return moves
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--games", type=int, default=10)
@@ -93,6 +77,7 @@ def main() -> None:
     parser.add_argument("--iterations", type=int, default=200)
     args = parser.parse_args()
     model = ChessModel()
+    chess_env = chess_v6.env()
     seeds = range(args.games)
     rates: dict[str, list[float]] = {"ChessModel": [], "full Board copies": [], "chess_v6 env": []}
     search_times = []
@@ -104,7 +89,7 @@ def main() -> None:
         assert full_board_games(games) == moves
         rates["full Board copies"].append(moves / (time.process_time() - start))
         start = time.process_time()
-        assert env_games(seeds) == moves  # the same games
+        assert env_random_games(chess_env, seeds) == moves  # the same games
         rates["chess_v6 env"].append(moves / (time.process_time() - start))
         start = time.process_time()
         MCTS(model, args.iterations, seed=0).search(model.initial_state())

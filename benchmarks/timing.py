@@ -1,9 +1,11 @@
-"""Best-of-repeats timing of a call (shared by the benchmarks)."""
+"""Shared by the benchmarks: best-of-repeats timing of a call, random games in a PettingZoo env."""
 
 from __future__ import annotations
 
+import random
 import time
 from collections.abc import Callable
+from typing import Any
 
 
 def best_time(
@@ -27,3 +29,26 @@ def best_time(
             function()
         best = min(best, (clock() - start) / number)
     return best
+
+
+def env_random_games(env: Any, seeds: range) -> int:
+    """Plays one uniformly random game per seed in the PettingZoo AEC ``env``; returns the moves.
+
+    Game ``seed`` resets the env with ``seed`` and picks each move with
+    ``random.Random(seed).choice`` among the ``action_mask``'s legal actions, so a model
+    playing ``random.Random(seed).choice`` over the same legal actions in the same order
+    plays the same games.
+    """
+    import numpy as np
+
+    moves = 0
+    for seed in seeds:
+        choice = random.Random(seed).choice
+        env.reset(seed=seed)
+        while True:
+            observation, _, termination, _, _ = env.last()
+            if termination:
+                break
+            env.step(choice(np.flatnonzero(observation["action_mask"]).tolist()))
+            moves += 1
+    return moves
