@@ -16,7 +16,9 @@ The command line and the Python arena read the same specs:
   :mod:`~mcts_agent.evaluation.rlcard_players`; the model id is read as it
   is, not as options); ``gtp:COMMAND`` (a GTP engine started with the
   command line ``COMMAND``, ``gtp:gnugo --mode gtp --level 1``, in PettingZoo's
-  go: :mod:`~mcts_agent.evaluation.gtp_players`; the command is read as it is).
+  go: :mod:`~mcts_agent.evaluation.gtp_players`; the command is read as it is);
+  ``uci:COMMAND[:NAME=VALUE,...]`` (a UCI engine, ``uci:stockfish:Skill Level=0,movetime=10``,
+  in PettingZoo's chess: :mod:`~mcts_agent.evaluation.uci_players`, which reads its options).
 
 A game or env spec may name a user's module instead, as Gymnasium's
 ``gymnasium.make("my_module:MyEnv-v0")`` does (:func:`import_path`):
@@ -70,7 +72,7 @@ __all__ = [
     "parse_sweep",
 ]
 
-AGENT_KINDS = ("random", "perfect", "minimax", "mcts", "rlcard", "gtp")
+AGENT_KINDS = ("random", "perfect", "minimax", "mcts", "rlcard", "gtp", "uci")
 """The kinds of agent :func:`make_player` reads."""
 
 _NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
@@ -154,7 +156,9 @@ def parse_spec(spec: str, what: str = "agent") -> tuple[str, dict[str, Any]]:
         ``(kind, {name: value})``, the options in the order given:
         ``("my_module:env", {"size": 4})``; an agent spec ``rlcard:MODEL_ID``
         is ``("rlcard", {"model": "MODEL_ID"})``, ``gtp:COMMAND``
-        ``("gtp", {"command": "COMMAND"})``.
+        ``("gtp", {"command": "COMMAND"})``, ``uci:COMMAND:NAME=VALUE``
+        ``("uci", {"command": "COMMAND", "options": {"NAME": "VALUE"}})``
+        (:func:`~mcts_agent.evaluation.uci_players.parse_uci_spec`).
 
     Raises:
         TypeError: if ``spec`` is not a str.
@@ -177,6 +181,10 @@ def parse_spec(spec: str, what: str = "agent") -> tuple[str, dict[str, Any]]:
         return kind, {"model": rest.strip()}
     if what == "agent" and kind == "gtp" and colon:
         return kind, {"command": rest.strip()}
+    if what == "agent" and kind == "uci" and colon:
+        from mcts_agent.evaluation.uci_players import parse_uci_spec
+
+        return kind, parse_uci_spec(rest)
     options: dict[str, Any] = {}
     if colon:
         for part in _split_options(rest, spec):
@@ -333,14 +341,16 @@ def make_player(spec: str, game: Game) -> Player:
 
     Args:
         spec: ``random``, ``perfect``, ``minimax[:depth=D,evaluator=NAME]``,
-            ``mcts:name=value,...``, ``rlcard:MODEL_ID`` or ``gtp:COMMAND``.
+            ``mcts:name=value,...``, ``rlcard:MODEL_ID``, ``gtp:COMMAND`` or
+            ``uci:COMMAND[:NAME=VALUE,...]``.
         game: the game it will play (for its model, evaluators and solvability).
 
     Returns:
         A :class:`RandomPlayer`, :class:`PerfectPlayer`, :class:`MinimaxPlayer`,
         :class:`MCTSPlayer`,
         :class:`~mcts_agent.evaluation.rlcard_players.RLCardPlayer` or
-        :class:`~mcts_agent.evaluation.gtp_players.GTPPlayer`.
+        :class:`~mcts_agent.evaluation.gtp_players.GTPPlayer` or
+        :class:`~mcts_agent.evaluation.uci_players.UCIPlayer`.
 
     Raises:
         ValueError: if the spec is malformed, names an unknown kind, gives
@@ -351,10 +361,12 @@ def make_player(spec: str, game: Game) -> Player:
             evaluator the game lacks, or an option is out of range (the
             message of the planner that refused it), or names an RLCard model
             that is unknown or does not play ``game``, or a GTP engine on
-            a game other than PettingZoo's go.
+            a game other than PettingZoo's go, or a UCI engine on a game other than
+            PettingZoo's chess.
         TypeError: if an option is unknown or has the wrong type.
         ImportError: for ``rlcard:...`` if rlcard is not installed.
-        FileNotFoundError: for ``gtp:...`` if the engine's program is not found.
+        FileNotFoundError: for ``gtp:...`` and ``uci:...`` if the engine's program is not
+            found.
     """
     kind, options = parse_spec(spec)
     try:
@@ -417,6 +429,14 @@ def _make_player(kind: str, options: dict[str, Any], game: Game, spec: str) -> P
         if set(options) != {"command"} or not options["command"]:
             raise ValueError("expected gtp:COMMAND such as 'gtp:gnugo --mode gtp --level 1'")
         player = GTPPlayer(options["command"])
+        player.check(getattr(game, "env_id", game.name))
+        return player
+    if kind == "uci":
+        from mcts_agent.evaluation.uci_players import UCIPlayer
+
+        if set(options) != {"command", "options"}:
+            raise ValueError("expected uci:COMMAND[:NAME=VALUE,...] such as 'uci:stockfish'")
+        player = UCIPlayer(options["command"], options["options"])
         player.check(getattr(game, "env_id", game.name))
         return player
     raise ValueError(f"unknown agent {kind!r}; valid agents: {', '.join(AGENT_KINDS)}")
