@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from mcts_agent.evaluation.games import Resigned
+from mcts_agent.evaluation.players import EnvEngine
 from mcts_agent.gtp import action_of, vertex_of
 from mcts_agent.gtp_client import DEFAULT_TIMEOUT, GTPClient, GTPError, resolve_command
 
@@ -43,7 +44,7 @@ def _is_go_id(env_id: str) -> bool:
 
 
 @dataclass(frozen=True)
-class GTPPlayer:
+class GTPPlayer(EnvEngine):
     """Makes :class:`GTPPolicy`: a GTP engine playing PettingZoo's go (module docstring).
 
     Picklable (each worker process starts its own engines).
@@ -87,26 +88,11 @@ class GTPPlayer:
                 f"classic/go_v5:board_size=9), not {env_id!r}"
             )
 
-    def __call__(self, model: Any, seed: int) -> Any:
-        """Refused: a GTP engine plays in PettingZoo's go env, not on a model.
+    game = "classic/go_v5"
+    game_module = GO_MODULE
 
-        Raises:
-            TypeError: always; play it in a PettingZoo env loop (:meth:`env_policy`).
-        """
-        raise TypeError(
-            f"{self.label} plays in PettingZoo's classic/go_v5 (env_policy), not on a model"
-        )
-
-    def env_policy(self, seed: int, env: Any) -> GTPPolicy:
-        """Returns the policy of one game in ``env`` (the engine starts at its first move).
-
-        ``seed`` is not used (see the module docstring).
-
-        Raises:
-            ValueError: if ``env`` is not PettingZoo's go.
-        """
-        if type(env.unwrapped).__module__ != GO_MODULE:
-            raise ValueError(f"{self.label} plays PettingZoo's classic/go_v5, not {env!r}")
+    def _policy(self) -> GTPPolicy:
+        """The policy of one game (:class:`GTPPolicy`)."""
         return GTPPolicy(self.command, self.timeout)
 
     def describe(self) -> dict[str, Any]:

@@ -26,6 +26,7 @@ from mcts_agent.search import MCTS
 
 __all__ = [
     "DEFAULT_EXPLORATION",
+    "EnvEngine",
     "MCTSPlayer",
     "MinimaxPlayer",
     "PerfectPlayer",
@@ -278,3 +279,43 @@ def _construct(make: Callable[..., Any], options: dict[str, Any]) -> Any:
         raise TypeError(
             f"unknown MCTS option {match[1]!r}; valid options: {', '.join(valid)}"
         ) from None
+
+
+class EnvEngine:
+    """The part of an engine player that plays one PettingZoo game in its env, never on a model.
+
+    The base of :class:`~mcts_agent.evaluation.gtp_players.GTPPlayer` (go, ``gtp:``) and
+    :class:`~mcts_agent.evaluation.uci_players.UCIPlayer` (chess, ``uci:``). A subclass
+    sets ``game`` (the env's id, e.g. ``"classic/go_v5"``) and ``game_module`` (its env
+    class's module), and defines ``label`` and ``_policy()``, the policy of one game.
+    """
+
+    game: str
+    game_module: str
+    label: str
+
+    def _policy(self) -> Any:
+        """The policy of one game (the engine starts at its first move)."""
+        raise NotImplementedError
+
+    def __call__(self, model: Any, seed: int) -> Any:
+        """Refused: the engine plays in the game's PettingZoo env, not on a model.
+
+        Raises:
+            TypeError: always; play it in a PettingZoo env loop (:meth:`env_policy`).
+        """
+        raise TypeError(
+            f"{self.label} plays in PettingZoo's {self.game} (env_policy), not on a model"
+        )
+
+    def env_policy(self, seed: int, env: Any) -> Any:
+        """Returns the policy of one game in ``env`` (the engine starts at its first move).
+
+        ``seed`` is not used: the engine gets no seed (its own options may fix one).
+
+        Raises:
+            ValueError: if ``env`` is not the game's PettingZoo env.
+        """
+        if type(env.unwrapped).__module__ != self.game_module:
+            raise ValueError(f"{self.label} plays PettingZoo's {self.game}, not {env!r}")
+        return self._policy()

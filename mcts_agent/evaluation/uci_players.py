@@ -39,6 +39,7 @@ from typing import Any
 import chess
 import chess.engine
 
+from mcts_agent.evaluation.players import EnvEngine
 from mcts_agent.gtp_client import resolve_command
 
 __all__ = ["CHESS_MODULE", "DEFAULT_LIMIT", "LIMITS", "UCIError", "UCIPlayer", "UCIPolicy"]
@@ -119,7 +120,7 @@ def _resolve(command: str) -> list[str]:
 
 
 @dataclass(frozen=True)
-class UCIPlayer:
+class UCIPlayer(EnvEngine):
     """Makes :class:`UCIPolicy`: a UCI engine playing PettingZoo's chess (module docstring).
 
     Picklable (each worker process starts its own engines).
@@ -163,26 +164,11 @@ class UCIPlayer:
                 f"{self.label} plays chess: PettingZoo's classic/chess_v6, not {env_id!r}"
             )
 
-    def __call__(self, model: Any, seed: int) -> Any:
-        """Refused: a UCI engine plays in PettingZoo's chess env, not on a model.
+    game = "classic/chess_v6"
+    game_module = CHESS_MODULE
 
-        Raises:
-            TypeError: always; play it in a PettingZoo env loop (:meth:`env_policy`).
-        """
-        raise TypeError(
-            f"{self.label} plays in PettingZoo's classic/chess_v6 (env_policy), not on a model"
-        )
-
-    def env_policy(self, seed: int, env: Any) -> UCIPolicy:
-        """Returns the policy of one game in ``env`` (the engine starts at its first move).
-
-        ``seed`` is not used (see the module docstring).
-
-        Raises:
-            ValueError: if ``env`` is not PettingZoo's chess.
-        """
-        if type(env.unwrapped).__module__ != CHESS_MODULE:
-            raise ValueError(f"{self.label} plays PettingZoo's classic/chess_v6, not {env!r}")
+    def _policy(self) -> UCIPolicy:
+        """The policy of one game (:class:`UCIPolicy`)."""
         return UCIPolicy(self.command, self.options)
 
     def describe(self) -> dict[str, Any]:
