@@ -39,6 +39,14 @@ What it plans on:
   ``GoModel.state_of`` reads the env), searched with GRAVE and its light
   playouts in the compiled core, with the options of
   :func:`~mcts_agent.defaults.go_defaults`.
+* PettingZoo chess (``classic/chess_v6``): by default our
+  :class:`~mcts_agent.envs.chess.ChessModel` (python-chess's board, the same
+  rules, actions and rewards; ``ChessModel.state_of`` reads the env), searched
+  with PUCT guided by :class:`~mcts_agent.envs.chess_evaluator.ChessEvaluator`
+  and :data:`~mcts_agent.defaults.CHESS_TIME_LIMIT` seconds a move, the options
+  of :func:`~mcts_agent.defaults.chess_defaults`; searched with random rollouts
+  instead (an ``evaluator`` or ``selection`` of the user's without an
+  evaluator), it warns once that they cannot judge chess.
 * any other PettingZoo AEC env (``pettingzoo.AECEnv``, wrapped or not):
   :class:`~mcts_agent.adapters.PettingZooModel`, made when the agent first
   plans on that env and kept while the agent keeps planning on it (its clone
@@ -85,10 +93,13 @@ from typing import Any
 
 from mcts_agent._validation import require_seed
 from mcts_agent.defaults import (
+    CHESS_TIME_LIMIT,
     DEFAULT_TIME_LIMIT,
+    chess_defaults,
     go_defaults,
     gymnasium_defaults,
     leduc_defaults,
+    warn_random_rollouts,
 )
 from mcts_agent.search import MCTS, SearchSummary
 
@@ -111,11 +122,15 @@ _GO = ("pettingzoo.classic.go.go", "raw_env")
 """Module and class name of PettingZoo's go (``env.unwrapped``)."""
 _GO_AGENTS = ("black_0", "white_0")  # players 1 (black) and 2 (white) of GoModel
 
+_CHESS = ("pettingzoo.classic.chess.chess", "raw_env")
+"""Module and class name of PettingZoo's chess (``env.unwrapped``)."""
+_CHESS_AGENTS = ("player_0", "player_1")  # players 0 (white) and 1 (black) of ChessModel
+
 _SEEDED_NATIVE_GAMES = (_TICTACTOE, _CONNECT_FOUR)
 """The native games whose planners' seeds are drawn when the agent is made, in this order."""
 
-_NATIVE_GAMES = (*_SEEDED_NATIVE_GAMES, _LEDUC, _GO)
-"""The PettingZoo games planned on our own models (by default). Leduc's and go's planners
+_NATIVE_GAMES = (*_SEEDED_NATIVE_GAMES, _LEDUC, _GO, _CHESS)
+"""The PettingZoo games planned on our own models (by default). Leduc's, go's and chess's planners
 are seeded from the agent's generator when first used (as an adapter's), so the other
 games' seeds, and so their plans, are those of an agent that does not know them. Go has a
 planner per board size and komi."""
@@ -196,13 +211,14 @@ class MCTSAgent:
         iterations: int >= 1, iterations per move, or None: then
             ``time_limit`` seconds per move, by default
             :data:`~mcts_agent.defaults.DEFAULT_TIME_LIMIT` (0.1 s) when
-            neither is given.
+            neither is given (chess planned on ``ChessModel``:
+            :data:`~mcts_agent.defaults.CHESS_TIME_LIMIT`, 1 s).
         seed: int seed of the agent's generator (each planner is seeded from
             it), or None for fresh entropy.
         native_models: True to plan PettingZoo tic-tac-toe, connect four and
             Leduc Hold'em on our ``TicTacToeModel``, ``ConnectFourModel`` and
-            ``LeducModel``, and go on ``GoModel`` (the env's board size and
-            komi), unless ``clone`` or ``zero_sum`` is given or the
+            ``LeducModel``, go on ``GoModel`` (the env's board size and
+            komi) and chess on ``ChessModel``, unless ``clone`` or ``zero_sum`` is given or the
             evaluator is an ``EnvViewEvaluator``;
             False to plan every PettingZoo env through ``PettingZooModel``.
         clone: passed to the adapter. PettingZoo envs: to
@@ -275,7 +291,11 @@ class MCTSAgent:
     planned on ``GoModel`` is searched with GRAVE and the exploration of
     :func:`~mcts_agent.defaults.go_defaults` unless the user chose a
     selection or an option GRAVE does not take (an evaluator, workers,
-    tree reuse...: :data:`~mcts_agent.defaults.GO_STEP_ASIDE`).
+    tree reuse...: :data:`~mcts_agent.defaults.GO_STEP_ASIDE`); PettingZoo
+    chess planned on ``ChessModel`` is searched with PUCT and
+    ``ChessEvaluator``, :func:`~mcts_agent.defaults.chess_defaults`, for
+    :data:`~mcts_agent.defaults.CHESS_TIME_LIMIT` seconds a move, unless the
+    user gives a budget, a ``selection`` or an ``evaluator``.
     ``last_planner`` shows the options a move was planned with,
     and ``last_summary.value_range`` the normalisation's range.
 
@@ -318,7 +338,9 @@ class MCTSAgent:
             from mcts_agent.adapters.pettingzoo import check_clone_arguments
 
             check_clone_arguments(clone, env_factory)
-        if iterations is None and search_options.get("time_limit") is None:
+        # No budget given: DEFAULT_TIME_LIMIT, or a game's own (chess: CHESS_TIME_LIMIT).
+        self._default_budget = iterations is None and search_options.get("time_limit") is None
+        if self._default_budget:
             search_options["time_limit"] = DEFAULT_TIME_LIMIT  # mcts_agent.defaults
         self._search_options = {"iterations": iterations, **search_options}
         self._rng = random.Random(seed)
@@ -446,7 +468,9 @@ class MCTSAgent:
     ) -> MCTS:
         """A planner on ``model``, seeded with ``seed`` or from the agent's generator.
 
-        ``defaults`` (:mod:`mcts_agent.defaults`) fill in the options the user left out.
+        ``defaults`` (:mod:`mcts_agent.defaults`) fill in the options the user left out;
+        a ``time_limit`` among them replaces :data:`DEFAULT_TIME_LIMIT` when the user gave
+        no budget.
 
         An ``EnvViewEvaluator`` is bound to an adapter's model (``bind`` raises
         TypeError for a model without env views); the native models, never used
@@ -456,6 +480,8 @@ class MCTSAgent:
         options = self._search_options
         if defaults:
             options = {**defaults, **options}
+            if self._default_budget and "time_limit" in defaults:
+                options["time_limit"] = defaults["time_limit"]
         if self._env_view_evaluator() and not native:
             options = {**options, "evaluator": options["evaluator"].bind(model)}
         if self._factories:
@@ -474,7 +500,7 @@ class MCTSAgent:
     def _native_binding(self, game: tuple[str, str], env: Any = None) -> _Binding:
         """The planner on our own model of PettingZoo's ``game`` (``env``'s, for go).
 
-        Tic-tac-toe, connect four, Leduc, and go at ``env``'s board size and komi.
+        Tic-tac-toe, connect four, Leduc, chess, and go at ``env``'s board size and komi.
         Made the first time (tic-tac-toe and connect four at once without
         factories, with the seed drawn for each when the agent was made; Leduc
         and go when first planned, seeded then from the agent's generator).
@@ -494,6 +520,21 @@ class MCTSAgent:
                 go.state_of,
                 _same,  # PettingZoo's actions (row * N + col, N * N a pass) are the model's
                 lambda player: _GO_AGENTS[player - 1],
+            )
+            return binding
+        if game == _CHESS:
+            from mcts_agent.envs.chess import ChessModel
+
+            chess_model = ChessModel()
+            defaults = {**chess_defaults(self._search_options), "time_limit": CHESS_TIME_LIMIT}
+            planner = self._planner(chess_model, native=True, defaults=defaults)
+            # blames the caller of act: _native_binding <- _binding <- act <- caller
+            warn_random_rollouts("chess", {**defaults, **self._search_options}, stacklevel=4)
+            binding = self._native[game] = _Binding(
+                planner,
+                chess_model.state_of,
+                _same,  # PettingZoo's actions (AlphaZero's 8x8x73 encoding) are the model's
+                _CHESS_AGENTS.__getitem__,
             )
             return binding
         if game == _LEDUC:

@@ -498,7 +498,9 @@ def board_for(game: Game) -> ModelBoard | EnvBoard:
         rules, start, help_ = tic_tac_toe, tic_tac_toe.EMPTY_BOARD, "a cell number 0-8, row by row"
     elif isinstance(game.model, connect_four.ConnectFourModel):
         rules, start, help_ = connect_four, connect_four.EMPTY_BOARD, "a column number 0-6"
-    elif isinstance(game, PettingZooGame) and game.model is None:
+    elif isinstance(game, PettingZooGame) and (
+        game.model is None or game.env_id.replace("-", "_") == "classic/chess_v6"
+    ):
         if game.env_id.replace("-", "_").startswith("classic/go_v"):
             return GoBoard(game)
         return EnvBoard(game)

@@ -22,15 +22,25 @@ reasons and the measurements behind them.
   :class:`~mcts_agent.envs.go.GoModel`, GRAVE (``selection="rave"``, Ludii's
   ``grave_ref`` and ``rave_bias``) with the exploration constant
   :data:`GO_EXPLORATION`.
+* :func:`chess_defaults`: for PettingZoo chess planned on
+  :class:`~mcts_agent.envs.chess.ChessModel`, PUCT guided by
+  :class:`~mcts_agent.envs.chess_evaluator.ChessEvaluator` (quiescence values,
+  MVV-LVA priors) with the exploration constant :data:`CHESS_EXPLORATION`, and
+  a move's budget of :data:`CHESS_TIME_LIMIT` seconds; :func:`warn_random_rollouts`
+  warns, once, when chess is searched with random rollouts instead.
 """
 
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
 from mcts_agent.widening import lists_actions
 
 __all__ = [
+    "CHESS_EXPLORATION",
+    "CHESS_STEP_ASIDE",
+    "CHESS_TIME_LIMIT",
     "DEFAULT_TIME_LIMIT",
     "SAMPLED_WIDENING",
     "UNBOUNDED_GAMMA",
@@ -38,9 +48,11 @@ __all__ = [
     "GO_EXPLORATION",
     "GO_STEP_ASIDE",
     "LEDUC_EXPLORATION",
+    "chess_defaults",
     "go_defaults",
     "gymnasium_defaults",
     "leduc_defaults",
+    "warn_random_rollouts",
 ]
 
 DEFAULT_TIME_LIMIT = 0.1
@@ -226,3 +238,81 @@ def _turned_on(name: str, value: Any) -> bool:
     if name in ("leaf_batch", "workers"):
         return value != 1
     return True
+
+
+CHESS_TIME_LIMIT = 1.0
+"""Seconds per move on chess when ``MCTSAgent`` is given neither ``iterations`` nor
+``time_limit``: about 1,000 iterations of PUCT with
+:class:`~mcts_agent.envs.chess_evaluator.ChessEvaluator` on one core (each iteration
+evaluates one leaf with a capture search)."""
+
+CHESS_EXPLORATION = 1.0
+"""PUCT's c on chess (:func:`chess_defaults`), for values in [-1, 1] and the evaluator's priors."""
+
+CHESS_STEP_ASIDE = ("selection", "evaluator")
+"""The options after which :func:`chess_defaults` gives no search options of its own: the user
+chose the selection rule or the evaluator (``evaluator=None`` included: random rollouts), so
+the search is the one those options ask for."""
+
+
+def chess_defaults(options: dict[str, Any]) -> dict[str, Any]:
+    """The search options ``MCTSAgent`` uses for PettingZoo chess planned on ``ChessModel``.
+
+    Random rollouts cannot judge a chess position (a random game is decided by
+    blunders, hundreds of moves later), so chess is searched with PUCT (Silver
+    et al. 2017, AlphaZero's rule, :mod:`mcts_agent.selection`) guided by
+    :class:`~mcts_agent.envs.chess_evaluator.ChessEvaluator`: a leaf's value is
+    a capture-only search over material and piece-square tables, and the
+    priors favour captures of valuable pieces by cheap ones, checks and
+    promotions. ``exploration=CHESS_EXPLORATION``. None of these when the
+    user gives an option of :data:`CHESS_STEP_ASIDE` (any value); the user's
+    options win anyway. The budget, ``time_limit=CHESS_TIME_LIMIT``, is set by
+    the agent when it is given neither ``iterations`` nor ``time_limit``.
+
+    Args:
+        options: the search options the user gave the agent.
+
+    Returns:
+        dict, option name -> value, of :class:`~mcts_agent.search.MCTS`'s keywords.
+    """
+    if any(name in options for name in CHESS_STEP_ASIDE):
+        return {}
+    from mcts_agent.envs.chess import board_of, move_of
+    from mcts_agent.envs.chess_evaluator import ChessEvaluator
+
+    return {
+        "selection": "puct",
+        "evaluator": ChessEvaluator(board_of, move_of),
+        "exploration": CHESS_EXPLORATION,
+    }
+
+
+_warned_random_rollouts: set[str] = set()
+
+
+def warn_random_rollouts(game: str, options: dict[str, Any], stacklevel: int = 1) -> None:
+    """Warns once per game and process if ``game`` is searched with random rollouts.
+
+    A search with no ``evaluator`` (None or absent) judges its leaves by
+    uniformly random rollouts, which cannot judge chess: the warning says what
+    to do instead (leave out ``selection`` and ``evaluator`` for the chess
+    defaults, or give ``evaluator=ChessEvaluator(board_of, move_of)``).
+    ``warnings.warn`` with ``UserWarning``; nothing when an evaluator is given.
+
+    Args:
+        game: the game's name, e.g. ``"chess"``.
+        options: the search options the planner is made with (defaults included).
+        stacklevel: as ``warnings.warn``'s, counted from the caller (1 blames the caller).
+    """
+    if options.get("evaluator") is not None or game in _warned_random_rollouts:
+        return
+    _warned_random_rollouts.add(game)
+    warnings.warn(
+        f"{game} is searched with uniformly random rollouts (no evaluator), which cannot "
+        "judge its positions: a random game is decided by blunders hundreds of moves "
+        "later. Leave out selection and evaluator for the chess defaults (PUCT with "
+        "ChessEvaluator, mcts_agent.defaults.chess_defaults), or give "
+        "evaluator=ChessEvaluator(board_of, move_of) from mcts_agent.envs.chess_evaluator",
+        UserWarning,
+        stacklevel=stacklevel + 1,
+    )

@@ -163,10 +163,19 @@ def test_any_pettingzoo_env_by_id_through_the_adapter():
         assert record.outcome == expected
 
 
-def test_chess_by_id():
+def test_chess_by_id_is_planned_on_the_chess_model_with_its_evaluator():
+    from mcts_agent.envs.chess import ChessModel
+    from mcts_agent.envs.chess_evaluator import ChessEvaluator
+    from mcts_agent.evaluation.specs import EvaluatorValue
+
     game = make_game("classic/chess-v6")
-    assert game.name == "classic/chess-v6" and game.seat_names == ("first", "second")
-    assert make_player("minimax:depth=1", game) == MinimaxPlayer(1)
+    assert game.name == "classic/chess-v6" and game.seat_names == ("white", "black")
+    assert isinstance(game.model, ChessModel) and game.zero_sum
+    [(name, evaluator)] = game.evaluators
+    assert name == "heuristic" and isinstance(evaluator, ChessEvaluator)
+    minimax = make_player("minimax:depth=1", game)
+    assert minimax == MinimaxPlayer(1, EvaluatorValue(evaluator, game.model, "heuristic"))
+    assert make_player("minimax:depth=1,evaluator=None", game) == MinimaxPlayer(1)
 
 
 def test_go_by_id():

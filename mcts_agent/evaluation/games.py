@@ -569,8 +569,13 @@ def make_game(name: str) -> Game:
     ``tictactoe`` and ``connect_four`` are played on our fast models
     (:mod:`mcts_agent.envs.tic_tac_toe`, :mod:`mcts_agent.envs.connect_four`);
     ``classic/tictactoe-v3`` and ``classic/connect_four-v3`` in PettingZoo's
-    envs, with model-based players planning on the same fast models. Any other
-    id of PettingZoo's registry (``classic/chess-v6``, a user's registered
+    envs, with model-based players planning on the same fast models;
+    ``classic/chess-v6`` in its env, model-based players (minimax) planning on
+    :class:`~mcts_agent.envs.chess.ChessModel` with the evaluator ``heuristic``
+    (:class:`~mcts_agent.envs.chess_evaluator.ChessEvaluator`: material,
+    piece-square tables, mobility, a capture search), MCTS as ``MCTSAgent``
+    plays chess (:func:`~mcts_agent.defaults.chess_defaults`). Any other
+    id of PettingZoo's registry (``classic/go_v5``, a user's registered
     env), with the env's constructor options after a colon
     (``classic/go-v5:board_size=9,komi=5.5``, values read as Python literals,
     see :func:`~mcts_agent.evaluation.specs.parse_spec`), is played in its env
@@ -628,6 +633,19 @@ def make_game(name: str) -> Game:
             _same_action,
             ("first", "second"),
             evaluators=evaluators,
+        )
+    if env_id in ("classic/chess-v6", "classic/chess_v6") and not options:
+        from mcts_agent.envs.chess import ChessModel, board_of, move_of
+        from mcts_agent.envs.chess_evaluator import ChessEvaluator
+
+        chess_model = ChessModel()
+        return PettingZooGame(
+            env_id,
+            chess_model,
+            chess_model.state_of,
+            _same_action,
+            ("white", "black"),
+            evaluators=(("heuristic", ChessEvaluator(board_of, move_of)),),
         )
     if env_id in MODEL_GAMES:
         raise ValueError(f"game {env_id!r} takes no options, got {name!r}")
