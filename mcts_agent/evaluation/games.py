@@ -10,12 +10,14 @@ the rule that keeps minimax to the games it can search.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable
+import random
+from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
+from mcts_agent._validation import require_int
 from mcts_agent.evaluation.players import (
     MCTSPlayer,
     MinimaxPlayer,
@@ -38,6 +40,7 @@ __all__ = [
     "PettingZooGame",
     "Resigned",
     "make_game",
+    "random_opening",
     "require_zero_sum",
 ]
 
@@ -55,6 +58,29 @@ class Resigned(Exception):
     def __init__(self, agent: Hashable, message: str = "") -> None:
         super().__init__(f"{agent} resigned" + (f": {message}" if message else ""))
         self.agent = agent
+
+
+def random_opening(plies: int, seed: int) -> Callable[[Sequence[Any]], Any]:
+    """Returns ``choose(legal actions) -> action``: the moves of a random opening.
+
+    Matches between deterministic players (PUCT with an evaluator, minimax) would
+    repeat one game; starting each pair of games from ``plies`` uniformly random
+    moves (the same opening with the seats swapped: :class:`MatchSpec`'s
+    ``opening_plies``) is the engine testers' usual remedy (cutechess-cli's
+    ``-openings``, here without a book).
+
+    Args:
+        plies: int >= 0, the opening's length.
+        seed: the seed of its generator (``random.Random``).
+
+    Returns:
+        A function drawing one of the legal actions given, uniformly.
+
+    Raises:
+        ValueError: if ``plies`` is not an int >= 0.
+    """
+    require_int("opening_plies", plies, 0)
+    return random.Random(seed).choice
 
 
 def _seat_returns(returns: dict[Hashable, float], seat_of: dict[Hashable, int]) -> tuple:
@@ -109,7 +135,13 @@ class ModelGame:
         return reports_mover_reward(self.model)
 
     def play(
-        self, players: tuple[Player, Player], seeds: tuple[int, int], game_seed: int
+        self,
+        players: tuple[Player, Player],
+        seeds: tuple[int, int],
+        game_seed: int,
+        *,
+        opening_plies: int = 0,
+        opening_seed: int = 0,
     ) -> tuple[tuple, tuple[float, float]]:
         """Plays one game; seat ``k`` is played by ``players[k](model, seeds[k])``.
 
@@ -117,6 +149,9 @@ class ModelGame:
             players: the factories of seat 0 and seat 1.
             seeds: the seeds of their policies.
             game_seed: unused (the model's games start from one state).
+            opening_plies: int >= 0, moves played uniformly at random before the
+                players move (:func:`random_opening`), counted in the game's moves.
+            opening_seed: the seed of those moves.
 
         Returns:
             ``(moves, (return of seat 0, return of seat 1))``.
@@ -134,6 +169,7 @@ class ModelGame:
         seat_of: dict[Hashable, int] = {model.player(state): 0}
         returns: dict[Hashable, float] = {}
         moves = []
+        opening = random_opening(opening_plies, opening_seed)
         while actions:
             mover = model.player(state)
             if mover not in seat_of:
@@ -143,7 +179,10 @@ class ModelGame:
                         f"games (players so far: {list(seat_of)})"
                     )
                 seat_of[mover] = 1
-            action = policies[seat_of[mover]](state)
+            if len(moves) < opening_plies:
+                action = opening(actions)
+            else:
+                action = policies[seat_of[mover]](state)
             if action not in actions:
                 raise ValueError(
                     f"the {self.seat_names[seat_of[mover]]} player played {action!r}, which is "
@@ -383,9 +422,19 @@ class PettingZooGame:
         return model_move
 
     def play(
-        self, players: tuple[Player, Player], seeds: tuple[int, int], game_seed: int
+        self,
+        players: tuple[Player, Player],
+        seeds: tuple[int, int],
+        game_seed: int,
+        *,
+        opening_plies: int = 0,
+        opening_seed: int = 0,
     ) -> tuple[tuple, tuple[float, float]]:
         """Plays one game in the env loop (see the class docstring).
+
+        The first ``opening_plies`` moves are uniformly random legal moves
+        (:func:`random_opening`, seeded with ``opening_seed``), played before the
+        players move and counted in the game's moves.
 
         A policy that raises :class:`Resigned` ends the game: its seat's return is -1, the
         other's +1. A policy with a ``close()`` method (a GTP engine's,
@@ -410,11 +459,15 @@ class PettingZooGame:
                 policies[agent] = self.env_policy(players[k], seeds[k], env)
             returns: dict[Hashable, float] = {}
             moves = []
+            opening = random_opening(opening_plies, opening_seed)
             for agent in env.agent_iter():
                 _, reward, terminated, truncated, _ = env.last()
                 returns[agent] = returns.get(agent, 0.0) + float(reward)
                 if terminated or truncated:
                     action = None
+                elif len(moves) < opening_plies:
+                    action = opening(tuple(int(a) for a in mask_actions(env, agent)))
+                    moves.append(action)
                 else:
                     legal = mask_actions(env, agent)
                     try:

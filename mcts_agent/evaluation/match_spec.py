@@ -28,6 +28,13 @@ class MatchSpec:
         seats: ``"alternate"`` (game ``i`` puts the agent in seat ``i % 2``,
             ``2 * games_per_seat`` games), ``"first"`` or ``"second"`` (always
             that seat, ``games_per_seat`` games).
+        opening_plies: int >= 0: each game starts with that many uniformly
+            random legal moves (:func:`~mcts_agent.evaluation.games.random_opening`),
+            then the players move. With ``"alternate"`` seats, games ``2k`` and
+            ``2k + 1`` share their opening (seeded by :meth:`opening_seed`), so
+            each opening is played once from each side. 0 (the default): none.
+            Deterministic players (PUCT with an evaluator, minimax) otherwise play
+            the same game again and again.
 
     Raises:
         TypeError, ValueError: if a field has the wrong type or value, or a
@@ -44,6 +51,7 @@ class MatchSpec:
     games_per_seat: int = 100
     seed: int = 0
     seats: Seats = "alternate"
+    opening_plies: int = 0
 
     def __post_init__(self) -> None:
         if not isinstance(self.game, ModelGame | PettingZooGame):
@@ -68,6 +76,7 @@ class MatchSpec:
                 check(self.game.model if isinstance(self.game, ModelGame) else None)
         require_int("games_per_seat", self.games_per_seat, 1)
         require_int("seed", self.seed, 0)
+        require_int("opening_plies", self.opening_plies, 0)
         if self.seats not in SEATS:
             raise ValueError(f"seats must be one of {', '.join(SEATS)}; got {self.seats!r}")
 
@@ -81,3 +90,14 @@ class MatchSpec:
         if self.seats == "alternate":
             return index % 2
         return 0 if self.seats == "first" else 1
+
+    def opening_seed(self, index: int) -> int:
+        """Returns the seed of game ``index``'s random opening (see ``opening_plies``).
+
+        The env's seed of game ``index`` (:func:`~mcts_agent.evaluation.runner.game_seeds`),
+        or with ``"alternate"`` seats that of game ``index - index % 2``: a pair's shared one.
+        """
+        from mcts_agent.evaluation.runner import game_seeds
+
+        first = index - index % 2 if self.seats == "alternate" else index
+        return game_seeds(self.seed, first)[2]

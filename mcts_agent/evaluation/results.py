@@ -200,6 +200,7 @@ def _spec_dict(spec: MatchSpec) -> dict[str, Any]:
         "seed": spec.seed,
         "seats": spec.seats,
         "games_per_seat": spec.games_per_seat,
+        **({"opening_plies": spec.opening_plies} if spec.opening_plies else {}),
     }
 
 

@@ -100,7 +100,11 @@ def _play_one(spec: MatchSpec, index: int) -> GameRecord:
     else:
         players, seeds = (spec.opponent, spec.agent), (opponent_seed, agent_seed)
     start = time.perf_counter()
-    moves, seat_returns = spec.game.play(players, seeds, game_seed)
+    if spec.opening_plies:
+        opening = {"opening_plies": spec.opening_plies, "opening_seed": spec.opening_seed(index)}
+        moves, seat_returns = spec.game.play(players, seeds, game_seed, **opening)
+    else:
+        moves, seat_returns = spec.game.play(players, seeds, game_seed)
     seconds = time.perf_counter() - start
     returns = seat_returns if seat == 0 else (seat_returns[1], seat_returns[0])
     return GameRecord(index, seat, (agent_seed, opponent_seed, game_seed), moves, returns, seconds)
@@ -452,6 +456,7 @@ def play_match(
     *,
     seed: int = 0,
     seats: Seats = "alternate",
+    opening_plies: int = 0,
     workers: int | None = None,
     backend: Backend = "process",
     address: str | None = None,
@@ -467,6 +472,7 @@ def play_match(
         games_per_seat: games with the agent in each seat it takes.
         seed: master seed of the match.
         seats: ``"alternate"``, ``"first"`` or ``"second"`` (see :class:`MatchSpec`).
+        opening_plies: random moves that start each game (see :class:`MatchSpec`).
         workers: local processes (see :func:`run_matches`).
         backend: ``"process"`` or ``"ray"``.
         address: Ray's address, or None.
@@ -477,7 +483,7 @@ def play_match(
     Returns:
         The :class:`MatchResult`.
     """
-    spec = MatchSpec(game, agent, opponent, games_per_seat, seed, seats)
+    spec = MatchSpec(game, agent, opponent, games_per_seat, seed, seats, opening_plies)
     (result,) = run_matches(
         [spec],
         workers=workers,
