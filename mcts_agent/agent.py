@@ -469,8 +469,8 @@ class MCTSAgent:
         """A planner on ``model``, seeded with ``seed`` or from the agent's generator.
 
         ``defaults`` (:mod:`mcts_agent.defaults`) fill in the options the user left out;
-        a ``time_limit`` among them replaces :data:`DEFAULT_TIME_LIMIT` when the user gave
-        no budget.
+        a ``time_limit`` among them (given only when the user gave no budget) replaces
+        :data:`DEFAULT_TIME_LIMIT`.
 
         An ``EnvViewEvaluator`` is bound to an adapter's model (``bind`` raises
         TypeError for a model without env views); the native models, never used
@@ -480,7 +480,7 @@ class MCTSAgent:
         options = self._search_options
         if defaults:
             options = {**defaults, **options}
-            if self._default_budget and "time_limit" in defaults:
+            if "time_limit" in defaults:
                 options["time_limit"] = defaults["time_limit"]
         if self._env_view_evaluator() and not native:
             options = {**options, "evaluator": options["evaluator"].bind(model)}
@@ -526,7 +526,9 @@ class MCTSAgent:
             from mcts_agent.envs.chess import ChessModel
 
             chess_model = ChessModel()
-            defaults = {**chess_defaults(self._search_options), "time_limit": CHESS_TIME_LIMIT}
+            defaults = chess_defaults(self._search_options)
+            if self._default_budget:
+                defaults["time_limit"] = CHESS_TIME_LIMIT
             planner = self._planner(chess_model, native=True, defaults=defaults)
             # blames the caller of act: _native_binding <- _binding <- act <- caller
             warn_random_rollouts("chess", {**defaults, **self._search_options}, stacklevel=4)

@@ -313,3 +313,69 @@ def test_options_of_some_models_are_checked_on_the_model_planned():
     assert stochastic.last_planner.state_widening == (1.0, 0.5)
     with pytest.raises(ValueError, match="GymnasiumModel is deterministic"):
         stochastic.act(pendulum)
+
+
+# ------------------------------------------------------------------ chess
+
+
+def _chess_env(*ucis):
+    from pettingzoo.classic import chess_v6
+
+    env = chess_v6.env()
+    env.reset(seed=0)
+    import chess
+
+    from mcts_agent.envs.chess import ChessModel, action_of
+
+    model = ChessModel()
+    for uci in ucis:
+        env.step(action_of(model.state_of(env), chess.Move.from_uci(uci)))
+    return env
+
+
+def test_chess_is_planned_on_the_chess_model_with_puct_and_its_evaluator():
+    from mcts_agent.defaults import CHESS_EXPLORATION, CHESS_TIME_LIMIT
+    from mcts_agent.envs.chess import ChessModel
+    from mcts_agent.envs.chess_evaluator import ChessEvaluator
+
+    env = _chess_env("e2e4", "d7d5", "d1g4")  # issue 34: the queen left hanging
+    board = env.unwrapped.board.copy()
+    agent = MCTSAgent(iterations=200, seed=0)
+    action = agent.act(env)
+    planner = agent.last_planner
+    assert isinstance(planner.model, ChessModel) and planner.selection == "puct"
+    assert isinstance(planner.evaluator, ChessEvaluator)
+    assert planner.exploration == CHESS_EXPLORATION and planner.time_limit is None
+    assert agent.last_summary.player == "player_1"
+    from mcts_agent.envs.chess import move_of
+
+    assert move_of(ChessModel().state_of(env), action).uci() == "c8g4"  # takes the queen
+    assert env.unwrapped.board == board and env.unwrapped.board.move_stack == board.move_stack
+    # no budget given: chess's own, not the 0.1 s of other games
+    assert (
+        MCTSAgent(seed=0, max_nodes=50)
+        ._native_binding(("pettingzoo.classic.chess.chess", "raw_env"))
+        .planner.time_limit
+        == CHESS_TIME_LIMIT
+    )
+    assert MCTSAgent(seed=0, time_limit=0.3).act(env) is not None
+
+
+def test_the_users_options_win_and_random_rollouts_on_chess_warn_once(recwarn):
+    import warnings
+
+    import mcts_agent.defaults as defaults
+
+    defaults._warned_random_rollouts.discard("chess")
+    env = _chess_env()
+    with pytest.warns(UserWarning, match="random rollouts .* cannot judge") as caught:
+        agent = MCTSAgent(iterations=5, selection="uct", seed=0)
+        agent.act(env)
+    assert caught[0].filename == __file__  # blames the caller of act
+    assert agent.last_planner.selection == "uct" and agent.last_planner.evaluator is None
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        MCTSAgent(iterations=5, evaluator=None, seed=1).act(env)  # once per process
+        custom = MCTSAgent(iterations=5, exploration=3.0, seed=1)
+        custom.act(env)  # the defaults, no warning
+    assert custom.last_planner.exploration == 3.0 and custom.last_planner.selection == "puct"

@@ -7,6 +7,7 @@ import errno
 import json
 import multiprocessing
 import os
+import random
 import re
 import signal
 import socket
@@ -578,3 +579,37 @@ def test_sweep_over_any_option_one_match_per_combination(tmp_path):
         sweep(TTT, [RandomPlayer()], [5], options={"gama": [1.0]})
     with pytest.raises(ValueError, match="sweep it with its own argument"):
         sweep(TTT, [RandomPlayer()], [5], options={"iterations": [1]})
+
+
+def test_a_random_opening_is_shared_by_each_pair_of_games_and_differs_between_pairs():
+    game = TTT
+    first = MinimaxPlayer()  # deterministic: without an opening, every pair replays one game
+    spec = MatchSpec(game, first, PerfectPlayer(), 4, seed=3, opening_plies=2)
+    result = play_match(game, first, PerfectPlayer(), 4, seed=3, opening_plies=2, workers=1)
+    openings = [record.moves[:2] for record in result.records]
+    assert openings[0] == openings[1] and openings[2] == openings[3]
+    assert len(set(openings)) > 1  # 4 pairs drawing 2 of 9 x 8 openings
+    assert [spec.opening_seed(i) for i in range(4)] == [spec.opening_seed(0)] * 2 + [
+        spec.opening_seed(2)
+    ] * 2
+    # the opening's moves are uniformly random picks, seeded as opening_seed says
+    choose = random.Random(spec.opening_seed(0)).choice
+    cell = choose(TicTacToeModel().actions(EMPTY_BOARD))
+    assert openings[0][0] == cell
+    assert result.to_dict()["opening_plies"] == 2
+
+
+def test_an_env_game_plays_its_random_opening_in_the_env():
+    game = make_game("classic/connect_four-v3")
+    plain = game.play((RandomPlayer(), RandomPlayer()), (1, 2), 0)
+    moves, _ = game.play((MinimaxPlayer(2), MinimaxPlayer(2)), (1, 2), 0, opening_plies=3)
+    again, _ = game.play((MinimaxPlayer(2), MinimaxPlayer(2)), (1, 2), 0, opening_plies=3)
+    choose = random.Random(0).choice
+    assert list(moves[:3]) == [choose(range(7)) for _ in range(3)]  # no full column yet
+    assert moves == again and plain[0] != moves
+
+
+def test_opening_plies_must_be_a_count():
+    game = ModelGame(TicTacToeModel(), EMPTY_BOARD, "tictactoe", ("X", "O"))
+    with pytest.raises(ValueError, match="opening_plies"):
+        MatchSpec(game, RandomPlayer(), RandomPlayer(), 1, opening_plies=-1)
