@@ -12,8 +12,12 @@ time, median of ``--repeats`` interleaved runs), in moves per second:
 * PettingZoo's ``classic/chess_v6`` env stepped directly (no clone: the least any planner on
   the env pays), reading the legal actions from ``action_mask``.
 
-And ``MCTS`` on ``ChessModel`` from the start position at ``--iterations`` (random
-rollouts), the time of one search.
+And the search's nodes (iterations) per second from the start position at
+``--iterations``, the same search (plain UCT, random rollouts of at most 10 moves) on
+``ChessModel`` and on :class:`~mcts_agent.adapters.PettingZooModel` of the chess_v6 env
+(the adapter: a copy of the env stepped at every move of the tree and the rollouts), and
+the chess defaults (PUCT with ``ChessEvaluator``: :func:`~mcts_agent.defaults.chess_defaults`)
+on ``ChessModel``.
 
 Run::
 
@@ -33,6 +37,8 @@ from pettingzoo.classic.chess import chess_utils
 from timing import env_random_games
 
 from mcts_agent import MCTS
+from mcts_agent.adapters import PettingZooModel
+from mcts_agent.defaults import chess_defaults
 from mcts_agent.envs.chess import ChessModel, move_of
 
 
@@ -80,7 +86,14 @@ def main() -> None:
     chess_env = chess_v6.env()
     seeds = range(args.games)
     rates: dict[str, list[float]] = {"ChessModel": [], "full Board copies": [], "chess_v6 env": []}
-    search_times = []
+    chess_env.reset(seed=0)
+    adapter = PettingZooModel(chess_env)
+    searches = {
+        "UCT on ChessModel": (model, model.initial_state(), {"rollout_limit": 10}),
+        "UCT on the adapter": (adapter, adapter.state_of(chess_env), {"rollout_limit": 10}),
+        "defaults on ChessModel": (model, model.initial_state(), chess_defaults({})),
+    }
+    nodes: dict[str, list[float]] = {name: [] for name in searches}
     for _ in range(args.repeats):  # interleaved
         start = time.process_time()
         moves, games = model_games(model, seeds)
@@ -91,9 +104,10 @@ def main() -> None:
         start = time.process_time()
         assert env_random_games(chess_env, seeds) == moves  # the same games
         rates["chess_v6 env"].append(moves / (time.process_time() - start))
-        start = time.process_time()
-        MCTS(model, args.iterations, seed=0).search(model.initial_state())
-        search_times.append(time.process_time() - start)
+        for name, (searched, root, options) in searches.items():
+            start = time.process_time()
+            MCTS(searched, args.iterations, seed=0, **options).search(root)
+            nodes[name].append(args.iterations / (time.process_time() - start))
     print(
         f"{args.games} random games ({moves} moves, {moves / args.games:.0f} a game), "
         f"median of {args.repeats} runs"
@@ -104,10 +118,13 @@ def main() -> None:
     print(f"  ChessModel / env: {ratio:.1f}x")
     ratio = statistics.median(rates["ChessModel"]) / statistics.median(rates["full Board copies"])
     print(f"  ChessModel / full Board copies: {ratio:.1f}x")
-    print(
-        f"  MCTS on ChessModel, {args.iterations} iterations from the start: "
-        f"{statistics.median(search_times):.2f} s"
+    print(f"MCTS from the start, {args.iterations} iterations, median of {args.repeats} runs")
+    for name, values in nodes.items():
+        print(f"  {name:24s} {statistics.median(values):10,.0f} nodes/s")
+    ratio = statistics.median(nodes["UCT on ChessModel"]) / statistics.median(
+        nodes["UCT on the adapter"]
     )
+    print(f"  ChessModel / adapter: {ratio:.1f}x")
 
 
 if __name__ == "__main__":
