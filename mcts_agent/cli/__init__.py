@@ -1,4 +1,4 @@
-"""The ``mcts-agent`` command line: evaluate, tournament, plan, search, multiplayer, play, gtp.
+"""The ``mcts-agent`` command line: evaluate, tournament, plan, search, multiplayer, play, gtp, uci.
 
 ::
 
@@ -16,6 +16,7 @@
     mcts-agent multiplayer --game three_in_a_row --agents mcts:iterations=300
         mcts:iterations=30 random --games 6 --seed 0 [--json F]
     mcts-agent gtp --game go:9 [--komi 7.5] [--iterations N] [--time-limit S]
+    mcts-agent uci [--iterations N] [--time-limit S] [--seed N] [--options NAME=VALUE,...]
 
 ``evaluate`` runs :func:`mcts_agent.evaluation.sweep` and prints the agent's
 wins / draws / losses per opponent, setting and seat; ``tournament`` runs
@@ -39,7 +40,9 @@ Gymnasium env (:mod:`mcts_agent.evaluation.planning`). A user's own env or game 
 ``module:attr`` (``plan --env my_envs:MyEnv-v0``, ``--game my_envs:env``), as
 ``make_game`` and ``planning.make_env`` read it: :mod:`mcts_agent.evaluation.user_modules`.
 ``gtp`` speaks the Go Text Protocol on stdin/stdout (:mod:`mcts_agent.gtp`), so MCTS on
-our Go model plays in GoGui, Sabaki or any GTP controller.
+our Go model plays in GoGui, Sabaki or any GTP controller; ``uci`` speaks the Universal
+Chess Interface (:mod:`mcts_agent.uci`), so MCTS on our chess model plays in cutechess, Arena
+or any UCI GUI.
 
 Every command that plans takes ``--options NAME=VALUE,...`` (repeatable) for the MCTS
 options it has no flag for (in ``tournament`` and ``multiplayer``, added to every ``mcts``
@@ -48,7 +51,8 @@ agent's spec; in ``evaluate``, several values sweep an option); ``--option``, th
 iteration count takes ``--time-limit`` too; times print with three significant digits.
 
 One module a command (``evaluate``, ``tournament``, ``plan``, ``search`` with what
-``play`` shares of it, ``play``, ``multiplayer``, ``gtp``: each its ``add_parser`` and ``run``);
+``play`` shares of it, ``play``, ``multiplayer``, ``gtp``, ``uci``: each its ``add_parser``
+and ``run``);
 :mod:`mcts_agent.cli.options` holds the argument types, the options several commands take
 and the checks made before any game (the output files among them), and
 :mod:`mcts_agent.cli.runs` the run of games logged as they finish and its exit statuses.
@@ -64,7 +68,7 @@ from collections.abc import Sequence
 from typing import TextIO
 
 from mcts_agent import __version__, core_backend
-from mcts_agent.cli import evaluate, gtp, multiplayer, plan, play, search, tournament
+from mcts_agent.cli import evaluate, gtp, multiplayer, plan, play, search, tournament, uci
 from mcts_agent.cli.evaluate import default_opponents
 from mcts_agent.cli.options import (
     MAX_GAMES,
@@ -118,12 +122,12 @@ class _HelpFormatter(argparse.HelpFormatter):
 def build_parser() -> argparse.ArgumentParser:
     """Returns the ``mcts-agent`` argument parser, its help naming each command in a line.
 
-    Commands: evaluate, tournament, plan, search, multiplayer, play, gtp.
+    Commands: evaluate, tournament, plan, search, multiplayer, play, gtp, uci.
     """
     parser = argparse.ArgumentParser(
         prog="mcts-agent",
         description="Monte Carlo Tree Search planning: evaluate, tournament, plan, search, "
-        "multiplayer, play, gtp. 'mcts-agent COMMAND --help' describes a command's options; "
+        "multiplayer, play, gtp, uci. 'mcts-agent COMMAND --help' describes a command's options; "
         "MCTS options without a flag of their own go in --options NAME=VALUE,...",
         formatter_class=_HelpFormatter,
     )
@@ -136,7 +140,7 @@ def build_parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     # in this order in the help
-    for command in (evaluate, tournament, plan, search, multiplayer, play, gtp):
+    for command in (evaluate, tournament, plan, search, multiplayer, play, gtp, uci):
         command.add_parser(commands)
     return parser
 
@@ -146,8 +150,8 @@ def main(argv: Sequence[str] | None = None, *, stdin: TextIO | None = None) -> i
 
     Args:
         argv: the arguments (default: ``sys.argv[1:]``).
-        stdin: where ``play`` reads the person's moves and ``gtp`` the controller's
-            commands (default: ``sys.stdin``).
+        stdin: where ``play`` reads the person's moves and ``gtp`` and ``uci`` the
+            controller's commands (default: ``sys.stdin``).
 
     Returns:
         The exit status: 0 on success; 1 if ``evaluate`` stopped on a failure
@@ -176,6 +180,8 @@ def main(argv: Sequence[str] | None = None, *, stdin: TextIO | None = None) -> i
             return multiplayer.run(args, args.subparser, out)
         if args.command == "gtp":
             return gtp.run(args, stdin if stdin is not None else sys.stdin, out)
+        if args.command == "uci":
+            return uci.run(args, args.subparser, stdin if stdin is not None else sys.stdin, out)
         return play.run(args, args.subparser, stdin if stdin is not None else sys.stdin, out)
     except KeyboardInterrupt:
         print("\nmcts-agent: interrupted", file=sys.stderr)

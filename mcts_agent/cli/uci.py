@@ -1,0 +1,91 @@
+"""``mcts-agent uci``: MCTS on :class:`~mcts_agent.envs.chess.ChessModel` as a UCI engine.
+
+The protocol itself is :class:`mcts_agent.uci.UCIEngine`'s; this command reads one command
+a line from stdin, writes each line the engine answers to stdout (flushed, so a GUI such as
+cutechess, Arena or python-chess's client sees it at once) and stops after ``quit`` or at the
+end of stdin (a running search is then stopped, without a ``bestmove``).
+"""
+
+from __future__ import annotations
+
+import argparse
+from typing import TextIO
+
+from mcts_agent.cli.options import (
+    _add_settings_option,
+    _add_time_limit,
+    _option_settings,
+    int_at_least,
+)
+from mcts_agent.defaults import CHESS_TIME_LIMIT
+from mcts_agent.uci import MAX_SEED, UCIEngine
+
+_OWN_FLAGS = ("iterations", "time_limit", "seed")
+
+
+def add_parser(commands: argparse._SubParsersAction) -> None:
+    """Adds ``uci`` to the ``mcts-agent`` commands."""
+    uci = commands.add_parser(
+        "uci",
+        help="play chess as a UCI engine on stdin/stdout (cutechess, Arena)",
+        description="Speaks the Universal Chess Interface on stdin/stdout, so a UCI GUI "
+        "(cutechess, Arena, python-chess's client) plays MCTS on our chess model (PUCT with "
+        "ChessEvaluator, MCTSAgent's chess defaults, mcts_agent.defaults.chess_defaults). "
+        "Commands: uci, isready, setoption (Seed), ucinewgame, position, go (movetime, "
+        "wtime/btime/winc/binc/movestogo, nodes, infinite), stop, quit.",
+    )
+    uci.add_argument(
+        "--iterations",
+        type=int_at_least(1),
+        help="iterations for a go with no budget of its own; with --time-limit, whichever "
+        f"comes first (default: a time limit of {CHESS_TIME_LIMIT:g} s)",
+    )
+    _add_time_limit(uci)
+    uci.add_argument(
+        "--seed",
+        type=int_at_least(0),
+        default=0,
+        help="seed of the searches until the GUI's setoption name Seed (default: 0)",
+    )
+    _add_settings_option(
+        uci, "any other MCTS option, e.g. --options exploration=2.0 (over the chess defaults)"
+    )
+    uci.set_defaults(subparser=uci)
+
+
+def run(
+    args: argparse.Namespace, parser: argparse.ArgumentParser, stdin: TextIO, out: TextIO
+) -> int:
+    """Runs ``mcts-agent uci`` with its parsed ``args``: answers ``stdin``'s commands on ``out``.
+
+    Returns 0 after ``quit`` or the end of ``stdin``; bad ``--options`` (MCTS refuses them)
+    exit with an argument error before any command is read.
+    """
+    if args.seed > MAX_SEED:
+        parser.error(f"argument --seed: expected an int in 0..{MAX_SEED}, got {args.seed}")
+    options = {
+        name: values[0] for name, values in _option_settings(parser, args, _OWN_FLAGS).items()
+    }
+
+    def write(line: str) -> None:  # the engine serialises its calls
+        out.write(line + "\n")
+        out.flush()
+
+    try:
+        engine = UCIEngine(
+            write,
+            iterations=args.iterations,
+            time_limit=args.time_limit,
+            seed=args.seed,
+            options=options,
+        )
+    except (TypeError, ValueError) as error:
+        parser.error(f"argument --options: {error}")
+    try:
+        for line in stdin:
+            engine.respond(line)
+            if engine.quit:
+                break
+    finally:
+        engine.close()
+    return 0
