@@ -513,3 +513,24 @@ def test_ray_actors_search_as_the_processes_do():
     finally:
         if started:
             ray.shutdown()
+
+
+def test_the_agent_searches_pettingzoo_chess_with_two_workers():
+    """Chess planned on ChessModel with its defaults (PUCT, ChessEvaluator) in two processes."""
+    import chess
+    from pettingzoo.classic import chess_v6
+
+    from mcts_agent.envs.chess import ChessModel, action_of, move_of
+
+    env = chess_v6.env()
+    env.reset(seed=0)
+    model = ChessModel()
+    for uci in ("e2e4", "d7d5", "d1g4"):  # the queen left hanging: c8g4 takes it
+        env.step(action_of(model.state_of(env), chess.Move.from_uci(uci)))
+    board = env.unwrapped.board.copy()
+    with MCTSAgent(iterations=100, workers=2, seed=0) as agent:
+        action = agent.act(env)
+        assert agent.last_planner.workers == 2 and agent.last_planner.selection == "puct"
+        assert sum(agent.last_summary.visit_counts) == 2 * 100  # both workers' iterations
+    assert move_of(model.state_of(env), action).uci() == "c8g4"
+    assert env.unwrapped.board == board
