@@ -4,40 +4,53 @@
 with the model the planner searches, the board as text, the moves' names
 (for the root's statistics, the principal variation and the plots), the
 reading of a typed move and of ``--position``, and a :class:`BoardLayout`
-for the heat maps where the game has one. Two kinds:
+for the heat maps where the game has one. Four kinds:
 
 * :class:`ModelBoard`: our models (tic-tac-toe, connect four; also what
   ``classic/tictactoe-v3`` and ``classic/connect_four-v3`` are planned on):
   the state is the model's, moves are cells 0-8 (row by row) or columns
   0-6, ``--position`` a board (``"XX.OO...."``, 42 cells top row first) or
   the moves from the start (``"4 0 8"``).
-* :class:`EnvBoard`: any other PettingZoo AEC env the adapter plans
-  (``classic/chess-v6``), planned
+* :class:`EnvBoard`: any other PettingZoo AEC env the adapter plans, planned
   through :class:`~mcts_agent.adapters.PettingZooModel`: the live env is
   stepped for real; moves are the env's actions, or their names where the
-  game has them (chess: UCI, ``e2e4``); ``--position`` the moves from
-  ``reset(seed=0)``, names or numbers. The board is the game's own text
-  (chess: python-chess's, with ranks and files), or what ``env.render()``
-  returns when the env was made with ``render_mode="ansi"``; an env that
-  renders no text (another ``render_mode``, or none: a user's env may lack
-  the attribute) has no board to show, which the text says, and the game
-  goes on.
+  game has them (RLCard's poker: ``call``, ``raise``); ``--position`` the
+  moves from ``reset(seed=0)``, names or numbers. The board is what
+  ``env.render()`` returns when the env was made with ``render_mode="ansi"``
+  (poker: the hands as the player to move sees them); an env that renders no
+  text (another ``render_mode``, or none: a user's env may lack the
+  attribute) has no board to show, which the text says, and the game goes on.
 * :class:`GoBoard`: PettingZoo's go (``classic/go_v5:board_size=9``), an
   :class:`EnvBoard` planned on our :class:`~mcts_agent.envs.go.GoModel`: moves
   named and typed as GTP vertices (``D4``, ``pass``), the board drawn with GTP's
   coordinates.
+* :class:`ChessBoard`: PettingZoo's chess (``classic/chess-v6``), an
+  :class:`EnvBoard` planned on our :class:`~mcts_agent.envs.chess.ChessModel`:
+  moves named in SAN (``Nf3``, ``Qxf7#``; principal variations played through),
+  typed in UCI (``e2e4``) or SAN; ``--position`` moves from the start or from
+  a FEN (:meth:`ChessBoard.set_fen`, ``--fen``, which sets the live env's
+  board); the board is python-chess's with ranks and files.
 """
 
 from __future__ import annotations
 
 import re
+import sys
 from collections.abc import Callable, Hashable, Sequence
 from typing import Any
 
 from mcts_agent.evaluation.games import Game, PettingZooGame
 from mcts_agent.plots import BoardLayout
 
-__all__ = ["Board", "EnvBoard", "GoBoard", "ModelBoard", "board_for"]
+__all__ = [
+    "Board",
+    "ChessBoard",
+    "EnvBoard",
+    "GoBoard",
+    "ModelBoard",
+    "board_for",
+    "is_chess_model",
+]
 
 _MOVES = re.compile(r"^[\s,\d]*$")
 
@@ -259,8 +272,7 @@ class EnvBoard(Board):
         kind = type(self.env.unwrapped).__module__
         self._namer = _NAMERS.get(kind, _number_name)
         self._renderer = _RENDERERS.get(kind, _generic_render)
-        agents = tuple(self.env.possible_agents)
-        self.seat_names = ("white", "black") if kind.endswith(".chess") else agents
+        self.seat_names = tuple(self.env.possible_agents)
         self.move_help = _MOVE_HELP.get(kind, "an action number")
 
     def _planned_model(self) -> Any:
@@ -303,9 +315,13 @@ class EnvBoard(Board):
         scratch.close()
         return names
 
+    def _env_action(self, action: Any) -> Any:
+        """The env's action of the model's ``action`` (``PettingZooModel.to_env_action``)."""
+        return self.model.to_env_action(action)
+
     def play(self, action: Any) -> None:
         """Steps the live env with the model's action (the env's own) and reads its state."""
-        action = self.model.to_env_action(action)
+        action = self._env_action(action)
         self.env.step(action)
         self._history.append(action)
         self.state = self.model.state_of(self.env)
@@ -315,7 +331,27 @@ class EnvBoard(Board):
         return {agent: float(r) for agent, r in self.env.unwrapped._cumulative_rewards.items()}
 
 
-class GoBoard(EnvBoard):
+class _OwnModelEnvBoard(EnvBoard):
+    """A PettingZoo env planned on a model of ours whose actions are the env's (go, chess).
+
+    The model's players, :attr:`players`, stand for the env's ``possible_agents`` in order.
+    """
+
+    def _env_action(self, action: Any) -> int:
+        """The model's action as an int: it is the env's."""
+        return int(action)
+
+    def returns(self) -> dict[Hashable, float]:
+        """The env's cumulative rewards, by the model's player."""
+        rewards = self.env.unwrapped._cumulative_rewards
+        agents = self.env.possible_agents
+        return {
+            player: float(rewards[agent])
+            for player, agent in zip(self.players, agents, strict=True)
+        }
+
+
+class GoBoard(_OwnModelEnvBoard):
     """A position of PettingZoo's ``classic/go_v5``, planned on our :class:`GoModel`.
 
     The live env is stepped for real; the planner searches
@@ -364,16 +400,153 @@ class GoBoard(EnvBoard):
         """The moves' GTP vertices (a vertex names the same point in every position)."""
         return [self.label(action) for action in line]
 
-    def play(self, action: Any) -> None:
-        """Steps the live env with ``action`` (the env's own) and reads its state."""
-        self.env.step(int(action))
-        self._history.append(int(action))
-        self.state = self.model.state_of(self.env)
 
-    def returns(self) -> dict[Hashable, float]:
-        """The env's cumulative rewards, by GoModel's player (1 black, 2 white)."""
-        rewards = self.env.unwrapped._cumulative_rewards
-        return {1: float(rewards["black_0"]), 2: float(rewards["white_0"])}
+class ChessBoard(_OwnModelEnvBoard):
+    """A position of PettingZoo's ``classic/chess_v6``, planned on our :class:`ChessModel`.
+
+    The live env is stepped for real; the planner searches
+    :class:`~mcts_agent.envs.chess.ChessModel` (its actions are the env's). Moves are named
+    in SAN (python-chess's ``Board.san``: ``Nf3``, ``exd5``, ``O-O``, ``Qxf7#``), principal
+    variations played through move by move; they are typed in UCI (``e2e4``, ``e7e8q``) or
+    SAN, or as action numbers. The board is python-chess's with ranks and files. The players
+    are ChessModel's 0 (white, first) and 1 (black).
+
+    A position from a FEN (:meth:`set_fen`) is put into the live env itself, since PettingZoo's
+    chess cannot be reset to one: see :meth:`set_fen`.
+
+    Args:
+        game: the game (:func:`mcts_agent.evaluation.make_game`'s ``classic/chess-v6``).
+        seed: the seed of ``reset``.
+    """
+
+    def __init__(self, game: PettingZooGame, seed: int = 0) -> None:
+        super().__init__(game, seed)
+        self.seat_names = ("white", "black")
+        self.move_help = "a move in UCI (e2e4, e7e8q) or SAN (e4, Nf3, O-O, exd8=Q)"
+        self._fen: str | None = None
+
+    def _planned_model(self) -> Any:
+        """:class:`ChessModel`."""
+        from mcts_agent.envs.chess import ChessModel
+
+        return ChessModel()
+
+    @property
+    def players(self) -> tuple:
+        """ChessModel's players: 0 (white) and 1 (black)."""
+        return (0, 1)
+
+    def set_fen(self, fen: str) -> None:
+        """Sets the position to the FEN ``fen``, in the live env and the model state.
+
+        PettingZoo's chess env cannot be reset to a position, so its state is set as its
+        ``reset`` and ``step`` keep it (``pettingzoo/classic/chess/chess.py``): ``board``
+        becomes ``chess.Board(fen)`` (an empty move stack: no repetition before it),
+        ``agent_selection`` the agent of the side to move, and the observation's
+        ``board_history`` holds this position alone, as after one move from an empty
+        history. The game's earlier moves are unknown: ``line_labels`` and the env's
+        rewards start here.
+
+        Raises:
+            ValueError: if ``fen`` is not a FEN python-chess reads (its message is
+                given), or not a legal position (``Board.status``'s flags named), or
+                the game has moved since ``reset``.
+        """
+        import chess
+        import numpy as np
+        from pettingzoo.classic.chess import chess_utils
+
+        if self._history:
+            raise ValueError("a FEN sets the starting position: before any move is played")
+        try:
+            board = chess.Board(fen)
+        except ValueError as error:
+            raise ValueError(f"{fen!r} is not a FEN python-chess reads: {error}") from None
+        status = board.status()
+        if status != chess.STATUS_VALID:
+            flags = [flag.name.lower() for flag in chess.Status if flag and flag in status]
+            raise ValueError(
+                f"{fen!r} is not a legal chess position (python-chess: {', '.join(flags)})"
+            )
+        raw = self.env.unwrapped
+        raw.board = board
+        raw.agent_selection = raw._agent_selector.reset()
+        if board.turn == chess.BLACK:
+            raw.agent_selection = raw._agent_selector.next()
+        planes = chess_utils.get_observation(board, player=0)[:, :, 7:]
+        raw.board_history = np.dstack((planes, np.zeros_like(raw.board_history[:, :, :-13])))
+        self.state = self.model.state_of(self.env)
+        self._fen = board.fen()
+
+    def pgn_game(self, white: str, black: str, event: str = "?") -> Any:
+        """The game so far as a ``chess.pgn.Game`` (:func:`mcts_agent.pgn.pgn_game`).
+
+        From the FEN of :meth:`set_fen` if one was set, else the start; ``Result`` ``*``
+        while the game goes on.
+
+        Args:
+            white: the ``White`` tag.
+            black: the ``Black`` tag.
+            event: the ``Event`` tag.
+        """
+        from mcts_agent.pgn import pgn_game
+
+        return pgn_game(self._history, white, black, fen=self._fen, event=event)
+
+    def set_position(self, text: str) -> None:
+        """Plays the moves of ``text`` (UCI, SAN or numbers; move numbers such as ``1.`` skipped).
+
+        Raises:
+            ValueError: if a move is not legal where it is played.
+        """
+        self.play_line(_MOVE_NUMBER.sub(" ", text))
+
+    def render(self) -> str:
+        """python-chess's board with ranks and files."""
+        return _chess_render(self.env)
+
+    def label(self, action: Any) -> str:
+        """The move's SAN in the current position (``Nf3``, ``Qxf7#``)."""
+        return _san(self.state, action)
+
+    def line_labels(self, line: Sequence[Any]) -> list[str]:
+        """The moves' SAN, each in the position the line has reached."""
+        state, names = self.state, []
+        for action in line:
+            names.append(_san(state, action))
+            state, _, _ = self.model.step(state, action)
+        return names
+
+    def parse_move(self, text: str) -> Any:
+        """Returns the legal action ``text`` names: UCI, SAN, or an action number.
+
+        Raises:
+            ValueError: if ``text`` names no legal move; the message lists them in SAN.
+        """
+        from mcts_agent.envs.chess import action_of, board_of
+
+        word = text.strip()
+        if self.legal:
+            board = board_of(self.state)
+            for parse in (board.parse_uci, board.parse_san):
+                try:
+                    move = parse(word)
+                except ValueError:  # python-chess's InvalidMoveError, IllegalMoveError...
+                    continue
+                if move:  # not the null move ("0000", "--")
+                    return action_of(self.state, move)
+        return super().parse_move(word)
+
+
+def _san(state: Any, action: Any) -> str:
+    """The SAN of the legal ``action`` in the chess ``state``."""
+    from mcts_agent.envs.chess import board_of, move_of
+
+    return board_of(state).copy(stack=False).san(move_of(state, action))
+
+
+_MOVE_NUMBER = re.compile(r"(?<!\S)\d+\.+")
+"""A move number of a game's text (``1.``, ``12...``, ``1.e4``'s ``1.``)."""
 
 
 # ------------------------------------------------------------ games' notations
@@ -381,13 +554,6 @@ class GoBoard(EnvBoard):
 
 def _number_name(env: Any, action: Any) -> str:
     return str(action)
-
-
-def _chess_name(env: Any, action: Any) -> str:
-    from pettingzoo.classic.chess import chess_utils
-
-    player = env.possible_agents.index(env.agent_selection)
-    return chess_utils.action_to_move(env.unwrapped.board, int(action), player).uci()
 
 
 def _chess_render(env: Any) -> str:
@@ -464,20 +630,27 @@ _RLCARD_GAMES = (
     "pettingzoo.classic.rlcard_envs.texas_holdem_no_limit",
 )
 _NAMERS: dict[str, Callable[[Any, Any], str]] = {
-    "pettingzoo.classic.chess.chess": _chess_name,
     **dict.fromkeys(_RLCARD_GAMES, _rlcard_name),
 }
 _RENDERERS: dict[str, Callable[[Any], str]] = {
-    "pettingzoo.classic.chess.chess": _chess_render,
     **dict.fromkeys(_RLCARD_GAMES, _rlcard_render),
 }
 _MOVE_HELP = {
-    "pettingzoo.classic.chess.chess": "a move in UCI (e2e4, e7e8q) or an action number",
     **dict.fromkeys(_RLCARD_GAMES, "a move's name (call, raise...) or its action number"),
 }
 
 
 # ------------------------------------------------------------ by name
+
+
+def is_chess_model(model: Any) -> bool:
+    """Whether ``model`` is a :class:`~mcts_agent.envs.chess.ChessModel`.
+
+    Without importing python-chess (``pip install 'pettingzoo[classic]'``) when no chess
+    model was made: a ``ChessModel`` exists only once its module is loaded.
+    """
+    module = sys.modules.get("mcts_agent.envs.chess")
+    return module is not None and isinstance(model, module.ChessModel)
 
 
 def board_for(game: Game) -> ModelBoard | EnvBoard:
@@ -486,7 +659,8 @@ def board_for(game: Game) -> ModelBoard | EnvBoard:
     Games on our models (``tictactoe``, ``connect_four``, and PettingZoo's
     ``classic/tictactoe-v3`` and ``classic/connect_four-v3``, which the
     registry plans on them) are :class:`ModelBoard`; PettingZoo's go a
-    :class:`GoBoard`; any other PettingZoo env an :class:`EnvBoard`.
+    :class:`GoBoard`, its chess (planned on ``ChessModel``) a :class:`ChessBoard`;
+    any other PettingZoo env an :class:`EnvBoard`.
 
     Raises:
         ValueError, TypeError, ImportError: if the env cannot be made or
@@ -498,9 +672,9 @@ def board_for(game: Game) -> ModelBoard | EnvBoard:
         rules, start, help_ = tic_tac_toe, tic_tac_toe.EMPTY_BOARD, "a cell number 0-8, row by row"
     elif isinstance(game.model, connect_four.ConnectFourModel):
         rules, start, help_ = connect_four, connect_four.EMPTY_BOARD, "a column number 0-6"
-    elif isinstance(game, PettingZooGame) and (
-        game.model is None or game.env_id.replace("-", "_") == "classic/chess_v6"
-    ):
+    elif isinstance(game, PettingZooGame) and is_chess_model(game.model):
+        return ChessBoard(game)
+    elif isinstance(game, PettingZooGame) and game.model is None:
         if game.env_id.replace("-", "_").startswith("classic/go_v"):
             return GoBoard(game)
         return EnvBoard(game)

@@ -256,7 +256,7 @@ def test_the_top_level_help_names_every_command_with_its_line(monkeypatch, capsy
     assert "evaluate, tournament, plan, search, multiplayer, play" in " ".join(lines)
 
 
-def test_every_command_that_plans_takes_options_and_the_old_spelling_warns():
+def test_every_command_that_plans_takes_options_also_spelled_option():
     parser = build_parser()
     commands = parser._subparsers._group_actions[0].choices
     for name in ("evaluate", "tournament", "plan", "search", "multiplayer", "play"):
@@ -265,7 +265,9 @@ def test_every_command_that_plans_takes_options_and_the_old_spelling_warns():
         if name != "tournament" and name != "multiplayer":
             assert "--time-limit" in flags and "--iterations" in flags, name
         help_text = commands[name].format_help()
-        assert "--options NAME=VALUE" in help_text and "--option " not in help_text, name
+        assert "--options NAME=VALUE,..., --option NAME=VALUE,..." in help_text, name
+        spellings = commands[name]._option_string_actions
+        assert spellings["--option"] is spellings["--options"], name  # one option, two names
 
 
 def test_tournament_and_multiplayer_give_options_to_every_mcts_agent(capsys):
@@ -897,13 +899,13 @@ def test_evaluate_sweeps_any_option_given_with_options(capsys):
         ["perfect", "0.5", "5"],
         ["perfect", "1.0", "5"],
     ]
-    # The same settings in two --options, and in evaluate's old spelling --option.
+    # The same settings in two --options, and spelled --option (the same option).
     assert main([*argv, "--options", "gamma=0.5,1.0", "--options", "max_depth=2"]) == 0
     assert table_of(capsys.readouterr().out) == table_of(out)
     assert main([*argv, "--option", "gamma=0.5,1.0", "--option", "max_depth=2"]) == 0
     captured = capsys.readouterr()
     assert table_of(captured.out) == table_of(out)
-    assert captured.err.count("note: --option is deprecated; write --options") == 2
+    assert captured.err == ""
     for option, message in [
         ("gama=1", "argument --options: unknown MCTS option 'gama'"),
         ("gamma=2", "gamma must be"),

@@ -86,8 +86,8 @@ def test_search_on_connect_four_lists_the_moves_and_a_legal_line(tmp_path, capsy
     assert plot.read_bytes()[:8] == PNG
 
 
-def test_pettingzoo_chess_finds_the_mate_and_names_moves_in_uci(capsys):
-    # Scholar's mate: after 1. e4 e5 2. Qh5 Nc6 3. Bc4 Nf6, Qxf7 mates.
+def test_pettingzoo_chess_finds_the_mate_and_names_moves_in_san(capsys):
+    # Scholar's mate: after 1. e4 e5 2. Qh5 Nc6 3. Bc4 Nf6, Qxf7 mates (the moves typed in UCI).
     opening = "e2e4 e7e5 d1h5 b8c6 f1c4 g8f6"
     argv = ["search", "--game", "classic/chess-v6", "--position", opening, "--solve"]
     assert main(argv + ["--iterations", "200", "--rollout-limit", "2"]) == 0
@@ -95,22 +95,25 @@ def test_pettingzoo_chess_finds_the_mate_and_names_moves_in_uci(capsys):
     assert lines[0] == "8 r . b q k b . r" and lines[8] == "  a b c d e f g h"
     assert lines[9].startswith("white to move; 200 iterations")
     assert lines[11].split()[:2] == ["move", "visits"]
-    # The move played first (proven a win), though every move has one visit.
-    assert lines[12].split() == ["h5f7", "1", "2.6%", "+1.000", "+1"]
-    assert lines[13].split()[-1] == "-" and lines[27] == "... 28 less visited moves"
-    assert "principal variation: h5f7" in lines
+    # PUCT with ChessEvaluator (the chess defaults): the mate is proven at its first visit.
+    assert lines[12].split()[:4] == ["Qxf7#", "1", "25.0%", "+1.000"]
+    assert lines[12].split()[-1] == "+1"
+    assert lines[13].split()[0] == "Bxf7+" and lines[13].split()[-1] == "-"
+    assert lines[27] == "... 28 less visited moves"
+    assert "principal variation: Qxf7#" in lines
     assert re.search(r"stopped on solved; proven value \+1$", lines[-2])
-    assert lines[-1] == "move played: h5f7"
+    assert lines[-1] == "move played: Qxf7#"
 
 
-def test_play_chess_as_black_typing_uci_moves(capsys):
+def test_play_chess_as_black_typing_uci_moves_named_in_san(capsys):
     inputs = io.StringIO("e7e4\ne7e5\nq\n")
     argv = ["play", "--game", "classic/chess-v6", "--human", "black", "--iterations", "3"]
     assert main(argv + ["--rollout-limit", "1"], stdin=inputs) == 0
     output = capsys.readouterr().out
     assert output.startswith("You play black, MCTS plays white (3 iterations per move). ")
-    assert len(re.findall(r"MCTS plays [a-h][1-8][a-h][1-8] \(\d+ of 3 visits", output)) == 2
-    assert "'e7e4' is not a legal move; enter a move in UCI (e2e4, e7e8q)" in output
+    assert len(re.findall(r"MCTS plays (?:[NBRQK]?[a-h][1-8]) \(\d+ of 3 visits", output)) == 2
+    assert "'e7e4' is not a legal move; enter a move in UCI (e2e4, e7e8q) or SAN" in output
+    assert "or SAN (e4, Nf3, O-O, exd8=Q): a6, a5, Na6, Nc6," in output
     assert output.rstrip().endswith("game abandoned")
 
 
@@ -187,7 +190,7 @@ def test_search_option_errors_name_the_option(options, message, capsys):
     assert f"argument --options: {message}" in captured.err and captured.out == ""
 
 
-def test_play_takes_options_and_the_old_spelling_with_a_note(capsys):
+def test_play_takes_options_spelled_option_too(capsys):
     argv = [
         "play",
         "--game",
@@ -199,7 +202,7 @@ def test_play_takes_options_and_the_old_spelling_with_a_note(capsys):
     ]
     assert main(argv, stdin=io.StringIO("0\nq\n")) == 0
     captured = capsys.readouterr()
-    assert "note: --option is deprecated; write --options" in captured.err
+    assert captured.err == ""  # --option is --options, not a deprecated spelling
     assert re.search(r"MCTS plays \d \(\d+ of 50 visits", captured.out)
 
 

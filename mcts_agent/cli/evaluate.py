@@ -141,7 +141,7 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser, out: TextIO) 
     # Each value once, in the order given: a repeated value would repeat its matches' rows.
     opponents = list(_players(parser, "--opponent", opponent_specs, game).values())
     _check_backend(parser, args)
-    _check_outputs(parser, args)
+    _check_outputs(parser, args, game)
     iterations = list(dict.fromkeys(args.iterations))
     explorations = list(dict.fromkeys(args.exploration))
     seeds = list(dict.fromkeys(args.seed))

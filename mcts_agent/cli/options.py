@@ -6,8 +6,8 @@ files); and the checks made before any game: the game, the agents, the backend a
 output file.
 
 Every command that plans takes the MCTS options it has no flag for as ``--options
-NAME=VALUE,...`` (repeatable; :func:`mcts_agent.evaluation.parse_settings`); ``--option``,
-``evaluate``'s spelling before, still works with a note on stderr that it is deprecated.
+NAME=VALUE,...`` (repeatable; :func:`mcts_agent.evaluation.parse_settings`), or ``--option``,
+the same option spelled singular (issue 34: ``--option evaluator=heuristic``).
 """
 
 from __future__ import annotations
@@ -159,28 +159,6 @@ def _anytime_options(args: argparse.Namespace) -> dict[str, Any]:
     return options
 
 
-class _DeprecatedSpelling(argparse.Action):
-    """An appending option's old spelling: appends as the new one does, with a note on stderr."""
-
-    def __init__(self, option_strings: list[str], dest: str, new: str, **kwargs: Any) -> None:
-        super().__init__(option_strings, dest, **kwargs)
-        self.new = new
-
-    def __call__(
-        self,
-        parser: argparse.ArgumentParser,
-        namespace: argparse.Namespace,
-        values: Any,
-        option_string: str | None = None,
-    ) -> None:
-        print(
-            f"{parser.prog}: note: {option_string} is deprecated; write {self.new} "
-            "(the same NAME=VALUE,... settings)",
-            file=sys.stderr,
-        )
-        setattr(namespace, self.dest, [*(getattr(namespace, self.dest) or []), values])
-
-
 def _settings(text: str) -> dict[str, list[Any]]:
     """``--options``' type: :func:`~mcts_agent.evaluation.parse_settings` as an argparse error."""
     try:
@@ -221,22 +199,16 @@ def keyword_arguments(text: str) -> dict[str, Any]:
 
 
 def _add_settings_option(parser: argparse.ArgumentParser, help: str) -> None:
-    """``--options NAME=VALUE,...`` (repeatable) and its deprecated spelling ``--option``."""
+    """``--options NAME=VALUE,...`` (repeatable), also spelled ``--option``: the same list."""
     parser.add_argument(
         "--options",
+        "--option",
+        dest="options",
         action="append",
         type=_settings,
         default=None,
         metavar="NAME=VALUE,...",
-        help=f"{help} (repeatable; values are Python literals or words)",
-    )
-    parser.add_argument(
-        "--option",
-        action=_DeprecatedSpelling,
-        new="--options",
-        dest="options",
-        type=_settings,
-        help=argparse.SUPPRESS,
+        help=f"{help} (repeatable; --option is the same; values are Python literals or words)",
     )
 
 
@@ -369,9 +341,31 @@ def _add_run_options(parser: argparse.ArgumentParser, plot_help: str) -> None:
         "the --json file with .jsonl for .json; without --json, a temporary file, removed "
         "if the run completes)",
     )
+    _add_pgn_option(parser, "each game as it finishes")
     parser.add_argument(
         "--no-progress", action="store_true", help="no progress bar (shown on a terminal)"
     )
+
+
+def _add_pgn_option(parser: argparse.ArgumentParser, which: str) -> None:
+    """``--pgn FILE``: chess games written as PGN (``which``: when, in the help)."""
+    parser.add_argument(
+        "--pgn",
+        metavar="FILE",
+        help=f"chess (classic/chess-v6) only: write {which} to FILE as PGN, moves in SAN, "
+        "White and Black the players' labels",
+    )
+
+
+def _check_pgn(parser: argparse.ArgumentParser, game: Game) -> None:
+    """Exits with an argument error if ``--pgn`` is given for a game that is not chess."""
+    from mcts_agent.boards import is_chess_model
+
+    if not (isinstance(game, PettingZooGame) and is_chess_model(game.model)):
+        parser.error(
+            f"argument --pgn: PGN records chess games (classic/chess-v6); {game.name} is not "
+            "chess (its games are in --jsonl and --json)"
+        )
 
 
 def games_log_path(json_path: str | None, jsonl_path: str | None) -> str | None:
@@ -487,9 +481,11 @@ def _check_files(
         seen[target] = f"{option} {name}"
 
 
-def _check_outputs(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
-    """Checks every output file, and that no two outputs are the same file."""
-    outputs = _outputs(args, ("--json", "--csv", "--plot", "--jsonl"))
+def _check_outputs(parser: argparse.ArgumentParser, args: argparse.Namespace, game: Game) -> None:
+    """Checks every output file, that no two are the same file, and ``--pgn``'s game."""
+    if args.pgn is not None:
+        _check_pgn(parser, game)
+    outputs = _outputs(args, ("--json", "--csv", "--plot", "--jsonl", "--pgn"))
     if args.jsonl is None and args.json is not None:
         log = games_log_path(args.json, None)
         outputs.append(("--json", log, f"its game log {log!r} (see --jsonl)"))

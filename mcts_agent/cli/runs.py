@@ -55,15 +55,27 @@ def _run_logged(
 
     ``report(result, seconds)`` prints the result and returns the
     ``(path, write)`` pairs of the final files (written if ``path`` is given).
-    Returns the exit status (see :func:`mcts_agent.cli.main`).
+    With ``--pgn`` (chess), each game is also appended to that file as PGN
+    (:class:`~mcts_agent.pgn.PGNLog`). Returns the exit status (see
+    :func:`mcts_agent.cli.main`).
     """
     log = GameLog(games_log_path(args.json, args.jsonl))
+    on_game = log.write
+    if args.pgn is not None:  # chess (checked): python-chess is there
+        from mcts_agent.pgn import PGNLog
+
+        pgn = PGNLog(args.pgn, event=parser.prog)
+
+        def on_game(spec: Any, record: Any) -> None:
+            log.write(spec, record)
+            pgn.write(spec, record)
+
     start = time.perf_counter()
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("always", WorkerDiedWarning)
             warnings.showwarning = _show_warning
-            result = play(log.write)
+            result = play(on_game)
         for path, write in report(result, time.perf_counter() - start):
             if path is not None:
                 try:
@@ -97,4 +109,6 @@ def _run_logged(
             os.unlink(log.path)  # the temporary log: the run completed and nothing asked for it
     else:
         print(f"wrote {log.path} (each game as it finished)", file=out)
+    if args.pgn is not None:
+        print(f"wrote {args.pgn} ({pgn.kept} games as PGN)", file=out)
     return 0

@@ -11,7 +11,7 @@ import json
 import sys
 from typing import Any, TextIO
 
-from mcts_agent.boards import Board, ModelBoard, board_for
+from mcts_agent.boards import Board, ChessBoard, ModelBoard, board_for, is_chess_model
 from mcts_agent.cli.options import (
     _add_anytime_options,
     _add_game_option,
@@ -25,7 +25,13 @@ from mcts_agent.cli.options import (
     int_at_least,
     parse_exploration,
 )
-from mcts_agent.defaults import GO_EXPLORATION, go_defaults
+from mcts_agent.defaults import (
+    CHESS_EXPLORATION,
+    GO_EXPLORATION,
+    chess_defaults,
+    go_defaults,
+    warn_random_rollouts,
+)
 from mcts_agent.envs.go import GoModel
 from mcts_agent.evaluation import DEFAULT_EXPLORATION, Game, MCTSPlayer, write_atomically
 from mcts_agent.evaluation.results import save_figure
@@ -72,13 +78,16 @@ def _add_search_options(parser: argparse.ArgumentParser, iterations: int) -> Non
         type=parse_exploration,
         default=None,
         help="c of UCB1: a number or e.g. 2*sqrt(2) (default: 2*sqrt(2); go: "
-        f"{GO_EXPLORATION:g}, with GRAVE as MCTSAgent plays go)",
+        f"{GO_EXPLORATION:g}, with GRAVE as MCTSAgent plays go; chess: "
+        f"{CHESS_EXPLORATION:g}, PUCT's c with ChessEvaluator as MCTSAgent plays chess)",
     )
     parser.add_argument(
         "--rollout-limit",
         type=int_at_least(0),
         default=1000,
-        help="most moves per rollout; 0 for none (chess: try 10) (default: 1000)",
+        help="most moves per rollout; 0 for none (chess is searched with ChessEvaluator, "
+        "no rollouts, unless --options names a selection or an evaluator; with "
+        "evaluator=None try 10) (default: 1000)",
     )
     parser.add_argument(
         "--seed", type=int_at_least(0), default=0, help="seed of the rollouts (default: 0)"
@@ -87,6 +96,17 @@ def _add_search_options(parser: argparse.ArgumentParser, iterations: int) -> Non
         parser,
         "any other MCTS option, e.g. --options evaluator=heuristic,selection=puct (connect "
         "four's evaluator by name) or --options gamma=0.99",
+    )
+
+
+def _add_fen_option(parser: argparse.ArgumentParser) -> None:
+    """``--fen``: the chess position to start from (``--position``'s moves played after it)."""
+    parser.add_argument(
+        "--fen",
+        default=None,
+        metavar="FEN",
+        help="chess only: the position to start from, in Forsyth-Edwards Notation (quoted); "
+        "--position's moves are played after it (default: the start)",
     )
 
 
@@ -109,8 +129,10 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
         default=None,
         help="tictactoe, connect_four: a board, row by row, X, O or '.' (9 or 42 cells, "
         "e.g. 'XX.OO....'), or the moves from the start ('4 0 8'); PettingZoo games: the "
-        "moves from reset(seed=0), by name (chess: e2e4) or number (default: the start)",
+        "moves from reset(seed=0), by name (chess: UCI or SAN, e2e4 or e4, after --fen if "
+        "given) or number (default: the start)",
     )
+    _add_fen_option(search)
     _add_search_options(search, iterations=5000)
     search.add_argument(
         "--dot", metavar="FILE", help="write the tree (3 plies deep) as Graphviz DOT text"
@@ -151,16 +173,21 @@ def _planner(
     if "evaluator" in settings:
         settings["evaluator"] = _named_evaluators(parser, game, settings["evaluator"])
     options = {name: values[0] for name, values in settings.items()}
-    # Go is searched as MCTSAgent searches it (GRAVE, mcts_agent.defaults.go_defaults), unless
-    # the options ask for another search; --exploration, when given, wins.
+    # Go and chess are searched as MCTSAgent searches them (GRAVE, mcts_agent.defaults.
+    # go_defaults; PUCT with ChessEvaluator, chess_defaults), unless the options ask for
+    # another search; --exploration, when given, wins.
     defaults = {}
     if isinstance(model, GoModel):
         defaults = go_defaults({**options, **_anytime_options(args)})
+    elif is_chess_model(model):
+        defaults = chess_defaults(options)
     exploration = args.exploration
     if exploration is None:
         exploration = defaults.pop("exploration", DEFAULT_EXPLORATION)
     defaults.pop("exploration", None)
     options = {**defaults, **options}
+    if is_chess_model(model):
+        warn_random_rollouts("chess", options)
     try:  # evaluate's and the agent specs' messages: "unknown MCTS option 'gama'; valid: ..."
         MCTSPlayer(1, **options).check(model)
     except (TypeError, ValueError) as error:
@@ -223,18 +250,36 @@ def format_root_statistics(state: int, summary: SearchSummary) -> str:
 
 
 def _board(parser: argparse.ArgumentParser, args: argparse.Namespace) -> tuple[Game, Board]:
-    """The game and its position, ``--position`` played; exits on an argument error."""
+    """The game and its position, ``--fen`` set and ``--position`` played; exits on an error."""
     game = _game(parser, args.game)
     try:
         board = board_for(game)
     except (ValueError, TypeError, ImportError) as error:
         parser.error(f"argument --game: {error}")
+    if args.fen is not None:
+        if not isinstance(board, ChessBoard):
+            parser.error(
+                f"argument --fen: a FEN is a chess position (classic/chess-v6); {game.name} "
+                "starts from --position"
+            )
+        try:
+            board.set_fen(args.fen)
+        except ValueError as error:
+            parser.error(f"argument --fen: {error}")
     if args.position is not None:
         try:
             board.set_position(args.position)
         except ValueError as error:
             parser.error(f"argument --position: {error}")
     return game, board
+
+
+def _finished(parser: argparse.ArgumentParser, args: argparse.Namespace, what: str) -> None:
+    """Exits with an argument error: the starting position is a finished game."""
+    option, value = (
+        ("--position", args.position) if args.position is not None else ("--fen", args.fen)
+    )
+    parser.error(f"argument {option}: {value!r} is a finished game; nothing to {what}")
 
 
 def _check_search_outputs(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
@@ -259,9 +304,7 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser, out: TextIO) 
     """Runs ``mcts-agent search`` with its parsed ``args``; returns the exit status."""
     game, board = _board(parser, args)
     if not board.legal:
-        parser.error(
-            f"argument --position: {args.position!r} is a finished game; nothing to search"
-        )
+        _finished(parser, args, "search")
     _check_search_outputs(parser, args)
     trace = RootTrace() if args.trace is not None else None
     planner = _planner(parser, args, game, board.model, on_iteration=trace)

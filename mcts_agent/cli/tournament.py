@@ -153,7 +153,7 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser, out: TextIO) 
     if anchor is not None and anchor not in agents:
         parser.error(f"argument --anchor: {anchor!r} is not one of --agents {list(agents)}")
     _check_backend(parser, args)
-    _check_outputs(parser, args)
+    _check_outputs(parser, args, game)
     options = {
         "seed": args.seed,
         "workers": args.workers,
