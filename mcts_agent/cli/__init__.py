@@ -46,9 +46,9 @@ or any UCI GUI.
 
 Every command that plans takes ``--options NAME=VALUE,...`` (repeatable) for the MCTS
 options it has no flag for (in ``tournament`` and ``multiplayer``, added to every ``mcts``
-agent's spec; in ``evaluate``, several values sweep an option); ``--option``, the spelling
-``evaluate`` had, still works with a note that it is deprecated. Every command that takes an
-iteration count takes ``--time-limit`` too; times print with three significant digits.
+agent's spec; in ``evaluate``, several values sweep an option), also spelled ``--option``
+(one option, two names). Every command that takes an iteration count takes ``--time-limit``
+too; times print with three significant digits.
 
 One module a command (``evaluate``, ``tournament``, ``plan``, ``search`` with what
 ``play`` shares of it, ``play``, ``multiplayer``, ``gtp``, ``uci``: each its ``add_parser``
