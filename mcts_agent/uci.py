@@ -30,13 +30,14 @@ import chess
 
 from mcts_agent import __version__
 from mcts_agent.defaults import CHESS_TIME_LIMIT, chess_defaults
-from mcts_agent.envs.chess import ChessModel, ChessState, move_of
+from mcts_agent.envs.chess import ChessModel, ChessState, board_of, move_of
 from mcts_agent.envs.chess_evaluator import CENTIPAWN_SCALE
 from mcts_agent.search import MCTS
 
 __all__ = [
     "COMMANDS",
     "DEFAULT_MOVES_TO_GO",
+    "INFO_SECONDS",
     "MAX_SEED",
     "MOVE_OVERHEAD_MS",
     "SCORE_CAP",
@@ -70,6 +71,9 @@ MOVE_OVERHEAD_MS = 50
 
 SCORE_CAP = 0.9999
 """Largest ``|Q|`` read as centipawns (``atanh(0.9999) / CENTIPAWN_SCALE``: about 2,690 cp)."""
+
+INFO_SECONDS = 1.0
+"""Seconds between the ``info`` lines a running search writes (its last one at its end)."""
 
 MAX_SEED = 2**31 - 1
 """The ``Seed`` option's largest value (a UCI ``spin`` is a 32-bit int in most GUIs)."""
@@ -139,7 +143,8 @@ class UCIEngine:
       position; a bad FEN or an illegal move is refused with an ``info string`` and the
       previous position is kept whole (the command is all or nothing).
     * ``go``: searches the position and answers an ``info`` line (``nodes`` the iterations
-      run, ``time`` in ms, ``nps``, ``score``, ``pv``) and ``bestmove``. The budget:
+      run, ``time`` in ms, ``nps``, ``score``, ``pv``) and ``bestmove``; a search writes
+      such a line every :data:`INFO_SECONDS` too, for a GUI's display. The budget:
       ``movetime T`` (ms); ``wtime``/``btime``/``winc``/``binc``/``movestogo``, the mover's
       clock turned into a time by :func:`move_time`; ``nodes N`` (iterations); ``infinite``
       (until ``stop``: ``bestmove`` only then). Given together, the search stops at the
@@ -209,9 +214,10 @@ class UCIEngine:
         self._lock = threading.Lock()  # one line at a time, from either thread
         self._stop_requested = threading.Event()
         self._thread: threading.Thread | None = None
+        self._searching = False
         self._model = ChessModel()
         self._board = chess.Board()
-        self._planner()  # MCTS checks the options now, not at the first go
+        self._planner(lambda planner, iteration: None)  # MCTS checks the options now
         self.quit = False
         """True once ``quit`` was read: nothing more is written."""
 
@@ -223,7 +229,7 @@ class UCIEngine:
     @property
     def searching(self) -> bool:
         """Whether a ``go`` is running (``bestmove`` not yet written)."""
-        return self._thread is not None and self._thread.is_alive()
+        return self._searching
 
     def respond(self, line: str) -> None:
         """Reads one command line; its answers (if any) go to ``output``.
@@ -256,15 +262,9 @@ class UCIEngine:
             if not self.quit:
                 self._output(line)
 
-    def _planner(self) -> MCTS:
-        """A new planner, stopped by ``stop`` (the ``on_iteration`` callback)."""
-        stop = self._stop_requested
-        return MCTS(
-            self._model,
-            **self._options,
-            seed=self._seed,
-            on_iteration=lambda planner, iteration: stop.is_set(),
-        )
+    def _planner(self, on_iteration: Callable[[MCTS, int], bool]) -> MCTS:
+        """A new planner calling ``on_iteration`` after each iteration (``stop`` ends it)."""
+        return MCTS(self._model, **self._options, seed=self._seed, on_iteration=on_iteration)
 
     def _refuse_while_searching(self, name: str) -> None:
         if self.searching:
@@ -344,6 +344,7 @@ class UCIEngine:
         budget = self._budget(arguments)
         state = self._model.state_of_board(self._board)
         self._stop_requested.clear()
+        self._searching = True
         self._thread = threading.Thread(
             target=self._search, args=(state, *budget), name="uci-search", daemon=True
         )
@@ -401,12 +402,24 @@ class UCIEngine:
     ) -> None:
         """The search thread: searches ``state`` and writes ``info`` and ``bestmove``."""
         start = time.perf_counter()
+        next_info = start + INFO_SECONDS
+
+        def on_iteration(planner: MCTS, iteration: int) -> bool:
+            nonlocal next_info
+            if self._stop_requested.is_set():
+                return True
+            now = time.perf_counter()
+            if now >= next_info:  # the search so far, for a GUI's display
+                self._write(self._info(planner, state, now - start))
+                next_info = now + INFO_SECONDS
+            return False
+
         if not state.actions:
             self._write(f"info string no legal move: {_game_over(state.board)}")
             bestmove = "bestmove (none)"
         else:
             try:
-                planner = self._planner()
+                planner = self._planner(on_iteration)
                 planner.search(state, iterations=iterations, time_limit=time_limit)
                 info = self._info(planner, state, time.perf_counter() - start)
             except Exception as error:  # the GUI waits for bestmove: say why there is none
@@ -417,17 +430,21 @@ class UCIEngine:
             self._write(info)
         if infinite:  # the spec: bestmove only after stop, even if the search ended first
             self._stop_requested.wait()
-        self._write(bestmove)
+        with self._lock:  # over once bestmove is out: the GUI's next command may come at once
+            self._searching = False
+            if not self.quit:
+                self._output(bestmove)
 
-    def _info(self, planner: MCTS, state: ChessState, seconds: float) -> str:
-        """The ``info`` line of a finished search."""
+    def _info(self, planner: MCTS, root: ChessState, seconds: float) -> str:
+        """The ``info`` line of the search from ``root`` so far, ``seconds`` after its start."""
         summary = planner.summary()
         pv = []
+        state = root
         for action in summary.principal_variation:
             pv.append(move_of(state, action).uci())
             state = self._model.step(state, action).next_state
         best = summary.actions.index(summary.action)
-        board = self._board.copy(stack=False)
+        board = board_of(root).copy(stack=False)
         board.push(chess.Move.from_uci(pv[0]))
         if board.is_checkmate():
             score = "mate 1"
