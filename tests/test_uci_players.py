@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import os
 import pickle
+import re
+import sys
 
 import chess
 import pytest
 
-from mcts_agent.envs.chess import ChessModel
+from mcts_agent.envs.chess import ChessModel, action_of
 from mcts_agent.evaluation import make_game, make_player
 from mcts_agent.evaluation.specs import parse_spec
 from mcts_agent.evaluation.uci_players import UCIError, UCIPlayer, UCIPolicy, parse_uci_spec
@@ -109,4 +111,97 @@ def test_an_engine_that_is_not_uci_stops_the_game_with_an_error_naming_it():
     policy = UCIPolicy("true")  # starts and exits at once: no UCI handshake
     with pytest.raises(UCIError, match="'true' failed to start"):
         policy(env)
+    assert policy.engine is None
+
+
+FAKE_ENGINE = """\
+import sys
+
+import chess
+
+mode = sys.argv[1]
+board = chess.Board()
+for line in sys.stdin:
+    words = line.split()
+    if not words:
+        continue
+    if words[0] == "uci":
+        print("id name fake", flush=True)
+        print("uciok", flush=True)
+    elif words[0] == "isready":
+        print("readyok", flush=True)
+    elif words[0] == "position":
+        board = chess.Board() if words[1] == "startpos" else chess.Board(" ".join(words[2:8]))
+        for move in words[words.index("moves") + 1 :] if "moves" in words else ():
+            board.push_uci(move)
+    elif words[0] == "go":
+        if mode == "exit" and board.move_stack:
+            sys.exit(0)  # mid-game, after its first move
+        if mode == "illegal":
+            print("bestmove e2e5", flush=True)
+        else:
+            print("bestmove " + min(move.uci() for move in board.legal_moves), flush=True)
+    elif words[0] == "quit":
+        break
+"""
+
+
+@pytest.fixture
+def fake_engine(tmp_path):
+    """``mode -> command``: a scripted UCI engine, run by this Python, that answers in ``mode``.
+
+    ``legal``: the first legal move in UCI order; ``illegal``: ``e2e5``; ``exit``: exits at its
+    second ``go``.
+    """
+    script = tmp_path / "fake_uci.py"
+    script.write_text(FAKE_ENGINE)
+    return lambda mode: f"{sys.executable} {script} {mode}"
+
+
+def _chess_env():
+    env = make_game("classic/chess_v6").make_env()
+    env.reset(seed=0)
+    return env
+
+
+def test_a_scripted_engine_s_legal_move_becomes_the_env_action(fake_engine):
+    env = _chess_env()
+    policy = make_player(f"uci:{fake_engine('legal')}", make_game("classic/chess_v6")).env_policy(
+        0, env
+    )
+    try:
+        for _ in range(4):
+            board = env.unwrapped.board
+            expected = min(board.legal_moves, key=chess.Move.uci)
+            action = policy(env)
+            assert action == action_of(ChessModel().state_of(env), expected)
+            env.step(action)
+            assert env.unwrapped.board.peek() == expected
+    finally:
+        policy.close()
+    assert [m.uci() for m in env.unwrapped.board.move_stack] == ["a2a3", "a7a5", "a3a4", "a8a6"]
+
+
+def test_a_scripted_engine_s_illegal_move_is_a_uci_error_naming_it(fake_engine):
+    env = _chess_env()
+    command = fake_engine("illegal")
+    policy = UCIPolicy(command)
+    try:
+        with pytest.raises(UCIError, match=re.escape(f"the UCI engine {command!r} failed in")):
+            policy(env)
+    finally:
+        policy.close()
+    assert not env.unwrapped.board.move_stack  # nothing played
+
+
+def test_a_scripted_engine_that_exits_mid_game_is_a_uci_error_naming_it(fake_engine):
+    env = _chess_env()
+    command = fake_engine("exit")
+    policy = UCIPolicy(command)
+    try:
+        env.step(policy(env))  # its first move
+        with pytest.raises(UCIError, match=re.escape(f"the UCI engine {command!r} failed in")):
+            policy(env)
+    finally:
+        policy.close()
     assert policy.engine is None
