@@ -179,7 +179,7 @@ def test_a_scripted_engine_s_legal_move_becomes_the_env_action(fake_engine):
             assert env.unwrapped.board.peek() == expected
     finally:
         policy.close()
-    assert [m.uci() for m in env.unwrapped.board.move_stack] == ["a2a3", "a7a5", "a3a4", "a8a6"]
+    assert [m.uci() for m in env.unwrapped.board.move_stack] == ["a2a3", "a7a5", "a1a2", "a5a4"]
 
 
 def test_a_scripted_engine_s_illegal_move_is_a_uci_error_naming_it(fake_engine):
