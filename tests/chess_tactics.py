@@ -162,6 +162,8 @@ TACTICS: tuple[Tactic, ...] = (
         ("c6d4",),
         "queen left to a knight (colours mirrored)",
     ),
+    Tactic("4k3/pp6/8/3r4/8/4N3/PP6/4K3 w - - 0 1", "hanging", ("e3d5",), "rook left to a knight"),
+    Tactic("4k3/pp3b2/8/8/2Q5/8/PP6/4K3 b - - 0 1", "hanging", ("f7c4",), "queen left to a bishop"),
     Tactic(
         "4k3/1q6/8/8/4N3/8/PP6/4K3 w - - 0 1",
         "fork",
@@ -209,5 +211,17 @@ TACTICS: tuple[Tactic, ...] = (
         "fork",
         ("f5e7",),
         "knight fork of king and queen, Ne7+",
+    ),
+    Tactic(
+        "4k3/pp6/8/8/3n4/8/8/R3K3 b - - 0 1",
+        "fork",
+        ("d4c2",),
+        "knight fork of king and rook (colours mirrored)",
+    ),
+    Tactic(
+        "6k1/pp6/8/8/5n2/8/8/2Q3K1 b - - 0 1",
+        "fork",
+        ("f4e2",),
+        "knight fork of king and queen (colours mirrored)",
     ),
 )

@@ -117,8 +117,9 @@ def test_model_actions_round_trip_the_solutions():
 
 
 def test_chess_defaults_solve_ninety_percent_at_1000_iterations():
-    # About 15 s on one core (1000 iterations on each of the 36 positions; 300 and 600 solve
-    # only 31 and 32 of them: the rook mates in 2 need the deeper search).
+    # About 14 s on one core (1000 iterations on each of the 40 positions). At 300 and 600
+    # iterations the defaults solve 35 and 36 of the 40 (600 just at the bar): the quiet rook
+    # mates in 2 need the larger budget.
     model = ChessModel()
     failures = []
     for tactic in TACTICS:
