@@ -26,12 +26,12 @@ Run::
 """
 
 import argparse
-import json
+
+from logged_matches import play_logged_match
 
 from mcts_agent.defaults import CHESS_EXPLORATION
 from mcts_agent.envs.chess import ChessModel, board_of, move_of
-from mcts_agent.evaluation import MCTSPlayer, make_game, make_player, play_match
-from mcts_agent.evaluation.ratings import score_interval
+from mcts_agent.evaluation import MCTSPlayer, make_game, make_player
 
 
 def game_line(record) -> dict:
@@ -87,39 +87,23 @@ def main() -> None:
     # default: pass the default itself (--exploration), with the rest of chess_defaults.
     budget = {"time_limit": args.seconds} if args.iterations is None else {}
     agent = MCTSPlayer(args.iterations, exploration=args.exploration, **budget)
-    log = open(args.jsonl, "w") if args.jsonl else None  # noqa: SIM115 (closed below)
-
-    def on_game(spec, record):
-        line = game_line(record)
-        print(json.dumps({k: v for k, v in line.items() if k != "moves"}), flush=True)
-        if log is not None:
-            log.write(json.dumps(line) + "\n")
-            log.flush()
-
-    try:
-        result = play_match(
-            game,
-            agent,
-            opponent,
-            args.games // 2,
-            seed=args.seed,
-            opening_plies=args.opening_plies,
-            workers=args.jobs,
-            on_game=on_game,
-        )
-    finally:
-        if log is not None:
-            log.close()
+    _, score = play_logged_match(
+        game,
+        agent,
+        opponent,
+        args.games,
+        game_line,
+        args.jsonl,
+        seed=args.seed,
+        opening_plies=args.opening_plies,
+        workers=args.jobs,
+    )
     budget_text = (
         f"{args.seconds:g} s a move" if args.iterations is None else f"{args.iterations} iterations"
     )
-    wins, draws, losses = result.tally()
-    score, low, high = score_interval(wins, draws, losses)
-    print(result.summary())
     print(
         f"MCTSAgent ({budget_text}, c = {args.exploration:g}) vs {args.opponent}, "
-        f"{args.opening_plies} random opening plies: score {score:.3f} [{low:.3f}, {high:.3f}] "
-        f"over {result.tally().games} games ({wins} won, {draws} drawn, {losses} lost)"
+        f"{args.opening_plies} random opening plies: {score}"
     )
 
 

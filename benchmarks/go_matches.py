@@ -22,12 +22,12 @@ Run: ``python benchmarks/go_matches.py --games 100 --seconds 5 --jobs 2 --jsonl 
 """
 
 import argparse
-import json
+
+from logged_matches import play_logged_match
 
 from mcts_agent.defaults import GO_EXPLORATION
 from mcts_agent.envs.go import GoModel
-from mcts_agent.evaluation import MCTSPlayer, make_game, make_player, play_match
-from mcts_agent.evaluation.ratings import score_interval
+from mcts_agent.evaluation import MCTSPlayer, make_game, make_player
 from mcts_agent.gtp import vertex_of
 
 DEFAULT_OPPONENT = "gtp:gnugo --mode gtp --level 1 --chinese-rules --capture-all-dead"
@@ -85,38 +85,22 @@ def main() -> None:
     # pass the default itself (--exploration), with the rest of go_defaults (GRAVE) unchanged.
     budget = {"time_limit": args.seconds} if args.iterations is None else {}
     agent = MCTSPlayer(args.iterations, exploration=args.exploration, **budget)
-    log = open(args.jsonl, "w") if args.jsonl else None  # noqa: SIM115 (closed below)
-
-    def on_game(spec, record):
-        line = game_line(record, args.size, args.komi)
-        print(json.dumps({k: v for k, v in line.items() if k != "moves"}), flush=True)
-        if log is not None:
-            log.write(json.dumps(line) + "\n")
-            log.flush()
-
-    try:
-        result = play_match(
-            game,
-            agent,
-            opponent,
-            args.games // 2,
-            seed=args.seed,
-            workers=args.jobs,
-            on_game=on_game,
-        )
-    finally:
-        if log is not None:
-            log.close()
+    _, score = play_logged_match(
+        game,
+        agent,
+        opponent,
+        args.games,
+        lambda record: game_line(record, args.size, args.komi),
+        args.jsonl,
+        seed=args.seed,
+        workers=args.jobs,
+    )
     budget_text = (
         f"{args.seconds:g} s a move" if args.iterations is None else f"{args.iterations} playouts"
     )
-    wins, draws, losses = result.tally()
-    score, low, high = score_interval(wins, draws, losses)
-    print(result.summary())
     print(
         f"MCTSAgent ({budget_text}) vs {args.opponent}, {args.size}x{args.size} "
-        f"komi {args.komi:g}: score {score:.3f} [{low:.3f}, {high:.3f}] over {result.tally().games}"
-        f" games ({wins} won, {losses} lost)"
+        f"komi {args.komi:g}: {score}"
     )
 
 
