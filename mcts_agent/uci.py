@@ -31,7 +31,7 @@ import chess
 from mcts_agent import __version__
 from mcts_agent.defaults import CHESS_TIME_LIMIT, chess_defaults
 from mcts_agent.envs.chess import ChessModel, ChessState, board_of, move_of
-from mcts_agent.envs.chess_evaluator import CENTIPAWN_SCALE
+from mcts_agent.envs.chess_evaluator import CENTIPAWN_SCALE, quiescence
 from mcts_agent.search import MCTS
 
 __all__ = [
@@ -157,11 +157,14 @@ class UCIEngine:
 
     ``score``: ``mate 1`` when the best move checkmates; otherwise ``cp`` of the best
     move's mean value ``Q`` (for the mover, in [-1, 1]), by :func:`centipawns`. Mates
-    further ahead are not proven by this search, so they show as large ``cp``. When
-    :class:`ChessModel` has no legal action (checkmate, stalemate, or a draw PettingZoo's
-    chess ends the game with: insufficient material, a claimable fifty-move or threefold
-    draw), ``go`` answers an ``info string`` with the reason and ``bestmove (none)``
-    (Stockfish's answer; python-chess reads it as no move).
+    further ahead are not proven by this search, so they show as large ``cp``. On
+    checkmate, stalemate or insufficient material ``go`` answers an ``info string`` with
+    the reason and ``bestmove (none)`` (Stockfish's answer; python-chess reads it as no
+    move). Where a draw can be claimed (fifty-move rule, threefold repetition)
+    :class:`ChessModel` has no action, since PettingZoo's chess ends the game there, but
+    under UCI the game goes on unless the GUI claims it: ``go`` then says so in an ``info
+    string`` and answers the legal move that the capture search
+    (:func:`~mcts_agent.envs.chess_evaluator.quiescence`) values best after one ply.
 
     Each ``go`` searches with a new planner (a new tree, the seed from the start), so with
     an iteration budget a move depends only on the position, the budget and the seed.
@@ -414,9 +417,19 @@ class UCIEngine:
                 next_info = now + INFO_SECONDS
             return False
 
-        if not state.actions:
-            self._write(f"info string no legal move: {_game_over(state.board)}")
+        board = board_of(state) if not state.actions else None
+        if board is not None and (
+            board.is_insufficient_material() or not any(board.generate_legal_moves())
+        ):
+            self._write(f"info string no legal move: {_game_over(board)}")
             bestmove = "bestmove (none)"
+        elif board is not None:  # over for PettingZoo (a claimable draw), not for a UCI GUI
+            self._write(
+                "info string a draw can be claimed here (fifty-move rule or threefold "
+                "repetition), which ends PettingZoo's game, so there is no tree to search; "
+                "the move is the capture search's best after one ply"
+            )
+            bestmove = f"bestmove {_one_ply_move(board).uci()}"
         else:
             try:
                 planner = self._planner(on_iteration)
@@ -482,12 +495,22 @@ def _checked_seed(seed: Any) -> int:
     return seed
 
 
+def _one_ply_move(board: chess.Board) -> chess.Move:
+    """The legal move whose position :func:`quiescence` values best for the mover (ties: first)."""
+    best, best_value = None, -math.inf
+    for move in board.legal_moves:
+        board.push(move)
+        value = -quiescence(board)
+        board.pop()
+        if value > best_value:
+            best, best_value = move, value
+    return best
+
+
 def _game_over(board: chess.Board) -> str:
-    """Why PettingZoo's chess has ended the game on ``board``."""
+    """Why the game is over on ``board``: checkmate, stalemate or insufficient material."""
     if board.is_checkmate():
         return "checkmate"
     if board.is_stalemate():
         return "stalemate"
-    if board.is_insufficient_material():
-        return "insufficient material"
-    return "a draw can be claimed (fifty-move rule or threefold repetition), which ends the game"
+    return "insufficient material"

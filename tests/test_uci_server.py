@@ -275,7 +275,6 @@ def test_go_refuses_a_budget_that_is_not_a_positive_int():
         ("R5k1/5ppp/8/8/8/8/5PPP/6K1 b - - 0 1", "checkmate"),
         ("7k/5Q2/6K1/8/8/8/8/8 b - - 0 1", "stalemate"),
         ("7k/8/8/8/8/8/8/K7 w - - 0 1", "insufficient material"),
-        ("7k/8/8/8/8/8/P7/K7 w - - 100 80", "a draw can be claimed"),
     ],
 )
 def test_go_when_the_game_is_over_says_why_and_answers_no_move(fen, reason):
@@ -285,6 +284,29 @@ def test_go_when_the_game_is_over_says_why_and_answers_no_move(fen, reason):
     assert out.bestmove.wait(timeout=60)
     info, bestmove = out.take()
     assert info.startswith(f"info string no legal move: {reason}") and bestmove == "bestmove (none)"
+
+
+@pytest.mark.parametrize(
+    ("fen", "moves"),
+    [
+        # the fifty-move rule: claimable, so PettingZoo's game is over, but a UCI GUI plays on
+        ("7k/8/8/8/8/8/P7/K7 w - - 100 80", ()),
+        # the start position a second time, black to move: a knight move back makes it a third
+        (chess.STARTING_FEN, ("g1f3", "g8f6", "f3g1", "f6g8", "g1f3", "g8f6", "f3g1")),
+    ],
+)
+def test_go_where_a_draw_can_be_claimed_still_answers_a_legal_move(fen, moves):
+    board = chess.Board(fen)
+    for uci in moves:
+        board.push_uci(uci)
+    assert board.can_claim_draw() and board.outcome() is None
+    engine, out = _engine(iterations=10)
+    engine.respond(f"position fen {fen}" + (f" moves {' '.join(moves)}" if moves else ""))
+    engine.respond("go nodes 10")
+    assert out.bestmove.wait(timeout=60)
+    info, bestmove = out.take()
+    assert info.startswith("info string a draw can be claimed here")
+    assert chess.Move.from_uci(bestmove.split()[1]) in board.legal_moves
 
 
 def test_unknown_commands_are_noted_and_unknown_words_before_a_command_skipped():
