@@ -361,6 +361,8 @@ def test_the_cli_answers_a_scripted_session_and_stops_at_quit(capsys):
         (["--options", "workers=2"], "argument --options: on_iteration"),
         (["--options", "iterations=5"], "give iterations with its own option --iterations"),
         (["--seed", str(MAX_SEED + 1)], "argument --seed: expected an int in 0..2147483647"),
+        (["--options", "bogus=1"], "unknown MCTS option 'bogus'; valid options: iterations"),
+        (["--options", "evaluator=nothing"], "has no evaluator 'nothing' (it has: 'heuristic'"),
     ],
 )
 def test_the_cli_refuses_bad_options_before_reading_commands(argv, message, capsys):
@@ -430,3 +432,15 @@ def test_the_cli_engine_and_stockfish_play_moves_in_the_pettingzoo_env():
         ours.close()
         stockfish.close()
     assert len(env.unwrapped.board.move_stack) == 6
+
+
+def test_the_cli_takes_chess_s_evaluator_by_name_as_search_does(capsys, monkeypatch):
+    made = []
+    monkeypatch.setattr("mcts_agent.cli.uci.UCIEngine", lambda *a, **k: made.append(k) or None)
+    with pytest.raises(AttributeError):  # the stand-in engine cannot answer: made is enough
+        main(["uci", "--options", "evaluator=heuristic,exploration=2.0"], stdin=io.StringIO(""))
+    from mcts_agent.envs.chess_evaluator import ChessEvaluator
+
+    options = made[0]["options"]
+    assert set(options) == {"evaluator", "exploration"} and options["exploration"] == 2.0
+    assert isinstance(options["evaluator"], ChessEvaluator)  # make_game's "heuristic"
