@@ -122,8 +122,11 @@ def test_evaluate_writes_every_game_as_pgn(tmp_path, capsys):
     argv = ["evaluate", "--game", "classic/chess-v6", "--opponent", "random"]
     argv += ["--iterations", "5", "--games", "1", "--workers", "1", "--no-progress"]
     assert main([*argv, "--pgn", str(pgn), "--jsonl", str(log)]) == 0
-    assert f"wrote {pgn} (2 games as PGN)" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert f"wrote {pgn} (2 games as PGN)" in out
+    assert "c = 1, seed 0" in out  # MCTSAgent's chess exploration, not 2*sqrt(2)
     records = [json.loads(line) for line in log.read_text().splitlines()]
+    assert {record["agent"]["exploration"] for record in records} == {1.0}
     games = _replayed(pgn.read_text())
     assert [g.headers["Round"] for g in games] == ["1", "2"]
     assert {g.headers["Event"] for g in games} == {"mcts-agent evaluate"}
@@ -142,7 +145,7 @@ def test_tournament_writes_every_game_as_pgn(tmp_path, capsys):
     capsys.readouterr()
     records = [json.loads(line) for line in log.read_text().splitlines()]
     games = _replayed(pgn.read_text())
-    mcts, minimax = "mcts(iterations=3, c=2.83, max_depth=2)", "minimax(depth=1)"
+    mcts, minimax = "mcts(iterations=3, c=1, max_depth=2)", "minimax(depth=1)"
     assert [(g.headers["White"], g.headers["Black"]) for g in games] == [
         (mcts, minimax) if r["agent_seat"] == 0 else (minimax, mcts) for r in records
     ]

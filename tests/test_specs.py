@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import pickle
 import re
 
@@ -208,3 +209,18 @@ def test_budget_options_pass_through_by_name():
     assert result.tally().games == 2
     with pytest.raises(ValueError, match="agent spec 'mcts:time_limit=-1': .*time_limit"):
         make_player("mcts:time_limit=-1", TTT)
+
+
+@pytest.mark.parametrize(
+    ("name", "exploration"),
+    [
+        ("tictactoe", 2 * math.sqrt(2)),
+        ("classic/chess-v6", 1.0),
+        ("classic/go_v5:board_size=5", 0.0),
+        ("classic/leduc_holdem-v4", 2.0),
+    ],
+)
+def test_mcts_specs_without_exploration_get_the_agents_own_for_the_game(name, exploration):
+    game = make_game(name)
+    assert make_player("mcts:iterations=5", game).exploration == exploration
+    assert make_player("mcts:iterations=5,exploration=0.5", game).exploration == 0.5

@@ -27,10 +27,10 @@ from mcts_agent.cli.options import (
 )
 from mcts_agent.cli.runs import _result_files, _run_logged
 from mcts_agent.evaluation import (
-    DEFAULT_EXPLORATION,
     MCTSPlayer,
     ModelGame,
     SweepResult,
+    default_exploration,
     sweep,
 )
 from mcts_agent.summary import format_seconds
@@ -85,8 +85,9 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
         "--exploration",
         nargs="+",
         type=parse_exploration,
-        default=[DEFAULT_EXPLORATION],
-        help="c values of UCB1, e.g. sqrt(2) 2*sqrt(2) (default: 2*sqrt(2))",
+        default=None,
+        help="c values of UCB1, e.g. sqrt(2) 2*sqrt(2) (default: MCTSAgent's for the game: "
+        "chess 1, go 0, Leduc 2; otherwise 2*sqrt(2))",
     )
     _add_settings_option(
         evaluate,
@@ -143,7 +144,7 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser, out: TextIO) 
     _check_backend(parser, args)
     _check_outputs(parser, args, game)
     iterations = list(dict.fromkeys(args.iterations))
-    explorations = list(dict.fromkeys(args.exploration))
+    explorations = list(dict.fromkeys(args.exploration or [default_exploration(game)]))
     seeds = list(dict.fromkeys(args.seed))
     swept = _option_settings(
         parser, args, ("iterations", "exploration", "rollout_limit", "seed"), sweep=True

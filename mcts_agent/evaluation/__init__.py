@@ -51,7 +51,9 @@ from mcts_agent.evaluation.games import (
     Game,
     ModelGame,
     PettingZooGame,
+    default_exploration,
     make_game,
+    random_opening,
     require_zero_sum,
 )
 from mcts_agent.evaluation.match_spec import SEATS as SEATS
@@ -153,7 +155,9 @@ __all__ = [
     "game_seeds",
     "import_attribute",
     "import_user_module",
+    "default_exploration",
     "make_game",
+    "random_opening",
     "make_multiplayer_game",
     "make_player",
     "parse_settings",

@@ -19,6 +19,7 @@ import numpy as np
 
 from mcts_agent._validation import require_int
 from mcts_agent.evaluation.players import (
+    DEFAULT_EXPLORATION,
     MCTSPlayer,
     MinimaxPlayer,
     PerfectPlayer,
@@ -39,6 +40,7 @@ __all__ = [
     "ModelGame",
     "PettingZooGame",
     "Resigned",
+    "default_exploration",
     "make_game",
     "random_opening",
     "require_zero_sum",
@@ -58,6 +60,30 @@ class Resigned(Exception):
     def __init__(self, agent: Hashable, message: str = "") -> None:
         super().__init__(f"{agent} resigned" + (f": {message}" if message else ""))
         self.agent = agent
+
+
+def default_exploration(game: Game) -> float:
+    """The exploration constant an MCTS player of ``game`` gets when it is given none.
+
+    ``MCTSAgent``'s own for the games it knows (:mod:`mcts_agent.defaults`): PettingZoo
+    chess :data:`~mcts_agent.defaults.CHESS_EXPLORATION` (PUCT), go
+    :data:`~mcts_agent.defaults.GO_EXPLORATION` (GRAVE), Leduc Hold'em
+    :data:`~mcts_agent.defaults.LEDUC_EXPLORATION` (payoffs in big blinds); every other
+    game :data:`~mcts_agent.evaluation.DEFAULT_EXPLORATION`, 2*sqrt(2), for returns in
+    [-1, 1]. ``make_player``'s ``mcts:`` specs and ``mcts-agent evaluate`` use it.
+    """
+    from mcts_agent.defaults import CHESS_EXPLORATION, GO_EXPLORATION, LEDUC_EXPLORATION
+
+    env_id = getattr(game, "env_id", "").replace("-", "_")
+    if isinstance(game, PettingZooGame) and not isinstance(game, FactoryGame):
+        for prefix, exploration in (
+            ("classic/chess_v", CHESS_EXPLORATION),
+            ("classic/go_v", GO_EXPLORATION),
+            ("classic/leduc_holdem_v", LEDUC_EXPLORATION),
+        ):
+            if env_id.startswith(prefix):
+                return exploration
+    return DEFAULT_EXPLORATION
 
 
 def random_opening(plies: int, seed: int) -> Callable[[Sequence[Any]], Any]:

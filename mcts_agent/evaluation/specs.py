@@ -10,7 +10,8 @@ The command line and the Python arena read the same specs:
   the game's evaluator at the depth limit where it has one;
   ``evaluator=None`` turns it off); ``mcts:iterations=400,exploration=2.83,
   selection=puct,...`` (every option of :class:`~mcts_agent.search.MCTS` or
-  :class:`~mcts_agent.agent.MCTSAgent`, by name; ``evaluator=heuristic``
+  :class:`~mcts_agent.agent.MCTSAgent`, by name; ``exploration`` by default the
+  game's own, :func:`~mcts_agent.evaluation.games.default_exploration`; ``evaluator=heuristic``
   names one of the game's evaluators); ``rlcard:MODEL_ID`` (one of RLCard's
   own agents, ``rlcard:leduc-holdem-cfr``, in PettingZoo's RLCard envs:
   :mod:`~mcts_agent.evaluation.rlcard_players`; the model id is read as it
@@ -410,6 +411,10 @@ def _make_player(kind: str, options: dict[str, Any], game: Game, spec: str) -> P
         require_zero_sum(game, minimax)
         return minimax
     if kind == "mcts":
+        if "exploration" not in options:  # the game's own (MCTSAgent's) when it has one
+            from mcts_agent.evaluation.games import default_exploration
+
+            options["exploration"] = default_exploration(game)
         if isinstance(options.get("evaluator"), str):
             options["evaluator"] = _game_evaluator(game, options["evaluator"], spec)
         player = MCTSPlayer(options.pop("iterations", None), **options)
