@@ -262,6 +262,36 @@ def _named_evaluators(parser: argparse.ArgumentParser, game: Game, values: list[
     return [evaluators.get(v, v) if isinstance(v, str) else v for v in values]
 
 
+def _planner_options(
+    parser: argparse.ArgumentParser, args: argparse.Namespace, game: Game, own_flags: Sequence[str]
+) -> dict[str, Any]:
+    """``--options``' settings, one value each, the game's evaluators named there replaced.
+
+    For the commands that make one planner (``search``, ``play``, ``uci``); exits with an
+    argument error as :func:`_option_settings` and :func:`_named_evaluators` do.
+    """
+    settings = _option_settings(parser, args, own_flags)
+    if "evaluator" in settings:
+        settings["evaluator"] = _named_evaluators(parser, game, settings["evaluator"])
+    return {name: values[0] for name, values in settings.items()}
+
+
+def _check_planner_options(
+    parser: argparse.ArgumentParser, options: dict[str, Any], model: Any
+) -> None:
+    """Exits with an argument error if MCTS refuses ``options`` on ``model``.
+
+    With evaluate's and the agent specs' messages (``unknown MCTS option 'gama'; valid:
+    ...``): the check is :meth:`~mcts_agent.evaluation.MCTSPlayer.check`'s.
+    """
+    from mcts_agent.evaluation import MCTSPlayer
+
+    try:
+        MCTSPlayer(1, **options).check(model)
+    except (TypeError, ValueError) as error:
+        parser.error(f"argument --options: {error}")
+
+
 def _with_settings(
     parser: argparse.ArgumentParser, specs: Sequence[str], settings: dict[str, list[Any]]
 ) -> list[str]:

@@ -18,10 +18,10 @@ from mcts_agent.cli.options import (
     _add_settings_option,
     _anytime_options,
     _check_files,
+    _check_planner_options,
     _game,
-    _named_evaluators,
-    _option_settings,
     _outputs,
+    _planner_options,
     int_at_least,
     parse_exploration,
 )
@@ -33,7 +33,7 @@ from mcts_agent.defaults import (
     warn_random_rollouts,
 )
 from mcts_agent.envs.go import GoModel
-from mcts_agent.evaluation import DEFAULT_EXPLORATION, Game, MCTSPlayer, write_atomically
+from mcts_agent.evaluation import DEFAULT_EXPLORATION, Game, write_atomically
 from mcts_agent.evaluation.results import save_figure
 from mcts_agent.search import MCTS, SearchSummary
 from mcts_agent.summary import format_summary
@@ -169,10 +169,7 @@ def _planner(
     iterations = args.iterations
     if iterations is None and args.time_limit is None:
         iterations = args.default_iterations
-    settings = _option_settings(parser, args, _OWN_FLAGS)
-    if "evaluator" in settings:
-        settings["evaluator"] = _named_evaluators(parser, game, settings["evaluator"])
-    options = {name: values[0] for name, values in settings.items()}
+    options = _planner_options(parser, args, game, _OWN_FLAGS)
     # Go and chess are searched as MCTSAgent searches them (GRAVE, mcts_agent.defaults.
     # go_defaults; PUCT with ChessEvaluator, chess_defaults), unless the options ask for
     # another search; --exploration, when given, wins.
@@ -188,10 +185,7 @@ def _planner(
     options = {**defaults, **options}
     if is_chess_model(model):
         warn_random_rollouts("chess", options)
-    try:  # evaluate's and the agent specs' messages: "unknown MCTS option 'gama'; valid: ..."
-        MCTSPlayer(1, **options).check(model)
-    except (TypeError, ValueError) as error:
-        parser.error(f"argument --options: {error}")
+    _check_planner_options(parser, options, model)
     try:  # an option the model refuses (e.g. --solve on a hidden-information game)
         return MCTS(
             model,

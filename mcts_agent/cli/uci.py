@@ -14,12 +14,12 @@ from typing import TextIO
 from mcts_agent.cli.options import (
     _add_settings_option,
     _add_time_limit,
-    _named_evaluators,
-    _option_settings,
+    _check_planner_options,
+    _planner_options,
     int_at_least,
 )
 from mcts_agent.defaults import CHESS_TIME_LIMIT, chess_defaults, warn_random_rollouts
-from mcts_agent.evaluation import MCTSPlayer, make_game
+from mcts_agent.evaluation import make_game
 from mcts_agent.uci import MAX_SEED, UCIEngine
 
 _OWN_FLAGS = ("iterations", "time_limit", "seed")
@@ -65,15 +65,9 @@ def run(
     """
     if args.seed > MAX_SEED:
         parser.error(f"argument --seed: expected an int in 0..{MAX_SEED}, got {args.seed}")
-    settings = _option_settings(parser, args, _OWN_FLAGS)
-    game = make_game("classic/chess-v6")
-    if "evaluator" in settings:  # chess's evaluator by name (heuristic), as search and play
-        settings["evaluator"] = _named_evaluators(parser, game, settings["evaluator"])
-    options = {name: values[0] for name, values in settings.items()}
-    try:  # search's and the agent specs' messages: "unknown MCTS option 'gama'; valid: ..."
-        MCTSPlayer(1, **options).check(game.model)
-    except (TypeError, ValueError) as error:
-        parser.error(f"argument --options: {error}")
+    game = make_game("classic/chess-v6")  # its evaluator by name (heuristic), as search's
+    options = _planner_options(parser, args, game, _OWN_FLAGS)
+    _check_planner_options(parser, options, game.model)
     warn_random_rollouts("chess", {**chess_defaults(options), **options})
 
     def write(line: str) -> None:  # the engine serialises its calls
