@@ -103,6 +103,10 @@ class Board:
         """The position as shown to a person about to move (with move numbers where useful)."""
         return self.render()
 
+    def ending(self) -> str | None:
+        """Why the game is over, in words, where the game can tell (None: it cannot, or not over)."""
+        return None
+
     # ------------------------------------------------------------ shared
 
     @property
@@ -517,15 +521,37 @@ class ChessBoard(_OwnModelEnvBoard):
             state, _, _ = self.model.step(state, action)
         return names
 
+    def ending(self) -> str | None:
+        """Why the game is over: ``"checkmate, white wins"``, ``"stalemate"``... (None if not).
+
+        PettingZoo's rule (:class:`~mcts_agent.envs.chess.ChessModel`): checkmate, stalemate,
+        insufficient material, or a draw that can be claimed (fifty moves, threefold
+        repetition), in python-chess's words.
+        """
+        from mcts_agent.envs.chess import board_of
+
+        if self.legal:
+            return None
+        outcome = board_of(self.state).outcome(claim_draw=True)
+        if outcome is None:  # pragma: no cover - the model ends a game only on an outcome
+            return None
+        reason = outcome.termination.name.lower().replace("_", " ")
+        if outcome.winner is None:
+            return f"{reason}, a draw"
+        return f"{reason}, {'white' if outcome.winner else 'black'} wins"
+
     def parse_move(self, text: str) -> Any:
         """Returns the legal action ``text`` names: UCI, SAN, or an action number.
+
+        A move number before the move (``1. e4``, ``12...Nf6``) is skipped, as in
+        ``--position``.
 
         Raises:
             ValueError: if ``text`` names no legal move; the message lists them in SAN.
         """
         from mcts_agent.envs.chess import action_of, board_of
 
-        word = text.strip()
+        word = _MOVE_NUMBER.sub(" ", text).strip()
         if self.legal:
             board = board_of(self.state)
             for parse in (board.parse_uci, board.parse_san):

@@ -246,7 +246,7 @@ CHESS_TIME_LIMIT = 1.0
 :class:`~mcts_agent.envs.chess_evaluator.ChessEvaluator` on one core (each iteration
 evaluates one leaf with a capture search)."""
 
-CHESS_EXPLORATION = 1.0
+CHESS_EXPLORATION = 1.2
 """PUCT's c on chess (:func:`chess_defaults`), for values in [-1, 1] and the evaluator's priors."""
 
 CHESS_STEP_ASIDE = ("selection", "evaluator")
@@ -290,7 +290,17 @@ def chess_defaults(options: dict[str, Any]) -> dict[str, Any]:
 _warned_random_rollouts: set[str] = set()
 
 
-def warn_random_rollouts(game: str, options: dict[str, Any], stacklevel: int = 1) -> None:
+PYTHON_ROLLOUT_ADVICE = (
+    "Leave out selection and evaluator for the chess defaults (PUCT with ChessEvaluator, "
+    "mcts_agent.defaults.chess_defaults), or give evaluator=ChessEvaluator(board_of, move_of) "
+    "from mcts_agent.envs.chess_evaluator"
+)
+"""What :func:`warn_random_rollouts` advises by default: the Python spelling."""
+
+
+def warn_random_rollouts(
+    game: str, options: dict[str, Any], stacklevel: int = 1, advice: str = PYTHON_ROLLOUT_ADVICE
+) -> None:
     """Warns once per game and process if ``game`` is searched with random rollouts.
 
     A search with no ``evaluator`` (None or absent) judges its leaves by
@@ -303,6 +313,7 @@ def warn_random_rollouts(game: str, options: dict[str, Any], stacklevel: int = 1
         game: the game's name, e.g. ``"chess"``.
         options: the search options the planner is made with (defaults included).
         stacklevel: as ``warnings.warn``'s, counted from the caller (1 blames the caller).
+        advice: what to do instead, in the caller's terms (the CLI gives its options).
     """
     if options.get("evaluator") is not None or game in _warned_random_rollouts:
         return
@@ -310,9 +321,7 @@ def warn_random_rollouts(game: str, options: dict[str, Any], stacklevel: int = 1
     warnings.warn(
         f"{game} is searched with uniformly random rollouts (no evaluator), which cannot "
         "judge its positions: a random game is decided by blunders hundreds of moves "
-        "later. Leave out selection and evaluator for the chess defaults (PUCT with "
-        "ChessEvaluator, mcts_agent.defaults.chess_defaults), or give "
-        "evaluator=ChessEvaluator(board_of, move_of) from mcts_agent.envs.chess_evaluator",
+        f"later. {advice}",
         UserWarning,
         stacklevel=stacklevel + 1,
     )

@@ -31,7 +31,7 @@ import chess
 from mcts_agent import __version__
 from mcts_agent.defaults import CHESS_TIME_LIMIT, chess_defaults
 from mcts_agent.envs.chess import ChessModel, ChessState, board_of, move_of
-from mcts_agent.envs.chess_evaluator import CENTIPAWN_SCALE, quiescence
+from mcts_agent.envs.chess_evaluator import CENTIPAWN_SCALE, MATERIAL_VALUE_BOUND, quiescence
 from mcts_agent.search import MCTS
 
 __all__ = [
@@ -70,7 +70,8 @@ MOVE_OVERHEAD_MS = 50
 """Milliseconds kept back from the remaining time for the answer to reach the GUI."""
 
 SCORE_CAP = 0.9999
-"""Largest ``|Q|`` read as centipawns (``atanh(0.9999) / CENTIPAWN_SCALE``: about 2,690 cp)."""
+"""Largest ``|Q| / MATERIAL_VALUE_BOUND`` read as centipawns (``atanh(0.9999) / CENTIPAWN_SCALE``:
+about 2,690 cp)."""
 
 INFO_SECONDS = 1.0
 """Seconds between the ``info`` lines a running search writes (its last one at its end)."""
@@ -107,20 +108,55 @@ def move_time(remaining_ms: int, increment_ms: int = 0, moves_to_go: int | None 
 
 
 def centipawns(value: float) -> int:
-    """Returns a value in [-1, 1] as centipawns: ``atanh(value) / CENTIPAWN_SCALE``, rounded.
+    """Returns a value in [-1, 1] as centipawns: ``atanh(value / 0.6) / CENTIPAWN_SCALE``, rounded.
 
     The inverse of :class:`~mcts_agent.envs.chess_evaluator.ChessEvaluator`'s squashing
-    ``tanh(CENTIPAWN_SCALE * cp)`` (Lichess's winning chances), so a searched value reads
-    in the evaluator's centipawns; ``|value|`` is capped at :data:`SCORE_CAP` (a mate the
-    search has seen but not proven reads as about 2,690 cp, not as infinity).
+    ``MATERIAL_VALUE_BOUND * tanh(CENTIPAWN_SCALE * cp)`` (Lichess's winning chances, in
+    (-0.6, 0.6)), so a searched value reads in the evaluator's centipawns; ``|value /
+    MATERIAL_VALUE_BOUND|`` is capped at :data:`SCORE_CAP`, so a mating ending (values
+    from 0.6 to 1) and a mate the search has seen but not proven read as about 2,690 cp,
+    not as infinity.
 
     Raises:
         ValueError: if ``value`` is NaN or outside [-1, 1].
     """
     if not -1.0 <= value <= 1.0:
         raise ValueError(f"a value is in [-1, 1], got {value}")
-    value = max(-SCORE_CAP, min(SCORE_CAP, value))
-    return round(math.atanh(value) / CENTIPAWN_SCALE)
+    ratio = max(-SCORE_CAP, min(SCORE_CAP, value / MATERIAL_VALUE_BOUND))
+    return round(math.atanh(ratio) / CENTIPAWN_SCALE)
+
+
+_GO_KEYWORDS = frozenset(
+    (
+        "searchmoves",
+        "ponder",
+        "wtime",
+        "btime",
+        "winc",
+        "binc",
+        "movestogo",
+        "depth",
+        "nodes",
+        "mate",
+        "movetime",
+        "infinite",
+    )
+)
+
+
+def _without_search_moves(arguments: list[str]) -> tuple[list[str], list[str] | None]:
+    """Splits ``go``'s arguments: the rest, and ``searchmoves``' moves (None if not given).
+
+    The moves run from ``searchmoves`` to the next keyword of ``go`` (UCI's spec puts
+    ``searchmoves`` last, but GUIs differ).
+    """
+    if "searchmoves" not in arguments:
+        return list(arguments), None
+    at = arguments.index("searchmoves")
+    end = at + 1
+    while end < len(arguments) and arguments[end] not in _GO_KEYWORDS:
+        end += 1
+    return [*arguments[:at], *arguments[end:]], list(arguments[at + 1 : end])
 
 
 class _Refusal(Exception):
@@ -358,9 +394,13 @@ class UCIEngine:
         values: dict[str, int] = {}
         infinite = False
         ignored = []
+        numbers = ("movetime", "wtime", "btime", "winc", "binc", "movestogo", "nodes")
+        arguments, search_moves = _without_search_moves(arguments)
+        if search_moves is not None:
+            ignored.append(" ".join(["searchmoves", *search_moves]))
         tokens = iter(arguments)
         for token in tokens:
-            if token in ("movetime", "wtime", "btime", "winc", "binc", "movestogo", "nodes"):
+            if token in numbers:
                 text = next(tokens, "")
                 try:
                     values[token] = int(text)
@@ -370,12 +410,12 @@ class UCIEngine:
                 infinite = True
             elif token in ("depth", "mate"):
                 ignored.append(f"{token} {next(tokens, '')}".strip())
-            else:  # searchmoves' moves among them
+            else:
                 ignored.append(token)
         if ignored:
             self._write(
                 f"info string go: {', '.join(ignored)} not supported by this MCTS engine "
-                "(no fixed depth, no pondering); ignored"
+                "(no fixed depth, no pondering, every legal move searched); ignored"
             )
         for name in ("movetime", "nodes", "movestogo"):
             if name in values and values[name] < 1:

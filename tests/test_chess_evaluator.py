@@ -10,9 +10,11 @@ import pytest
 from mcts_agent import MCTS
 from mcts_agent.envs.chess_evaluator import (
     CENTIPAWN_SCALE,
+    MATERIAL_VALUE_BOUND,
     MOBILITY_WEIGHT,
     ChessEvaluator,
     evaluate_board,
+    mop_up_progress,
     move_priors,
     quiescence,
     static_score,
@@ -43,7 +45,23 @@ def test_static_score_hand_worked():
     # (c1 b1 a1, e2 f3 g4 h5, c2 b3 a4, d2 ... d8: 7) and e1 is its own: 3 + 4 + 3 + 7 = 17.
     board = chess.Board("4k3/8/8/8/8/8/8/3QK3 w - - 0 1")
     assert static_score(board) == 895 + 17 * MOBILITY_WEIGHT
-    assert evaluate_board(board) == pytest.approx(math.tanh(CENTIPAWN_SCALE * (895 + 68)))
+    # A queen against a bare king is a mop-up ending: the lone king on e8 is 3 from the
+    # centre, the kings 7 apart: progress (4.7 * 3 + 1.6 * (14 - 7)) / 50.6 = 0.5.
+    assert mop_up_progress(board) == (chess.WHITE, pytest.approx(0.5))
+    assert evaluate_board(board) == pytest.approx(0.6 + 0.4 * 0.5)
+
+
+def test_material_values_stay_below_the_bound():
+    # A knight more for White (b1 -> c3: 320 + 10, 8 attacked squares, c3 -> 2 more than
+    # from b1), the rest of the start: not a mop-up ending, so material is squashed.
+    board = chess.Board("rnbqkb1r/pppppppp/8/8/8/2N5/PPPPPPPP/R1BQKBNR w KQkq - 0 1")
+    score = static_score(board)
+    assert score > 300
+    assert mop_up_progress(board) == (None, 0.0)
+    assert evaluate_board(board) == pytest.approx(
+        MATERIAL_VALUE_BOUND * math.tanh(CENTIPAWN_SCALE * score)
+    )
+    assert 0.0 < evaluate_board(board) < MATERIAL_VALUE_BOUND
 
 
 @pytest.mark.parametrize("fen", [MIDDLE_GAME, NO_BLACK_QUEEN, HANGING_QUEEN, STALEMATE])
@@ -66,9 +84,68 @@ def test_the_other_side_to_move_gets_the_negated_static_value(fen):
 
 def test_a_queen_up_is_clearly_won():
     board = chess.Board(NO_BLACK_QUEEN)
-    assert evaluate_board(board) > 0.9
+    assert 0.5 < evaluate_board(board) < MATERIAL_VALUE_BOUND
     board.turn = chess.BLACK
-    assert evaluate_board(board) < -0.9
+    assert -MATERIAL_VALUE_BOUND < evaluate_board(board) < -0.5
+
+
+@pytest.mark.parametrize(
+    ("fen", "expected"),
+    [
+        # lone king a8 (centre distance 6), kings 2 apart (a8, a6): (28.2 + 19.2) / 50.6
+        ("k7/8/K7/8/8/8/8/7R w - - 0 1", (chess.WHITE, (4.7 * 6 + 1.6 * 12) / 50.6)),
+        # lone king d4 (centre, 0), kings 6 apart (d4, g1): 1.6 * 8 / 50.6; Black is strong
+        ("8/8/8/8/3K4/8/8/q5k1 w - - 0 1", (chess.BLACK, 1.6 * 8 / 50.6)),
+        # pawns do not stop it: the lone side may keep them
+        ("k7/p7/K7/8/8/8/8/7R w - - 0 1", (chess.WHITE, (4.7 * 6 + 1.6 * 12) / 50.6)),
+        # a minor piece against a bare king cannot drive it: no mop-up
+        ("k7/8/K7/8/8/8/8/7B w - - 0 1", (None, 0.0)),
+        # the weaker side has a knight: no mop-up
+        ("kn6/8/K7/8/8/8/8/7R w - - 0 1", (None, 0.0)),
+    ],
+)
+def test_mop_up_progress_hand_worked(fen, expected):
+    side, progress = mop_up_progress(chess.Board(fen))
+    assert side == expected[0]
+    assert progress == pytest.approx(expected[1])
+    assert 0.0 <= progress < 1.0
+
+
+def test_mop_up_values_lie_between_material_and_mate():
+    cornered = chess.Board("k7/8/K7/8/8/8/8/7R w - - 0 1")
+    central = chess.Board("8/8/8/3k4/8/8/8/K6R w - - 0 1")
+    for board in (cornered, central):
+        assert MATERIAL_VALUE_BOUND < evaluate_board(board) < 1.0
+        assert evaluate_board(board.mirror()) == evaluate_board(board)
+    assert evaluate_board(cornered) > evaluate_board(central)  # closer to mate, higher
+    # the lone side to move sees the negated value (here neither side is in check)
+    other = central.copy()
+    other.turn = chess.BLACK
+    assert evaluate_board(other) == -evaluate_board(central)
+    # not enough ahead (a rook for a pawn that queens next move is judged on material)
+    racing = chess.Board("8/8/8/8/8/8/p7/k1K4R b - - 0 1")
+    assert abs(quiescence(racing)) < MATERIAL_VALUE_BOUND
+
+
+def test_a_mate_found_by_the_capture_search_is_worth_one():
+    # Scholar's mate: Qxf7# is a capture, so the capture search finds it.
+    board = chess.Board("r1bqkb1r/pppp1ppp/2n2n2/4p2Q/2B1P3/8/PPPP1PPP/RNB1K1NR w KQkq - 4 4")
+    assert quiescence(board) == 1.0
+    assert evaluate_board(board) < MATERIAL_VALUE_BOUND  # the static value does not see it
+
+
+def test_mop_up_priors_favour_the_mate():
+    # Black king h8, White king g6 and queen a1: Qa8# is the mate.
+    board = chess.Board("7k/8/6K1/8/8/8/8/Q7 w - - 0 1")
+    moves = list(board.legal_moves)
+    priors = move_priors(board, moves)
+    best = moves[max(range(len(moves)), key=priors.__getitem__)]
+    assert best == chess.Move.from_uci("a1a8")
+    assert sum(priors) == pytest.approx(1.0)
+    # the lone king's side gets the ordinary priors (all its moves weigh 1 here)
+    board.push(chess.Move.from_uci("a1b1"))
+    lone = list(board.legal_moves)
+    assert move_priors(board, lone) == pytest.approx([1 / len(lone)] * len(lone))
 
 
 def test_checkmate_stalemate_and_bare_kings():
@@ -84,7 +161,7 @@ def test_quiescence_sees_the_hanging_queen():
     static = evaluate_board(board)
     resolved = quiescence(board)
     assert abs(static) < 0.2  # material is even: the static value does not see Bxg4
-    assert resolved > 0.8  # Black wins the queen for nothing
+    assert resolved > 0.5  # Black wins the queen for nothing
     assert quiescence(board, depth=0) == static
 
 
@@ -96,7 +173,7 @@ def test_quiescence_at_depth_one_is_the_best_capture_or_stand_pat():
         replies.append(-static_score(board))
         board.pop()
     expected = max([static_score(board), *replies])
-    assert quiescence(board, depth=1) == math.tanh(CENTIPAWN_SCALE * expected)
+    assert quiescence(board, depth=1) == MATERIAL_VALUE_BOUND * math.tanh(CENTIPAWN_SCALE * expected)
 
 
 def test_quiescence_answers_a_check():
@@ -132,7 +209,7 @@ def test_priors_favour_promotions_and_checks():
     moves = [chess.Move.from_uci(m) for m in ("a7a8q", "a7a8r", "a7a8n", "a1b1")]
     queen, rook, knight, quiet = move_priors(board, moves)
     assert queen > rook > knight > quiet > 0.0
-    board = chess.Board("4k3/8/8/8/8/8/8/R3K3 w - - 0 1")
+    board = chess.Board("4k3/8/8/8/8/8/8/R3K2n w - - 0 1")  # a knight: not a mop-up ending
     check, quiet = move_priors(board, [chess.Move.from_uci("a1a8"), chess.Move.from_uci("a1a7")])
     assert check > quiet
     assert check + quiet == pytest.approx(1.0)

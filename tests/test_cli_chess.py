@@ -24,7 +24,7 @@ def test_search_from_a_fen_finds_the_mate_and_names_it_in_san(capsys):
     assert main(argv) == 0
     lines = capsys.readouterr().out.splitlines()
     assert lines[0] == "8 r . b q k b n r" and lines[5] == "3 . . . . . Q . ."
-    assert lines[9].startswith("white to move; 50 iterations, c = 1, seed 0")  # chess defaults
+    assert lines[9].startswith("white to move; 50 iterations, c = 1.2, seed 0")  # chess defaults
     assert lines[12].split()[0] == "Qxf7#"  # the most visited move, named in SAN
     assert "principal variation: Qxf7#" in lines
     assert lines[-1] == "move played: Qxf7#"
@@ -82,7 +82,8 @@ def test_play_from_a_fen_writes_the_game_as_pgn(tmp_path, capsys):
 def test_play_as_black_quits_and_the_pgn_says_the_game_goes_on(tmp_path, capsys):
     pgn = tmp_path / "game.pgn"
     argv = ["play", "--game", "classic/chess-v6", "--human", "black", "--iterations", "3"]
-    assert main([*argv, "--pgn", str(pgn)], stdin=io.StringIO("e7e5\nNc6\nq\n")) == 0
+    # a move number typed before the move is skipped, as in --position
+    assert main([*argv, "--pgn", str(pgn)], stdin=io.StringIO("1... e7e5\n2...Nc6\nq\n")) == 0
     assert "game abandoned" in capsys.readouterr().out
     game = chess.pgn.read_game(io.StringIO(pgn.read_text()))
     assert game.headers["Result"] == "*" and game.headers["Black"] == "you"
@@ -124,9 +125,9 @@ def test_evaluate_writes_every_game_as_pgn(tmp_path, capsys):
     assert main([*argv, "--pgn", str(pgn), "--jsonl", str(log)]) == 0
     out = capsys.readouterr().out
     assert f"wrote {pgn} (2 games as PGN)" in out
-    assert "c = 1, seed 0" in out  # MCTSAgent's chess exploration, not 2*sqrt(2)
+    assert "c = 1.2, seed 0" in out  # MCTSAgent's chess exploration, not 2*sqrt(2)
     records = [json.loads(line) for line in log.read_text().splitlines()]
-    assert {record["agent"]["exploration"] for record in records} == {1.0}
+    assert {record["agent"]["exploration"] for record in records} == {1.2}
     games = _replayed(pgn.read_text())
     assert [g.headers["Round"] for g in games] == ["1", "2"]
     assert {g.headers["Event"] for g in games} == {"mcts-agent evaluate"}
@@ -145,7 +146,7 @@ def test_tournament_writes_every_game_as_pgn(tmp_path, capsys):
     capsys.readouterr()
     records = [json.loads(line) for line in log.read_text().splitlines()]
     games = _replayed(pgn.read_text())
-    mcts, minimax = "mcts(iterations=3, c=1, max_depth=2)", "minimax(depth=1)"
+    mcts, minimax = "mcts(iterations=3, c=1.2, max_depth=2)", "minimax(depth=1)"
     assert [(g.headers["White"], g.headers["Black"]) for g in games] == [
         (mcts, minimax) if r["agent_seat"] == 0 else (minimax, mcts) for r in records
     ]
@@ -163,7 +164,13 @@ def test_tournament_writes_every_game_as_pgn(tmp_path, capsys):
         ),
         (
             ["play", "--game", "classic/chess-v6", "--fen", "8/8/8/8/8/8/8/K6k w - - 0 1"],
-            "argument --fen: '8/8/8/8/8/8/8/K6k w - - 0 1' is a finished game; nothing to play",
+            "argument --fen: '8/8/8/8/8/8/8/K6k w - - 0 1' is a finished game (insufficient "
+            "material, a draw); nothing to play",
+        ),
+        (
+            ["search", "--game", "classic/chess-v6", "--position", "f3 e5 g4 Qh4"],
+            "argument --position: 'f3 e5 g4 Qh4' is a finished game (checkmate, black wins); "
+            "nothing to search",
         ),
         (
             ["search", "--game", "classic/chess-v6", "--fen", "8/8/8/8/8/8/8/8 w - - 0 1"],
@@ -196,6 +203,9 @@ def test_chess_io_errors(argv, message, tmp_path, monkeypatch, capsys):
 def test_search_warns_when_chess_is_searched_with_random_rollouts(monkeypatch, capsys):
     monkeypatch.setattr(defaults, "_warned_random_rollouts", set())
     argv = ["search", "--game", "classic/chess-v6", "--fen", MATE_IN_ONE, "--iterations", "5"]
-    with pytest.warns(UserWarning, match="chess is searched with uniformly random rollouts"):
+    with pytest.warns(
+        UserWarning, match="chess is searched with uniformly random rollouts"
+    ) as warned:
         assert main([*argv, "--option", "evaluator=None", "--rollout-limit", "2"]) == 0
+    assert "give --option evaluator=heuristic" in str(warned[0].message)  # the CLI's spelling
     assert "c = 2.83" in capsys.readouterr().out  # the chess defaults stood aside

@@ -151,9 +151,10 @@ def test_the_pv_is_legal_and_the_score_is_the_best_moves_value_in_centipawns():
 
 def test_centipawns_invert_the_evaluators_squashing():
     assert centipawns(0.0) == 0
-    assert centipawns(0.5) == 298  # atanh(0.5) / 0.00184104 = 298.4
-    assert centipawns(-0.5) == -298
-    assert centipawns(1.0) == centipawns(0.9999) == 2690  # capped, not infinite
+    assert centipawns(0.3) == 298  # atanh(0.3 / 0.6) / 0.00184104 = 298.4
+    assert centipawns(-0.3) == -298
+    assert centipawns(1.0) == centipawns(0.6) == 2690  # capped, not infinite
+    assert centipawns(0.8) == 2690  # a mating ending reads as the cap
     with pytest.raises(ValueError, match=r"in \[-1, 1\]"):
         centipawns(1.5)
 
@@ -253,9 +254,21 @@ def test_depth_and_other_unsupported_go_tokens_are_ignored_with_a_note():
     lines = out.take()
     assert lines[0] == (
         "info string go: depth 5, ponder not supported by this MCTS engine (no fixed depth, "
-        "no pondering); ignored"
+        "no pondering, every legal move searched); ignored"
     )
     assert _fields(lines[1])["nodes"] == "20"  # the engine's own budget
+
+
+def test_searchmoves_is_noted_with_its_moves_and_the_budget_after_them_is_read():
+    engine, out = _engine(iterations=20)
+    engine.respond("go searchmoves e2e4 d2d4 nodes 7")
+    assert out.bestmove.wait(timeout=60)
+    lines = out.take()
+    assert lines[0] == (
+        "info string go: searchmoves e2e4 d2d4 not supported by this MCTS engine (no fixed "
+        "depth, no pondering, every legal move searched); ignored"
+    )
+    assert _fields(lines[1])["nodes"] == "7"  # nodes after the moves is go's budget
 
 
 def test_go_refuses_a_budget_that_is_not_a_positive_int():

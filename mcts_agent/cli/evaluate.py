@@ -87,7 +87,7 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
         type=parse_exploration,
         default=None,
         help="c values of UCB1, e.g. sqrt(2) 2*sqrt(2) (default: MCTSAgent's for the game: "
-        "chess 1, go 0, Leduc 2; otherwise 2*sqrt(2))",
+        "chess 1.2, go 0, Leduc 2; otherwise 2*sqrt(2))",
     )
     _add_settings_option(
         evaluate,

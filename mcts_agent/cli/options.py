@@ -41,6 +41,12 @@ from mcts_agent.evaluation.user_modules import UserCodeError
 OPPONENTS = AGENT_KINDS
 """The kinds of agent ``--opponent`` and ``--agents`` accept (specs such as ``minimax:depth=2``)."""
 
+CLI_ROLLOUT_ADVICE = (
+    "Leave out --option selection=... and --option evaluator=... for the chess defaults "
+    "(PUCT with the chess evaluator), or give --option evaluator=heuristic"
+)
+"""What the CLI advises when chess is searched with random rollouts (its own options)."""
+
 MAX_GAMES = 100_000
 """The most games per seat and match ``evaluate --games`` accepts (every game is held in memory)."""
 

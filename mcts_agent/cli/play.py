@@ -76,7 +76,7 @@ def run(
     """Runs ``mcts-agent play`` with its parsed ``args``, the moves read from ``stdin``."""
     game, board = _board(parser, args)
     if not board.legal:
-        _finished(parser, args, "play")
+        _finished(parser, args, board, "play")
     seat = _human_seat(parser, board, args.human)
     if args.pgn is not None:
         _check_pgn(parser, game)

@@ -13,6 +13,7 @@ from typing import Any, TextIO
 
 from mcts_agent.boards import Board, ChessBoard, ModelBoard, board_for, is_chess_model
 from mcts_agent.cli.options import (
+    CLI_ROLLOUT_ADVICE,
     _add_anytime_options,
     _add_game_option,
     _add_settings_option,
@@ -184,7 +185,7 @@ def _planner(
     defaults.pop("exploration", None)
     options = {**defaults, **options}
     if is_chess_model(model):
-        warn_random_rollouts("chess", options)
+        warn_random_rollouts("chess", options, advice=CLI_ROLLOUT_ADVICE)
     _check_planner_options(parser, options, model)
     try:  # an option the model refuses (e.g. --solve on a hidden-information game)
         return MCTS(
@@ -268,12 +269,16 @@ def _board(parser: argparse.ArgumentParser, args: argparse.Namespace) -> tuple[G
     return game, board
 
 
-def _finished(parser: argparse.ArgumentParser, args: argparse.Namespace, what: str) -> None:
-    """Exits with an argument error: the starting position is a finished game."""
+def _finished(
+    parser: argparse.ArgumentParser, args: argparse.Namespace, board: Board, what: str
+) -> None:
+    """Exits with an argument error: the starting position is a finished game (and why)."""
     option, value = (
         ("--position", args.position) if args.position is not None else ("--fen", args.fen)
     )
-    parser.error(f"argument {option}: {value!r} is a finished game; nothing to {what}")
+    ending = board.ending()
+    why = f" ({ending})" if ending else ""
+    parser.error(f"argument {option}: {value!r} is a finished game{why}; nothing to {what}")
 
 
 def _check_search_outputs(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
@@ -298,7 +303,7 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser, out: TextIO) 
     """Runs ``mcts-agent search`` with its parsed ``args``; returns the exit status."""
     game, board = _board(parser, args)
     if not board.legal:
-        _finished(parser, args, "search")
+        _finished(parser, args, board, "search")
     _check_search_outputs(parser, args)
     trace = RootTrace() if args.trace is not None else None
     planner = _planner(parser, args, game, board.model, on_iteration=trace)

@@ -12,6 +12,7 @@ import argparse
 from typing import TextIO
 
 from mcts_agent.cli.options import (
+    CLI_ROLLOUT_ADVICE,
     _add_settings_option,
     _add_time_limit,
     _check_planner_options,
@@ -68,7 +69,7 @@ def run(
     game = make_game("classic/chess-v6")  # its evaluator by name (heuristic), as search's
     options = _planner_options(parser, args, game, _OWN_FLAGS)
     _check_planner_options(parser, options, game.model)
-    warn_random_rollouts("chess", {**chess_defaults(options), **options})
+    warn_random_rollouts("chess", {**chess_defaults(options), **options}, advice=CLI_ROLLOUT_ADVICE)
 
     def write(line: str) -> None:  # the engine serialises its calls
         out.write(line + "\n")
