@@ -9,6 +9,7 @@ import pytest
 
 from mcts_agent import MCTS
 from mcts_agent.envs.chess_evaluator import (
+    CASTLING_RIGHT_VALUE,
     CENTIPAWN_SCALE,
     MATERIAL_VALUE_BOUND,
     MOBILITY_WEIGHT,
@@ -49,6 +50,22 @@ def test_static_score_hand_worked():
     # centre, the kings 7 apart: progress (4.7 * 3 + 1.6 * (14 - 7)) / 50.6 = 0.5.
     assert mop_up_progress(board) == (chess.WHITE, pytest.approx(0.5))
     assert evaluate_board(board) == pytest.approx(0.6 + 0.4 * 0.5)
+
+
+def test_castling_rights_count_in_the_middle_game_only():
+    start = chess.Board()
+    walked = chess.Board("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQ - 0 1")  # no kq
+    assert static_score(walked) == 2 * CASTLING_RIGHT_VALUE  # black's two rights gone
+    assert static_score(start) == 0
+    # Kd7 in the opening: the tables score d7 as e8 (0), so the rights make the difference
+    before = chess.Board("rnbqkbnr/ppp2ppp/8/3pp3/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 3")
+    after = before.copy()
+    after.push_san("Kd7")
+    assert -static_score(after) < static_score(before) - CASTLING_RIGHT_VALUE
+    # an ending: rights (as a FEN may keep them with few pieces) are not counted
+    ending = chess.Board("r3k3/pppp4/8/8/8/8/PPPP4/R3K3 w Qq - 0 1")
+    no_rights = chess.Board("r3k3/pppp4/8/8/8/8/PPPP4/R3K3 w - - 0 1")
+    assert static_score(ending) == static_score(no_rights)
 
 
 def test_material_values_stay_below_the_bound():

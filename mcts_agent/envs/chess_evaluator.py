@@ -50,6 +50,7 @@ from mcts_agent.evaluator import Evaluation
 
 __all__ = [
     "CAPTURE_WEIGHT",
+    "CASTLING_RIGHT_VALUE",
     "CENTIPAWN_SCALE",
     "CHECK_WEIGHT",
     "MATERIAL_VALUE_BOUND",
@@ -95,6 +96,13 @@ MATE_PRIOR_FACTOR = 10.0
 
 MOBILITY_WEIGHT = 4
 """Centipawns per square a knight, bishop, rook or queen attacks that its side does not occupy."""
+
+CASTLING_RIGHT_VALUE = 15
+"""Centipawns per castling right a side keeps, in the middle game (its king not yet exposed).
+
+The piece-square tables score a king on d7 as on e8, so a king walk in the opening cost
+nothing (two lost games against minimax began with ...Kd7); castling itself gives the
+rights up for the tables' +30 on g1 or c1's +10."""
 
 QUIESCENCE_DEPTH = 4
 """The default cap on the plies of captures :func:`quiescence` searches."""
@@ -215,7 +223,8 @@ def static_score(board: chess.Board) -> int:
     Function; the king's endgame table when :func:`_is_endgame` says so,
     his definition) plus ``MOBILITY_WEIGHT`` centipawns per square each
     knight, bishop, rook and queen attacks that its own side does not occupy
-    (pseudo-legal mobility, Chess Programming Wiki "Mobility"). Every term
+    (pseudo-legal mobility, Chess Programming Wiki "Mobility"), plus, in the
+    middle game, ``CASTLING_RIGHT_VALUE`` per castling right kept. Every term
     is counted for both sides alike, so flipping only the side to move
     negates the score, and ``board.mirror()`` keeps it. Checkmate and draws
     are not seen here (:func:`evaluate_board` sees them).
@@ -244,6 +253,11 @@ def static_score(board: chess.Board) -> int:
     for square in chess.scan_forward(movers & black_pieces):
         mobility -= chess.popcount(attacks_mask(square) & ~black_pieces)
     score += MOBILITY_WEIGHT * mobility
+    if not endgame and board.castling_rights:
+        rights = board.castling_rights
+        score += CASTLING_RIGHT_VALUE * (
+            chess.popcount(rights & chess.BB_RANK_1) - chess.popcount(rights & chess.BB_RANK_8)
+        )
     return score if board.turn == chess.WHITE else -score
 
 
