@@ -104,7 +104,7 @@ class Board:
         return self.render()
 
     def ending(self) -> str | None:
-        """Why the game is over, in words, where the game can tell (None: it cannot, or not over)."""
+        """Why the game is over, in words, where the game can tell (else None, or if not over)."""
         return None
 
     # ------------------------------------------------------------ shared

@@ -184,10 +184,13 @@ class GTPEngine:
             :data:`~mcts_agent.defaults.GO_EXPLORATION`. The search is GRAVE with the
             options of :func:`~mcts_agent.defaults.go_defaults`, as ``MCTSAgent`` plays go.
         seed: int >= 0 or None, MCTS's seed.
+        options: any other :class:`~mcts_agent.search.MCTS` keywords (``rave``,
+            ``rollout_limit``, ``evaluator``...), over the go defaults (``go_defaults``
+            steps aside as it does for ``MCTSAgent``); None for none.
 
     Raises:
         ValueError: for a board size, komi or budget out of range (MCTS's and GoModel's
-            messages).
+            messages), or options MCTS refuses.
         TypeError: if neither ``iterations`` nor ``time_limit`` is given (MCTS's message).
     """
 
@@ -200,9 +203,10 @@ class GTPEngine:
         time_limit: float | None = None,
         exploration: float | None = None,
         seed: int | None = 0,
+        options: dict[str, Any] | None = None,
     ):
         _check_size(board_size)
-        given = {} if exploration is None else {"exploration": exploration}
+        given = {**(options or {}), **({} if exploration is None else {"exploration": exploration})}
         self._search = {
             **go_defaults(given),
             **given,

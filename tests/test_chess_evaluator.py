@@ -190,7 +190,8 @@ def test_quiescence_at_depth_one_is_the_best_capture_or_stand_pat():
         replies.append(-static_score(board))
         board.pop()
     expected = max([static_score(board), *replies])
-    assert quiescence(board, depth=1) == MATERIAL_VALUE_BOUND * math.tanh(CENTIPAWN_SCALE * expected)
+    squashed = MATERIAL_VALUE_BOUND * math.tanh(CENTIPAWN_SCALE * expected)
+    assert quiescence(board, depth=1) == squashed
 
 
 def test_quiescence_answers_a_check():

@@ -12,6 +12,7 @@ from typing import TextIO
 import pytest
 
 from mcts_agent.cli import main
+from mcts_agent.defaults import GO_EXPLORATION
 from mcts_agent.envs.go import BLACK, WHITE, GoModel, GoState, parse_board
 from mcts_agent.gtp import COMMANDS, GTPEngine, action_of, vertex_of
 
@@ -262,3 +263,41 @@ def test_the_cli_refuses_a_game_that_is_not_go_of_a_gtp_size(game, capsys):
         main(["gtp", "--game", game])
     assert exit_info.value.code == 2
     assert "expected go:N with a board size N in 2..25" in capsys.readouterr().err
+
+
+def test_the_engine_takes_other_mcts_options_over_the_go_defaults():
+    engine = GTPEngine(5, iterations=10, options={"rollout_limit": 7, "rave_bias": 0.5})
+    planner = engine._planner
+    assert planner.rollout_limit == 7 and planner.rave_bias == 0.5
+    assert planner.exploration == GO_EXPLORATION  # the go default kept where not given
+    assert (
+        GTPEngine(
+            5, iterations=10, exploration=1.5, options={"exploration": 3.0}
+        )._planner.exploration
+        == 1.5
+    )
+
+
+@pytest.mark.parametrize(
+    ("option", "message"),
+    [
+        ("gama=1", "unknown MCTS option 'gama'"),
+        ("evaluator=heuristic", "has no evaluator 'heuristic'"),
+        ("rollout_limit=-1", "rollout_limit"),
+    ],
+)
+def test_the_cli_refuses_bad_options_before_any_command(option, message, capsys):
+    with pytest.raises(SystemExit) as exit_info:
+        main(["gtp", "--iterations", "5", "--option", option], stdin=io.StringIO("name\n"))
+    assert exit_info.value.code == 2
+    captured = capsys.readouterr()
+    assert message in captured.err and captured.out == ""
+
+
+def test_the_cli_passes_options_to_the_search(capsys):
+    argv = ["gtp", "--game", "go:5", "--iterations", "10", "--option", "rollout_limit=3"]
+    assert main(argv, stdin=io.StringIO("genmove b\nquit\n")) == 0
+    move = capsys.readouterr().out.split("\n\n")[0]
+    assert move.startswith("= ") and action_of(move[2:], 5) in GoModel(5).actions(
+        GoModel(5).initial_state()
+    )

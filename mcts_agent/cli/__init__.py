@@ -15,7 +15,7 @@
     mcts-agent play --game tictactoe --iterations 2000 --human X
     mcts-agent multiplayer --game three_in_a_row --agents mcts:iterations=300
         mcts:iterations=30 random --games 6 --seed 0 [--json F]
-    mcts-agent gtp --game go:9 [--komi 7.5] [--iterations N] [--time-limit S]
+    mcts-agent gtp --game go:9 [--komi 7.5] [--iterations N] [--time-limit S] [--option K=V]
     mcts-agent uci [--iterations N] [--time-limit S] [--seed N] [--options NAME=VALUE,...]
 
 ``evaluate`` runs :func:`mcts_agent.evaluation.sweep` and prints the agent's
@@ -179,7 +179,7 @@ def main(argv: Sequence[str] | None = None, *, stdin: TextIO | None = None) -> i
         if args.command == "multiplayer":
             return multiplayer.run(args, args.subparser, out)
         if args.command == "gtp":
-            return gtp.run(args, stdin if stdin is not None else sys.stdin, out)
+            return gtp.run(args, args.subparser, stdin if stdin is not None else sys.stdin, out)
         if args.command == "uci":
             return uci.run(args, args.subparser, stdin if stdin is not None else sys.stdin, out)
         return play.run(args, args.subparser, stdin if stdin is not None else sys.stdin, out)

@@ -11,9 +11,21 @@ import argparse
 import re
 from typing import TextIO
 
-from mcts_agent.cli.options import _add_time_limit, int_at_least, number_in, parse_exploration
+from mcts_agent.cli.options import (
+    _add_settings_option,
+    _add_time_limit,
+    _check_planner_options,
+    _planner_options,
+    int_at_least,
+    number_in,
+    parse_exploration,
+)
 from mcts_agent.defaults import GO_EXPLORATION
+from mcts_agent.envs.go import GoModel
+from mcts_agent.evaluation import make_game
 from mcts_agent.gtp import MAX_BOARD_SIZE, GTPEngine
+
+_OWN_FLAGS = ("iterations", "time_limit", "exploration", "seed")
 
 DEFAULT_TIME_LIMIT = 1.0
 """Seconds per ``genmove`` when neither ``--iterations`` nor ``--time-limit`` is given."""
@@ -72,25 +84,37 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
     gtp.add_argument(
         "--seed", type=int_at_least(0), default=0, help="seed of the searches (default: 0)"
     )
+    _add_settings_option(
+        gtp, "any other MCTS option, e.g. --option rollout_limit=100 (over the go defaults)"
+    )
     gtp.set_defaults(subparser=gtp)
 
 
-def run(args: argparse.Namespace, stdin: TextIO, out: TextIO) -> int:
+def run(
+    args: argparse.Namespace, parser: argparse.ArgumentParser, stdin: TextIO, out: TextIO
+) -> int:
     """Runs ``mcts-agent gtp`` with its parsed ``args``: answers ``stdin``'s commands on ``out``.
 
-    Returns 0 after ``quit`` or the end of ``stdin``.
+    Returns 0 after ``quit`` or the end of ``stdin``; bad ``--options`` (MCTS refuses them)
+    exit with an argument error before any command is read.
     """
     time_limit = args.time_limit
     if args.iterations is None and time_limit is None:
         time_limit = DEFAULT_TIME_LIMIT
-    engine = GTPEngine(
-        args.game,
-        args.komi,
-        iterations=args.iterations,
-        time_limit=time_limit,
-        exploration=args.exploration,
-        seed=args.seed,
-    )
+    options = _planner_options(parser, args, make_game("classic/go_v5"), _OWN_FLAGS)
+    _check_planner_options(parser, options, GoModel(args.game, args.komi))
+    try:
+        engine = GTPEngine(
+            args.game,
+            args.komi,
+            iterations=args.iterations,
+            time_limit=time_limit,
+            exploration=args.exploration,
+            seed=args.seed,
+            options=options,
+        )
+    except (TypeError, ValueError) as error:
+        parser.error(f"argument --options: {error}")
     for line in stdin:
         response = engine.respond(line)
         if response:

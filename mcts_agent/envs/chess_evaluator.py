@@ -83,10 +83,10 @@ CENTIPAWN_SCALE = 0.00184104
 scaled (a queen: 0.6 * 0.93 = 0.56)."""
 
 MATERIAL_VALUE_BOUND = 0.6
-"""Positions judged by material have values in (-0.6, 0.6); mating progress lies above, mate at 1."""
+"""Material values lie in (-0.6, 0.6); mating progress above them (mop-up), mate at 1."""
 
 MOP_UP_THRESHOLD = 400
-"""Centipawns (after the capture search) from which a queen or rook against a bare king is mop-up."""
+"""Centipawns ahead (after the capture search) for a rook or queen vs a bare king to be mop-up."""
 
 MOP_UP_PRIOR_WEIGHT = 5.0
 """In mop-up, the stronger side's prior of a move is ``exp(5 * progress after it)`` (times mate)."""
