@@ -201,6 +201,12 @@ def _same(value: Any) -> Any:
     return value
 
 
+_GENERIC_CHESS_ADVICE = (
+    "The chess defaults need the native model (native_models=True, no clone or zero_sum); "
+    "otherwise give evaluator= a function of the env's state"
+)
+
+
 class MCTSAgent:
     """An MCTS agent that plans from a copy of the env it is given (``docs/guides/pettingzoo.md``).
 
@@ -624,6 +630,11 @@ class MCTSAgent:
             ):
                 unwrap_policing(env)
                 return self._native_binding(game, env)
+            if game == _CHESS:  # the env itself, stepped inside the search: no chess defaults
+                # blames the caller of act: _binding <- act <- caller
+                warn_random_rollouts(
+                    "chess", self._search_options, stacklevel=3, advice=_GENERIC_CHESS_ADVICE
+                )
         if self._cached is not None and self._cached[0] is inner:
             cached = self._cached[1]
             if cached.changed_parameters is None or not cached.changed_parameters():

@@ -405,6 +405,10 @@ class GoBoard(_OwnModelEnvBoard):
         return [self.label(action) for action in line]
 
 
+MAX_HALFMOVE_CLOCK = 127
+"""The largest half-move clock PettingZoo's chess observation holds (as a square, clock // 2)."""
+
+
 class ChessBoard(_OwnModelEnvBoard):
     """A position of PettingZoo's ``classic/chess_v6``, planned on our :class:`ChessModel`.
 
@@ -454,7 +458,8 @@ class ChessBoard(_OwnModelEnvBoard):
         Raises:
             ValueError: if ``fen`` is not a FEN python-chess reads (its message is
                 given), or not a legal position (``Board.status``'s flags named), or
-                the game has moved since ``reset``.
+                its half-move clock is above :data:`MAX_HALFMOVE_CLOCK`, or the game
+                has moved since ``reset``.
         """
         import chess
         import numpy as np
@@ -471,6 +476,12 @@ class ChessBoard(_OwnModelEnvBoard):
             flags = [flag.name.lower() for flag in chess.Status if flag and flag in status]
             raise ValueError(
                 f"{fen!r} is not a legal chess position (python-chess: {', '.join(flags)})"
+            )
+        if board.halfmove_clock > MAX_HALFMOVE_CLOCK:
+            raise ValueError(
+                f"{fen!r} has a half-move clock of {board.halfmove_clock}: PettingZoo's chess "
+                f"observation holds at most {MAX_HALFMOVE_CLOCK} (from 100 on, the fifty-move "
+                "draw can be claimed and the game is over anyway)"
             )
         raw = self.env.unwrapped
         raw.board = board
@@ -533,8 +544,8 @@ class ChessBoard(_OwnModelEnvBoard):
         if self.legal:
             return None
         outcome = board_of(self.state).outcome(claim_draw=True)
-        if outcome is None:  # pragma: no cover - the model ends a game only on an outcome
-            return None
+        if outcome is None:  # PettingZoo's rule: a move would repeat the position a third time
+            return "threefold repetition can be claimed with the next move, a draw"
         reason = outcome.termination.name.lower().replace("_", " ")
         if outcome.winner is None:
             return f"{reason}, a draw"
@@ -549,6 +560,8 @@ class ChessBoard(_OwnModelEnvBoard):
         Raises:
             ValueError: if ``text`` names no legal move; the message lists them in SAN.
         """
+        import chess
+
         from mcts_agent.envs.chess import action_of, board_of
 
         word = _MOVE_NUMBER.sub(" ", text).strip()
@@ -557,11 +570,28 @@ class ChessBoard(_OwnModelEnvBoard):
             for parse in (board.parse_uci, board.parse_san):
                 try:
                     move = parse(word)
+                except chess.AmbiguousMoveError:
+                    names = sorted(
+                        board.san(m) for m in board.legal_moves if _san_stem(board, m, word)
+                    )
+                    raise ValueError(
+                        f"{word!r} is ambiguous: it names {' and '.join(names)}; enter one of them"
+                    ) from None
                 except ValueError:  # python-chess's InvalidMoveError, IllegalMoveError...
                     continue
                 if move:  # not the null move ("0000", "--")
                     return action_of(self.state, move)
         return super().parse_move(word)
+
+
+def _san_stem(board: Any, move: Any, word: str) -> bool:
+    """Whether ``move`` is one of the moves the ambiguous SAN ``word`` could mean.
+
+    Its SAN without the file or rank that tells it apart (``Ncb5`` for ``Nb5``) is ``word``.
+    """
+    san = board.san(move).rstrip("+#")
+    target = word.rstrip("+#")
+    return len(san) == len(target) + 1 and san[0] == target[0] and san[2:] == target[1:]
 
 
 def _san(state: Any, action: Any) -> str:

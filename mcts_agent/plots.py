@@ -211,7 +211,7 @@ def _bars(
     bottom.set_xticks(list(positions), names, rotation=60 if len(shown) > 8 else 0)
     bottom.set_xlabel("action")
     hidden = len(order) - len(shown)
-    note = f" ({hidden} less visited actions not shown)" if hidden else ""
+    note = f" ({hidden} fewer visited actions not shown)" if hidden else ""
     figure.suptitle(title + note, fontsize=10)
     return figure
 

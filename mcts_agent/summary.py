@@ -188,7 +188,7 @@ def format_root_table(summary: SearchSummary, label: Callable[[Any], str] = acti
         for row in rows
     ]
     if len(order) > ROOT_TABLE_MOVES:
-        lines.append(f"... {len(order) - ROOT_TABLE_MOVES} less visited moves")
+        lines.append(f"... {len(order) - ROOT_TABLE_MOVES} fewer visited moves")
     return "\n".join(lines)
 
 

@@ -379,3 +379,15 @@ def test_the_users_options_win_and_random_rollouts_on_chess_warn_once(recwarn):
         custom = MCTSAgent(iterations=5, exploration=3.0, seed=1)
         custom.act(env)  # the defaults, no warning
     assert custom.last_planner.exploration == 3.0 and custom.last_planner.selection == "puct"
+
+
+def test_planning_chess_on_the_env_itself_warns_that_it_has_no_evaluator():
+    import mcts_agent.defaults as defaults
+
+    defaults._warned_random_rollouts.discard("chess")
+    env = _chess_env()
+    with pytest.warns(UserWarning, match="need the native model") as caught:
+        agent = MCTSAgent(iterations=3, native_models=False, seed=0)
+        agent.act(env)
+    assert caught[0].filename == __file__  # blames the caller of act
+    assert agent.last_planner.evaluator is None  # the generic adapter, random rollouts

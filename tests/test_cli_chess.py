@@ -173,6 +173,19 @@ def test_tournament_writes_every_game_as_pgn(tmp_path, capsys):
             "nothing to search",
         ),
         (
+            ["search", "--game", "classic/chess-v6", "--fen", "7k/8/5K2/8/8/8/8/6Q1 w - - 150 80"],
+            "has a half-move clock of 150: PettingZoo's chess observation holds at most 127",
+        ),
+        (
+            ["search", "--game", "classic/chess-v6", "--position", "Nf3 Nf6 Ng1 Ng8 Nf3 Nf6 Ng1"],
+            "is a finished game (threefold repetition can be claimed with the next move, a "
+            "draw); nothing to search",
+        ),
+        (
+            ["search", "--game", "classic/chess-v6", "--position", "Nf3 a6 Nc3 a5 Nd4 a4 Nb5"],
+            "'Nb5' is ambiguous: it names Ncb5 and Ndb5; enter one of them",
+        ),
+        (
             ["search", "--game", "classic/chess-v6", "--fen", "8/8/8/8/8/8/8/8 w - - 0 1"],
             "is not a legal chess position (python-chess: no_white_king, no_black_king, empty)",
         ),

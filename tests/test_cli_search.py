@@ -99,7 +99,7 @@ def test_pettingzoo_chess_finds_the_mate_and_names_moves_in_san(capsys):
     assert lines[12].split()[:4] == ["Qxf7#", "1", "25.0%", "+1.000"]
     assert lines[12].split()[-1] == "+1"
     assert lines[13].split()[0] == "Bxf7+" and lines[13].split()[-1] == "-"
-    assert lines[27] == "... 28 less visited moves"
+    assert lines[27] == "... 28 fewer visited moves"
     assert "principal variation: Qxf7#" in lines
     assert re.search(r"stopped on solved; proven value \+1$", lines[-2])
     assert lines[-1] == "move played: Qxf7#"

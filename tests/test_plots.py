@@ -122,7 +122,7 @@ def test_bars_keep_the_most_visited_of_many_actions():
     planner.search("")
     figure = plot_root(planner.summary())
     assert len(figure.axes[0].patches) == BAR_ACTIONS
-    assert "(20 less visited actions not shown)" in figure.texts[0].get_text()
+    assert "(20 fewer visited actions not shown)" in figure.texts[0].get_text()
 
 
 def test_a_layout_must_place_every_action():
