@@ -253,6 +253,7 @@ class UCIEngine:
         self._lock = threading.Lock()  # one line at a time, from either thread
         self._stop_requested = threading.Event()
         self._thread: threading.Thread | None = None
+        self._infinite = False  # the running search is go infinite (bestmove after stop)
         self._searching = False
         self._model = ChessModel()
         self._board = chess.Board()
@@ -290,6 +291,18 @@ class UCIEngine:
             getattr(self, "_" + name)(arguments)
         except _Refusal as refusal:
             self._write(f"info string {refusal}")
+
+    def finish(self) -> None:
+        """The end of the GUI's input: a running search ends on its budget and writes
+        ``bestmove`` (``go infinite`` is stopped, as by ``stop``); then :meth:`close`.
+        """
+        thread = self._thread
+        if thread is not None:
+            if self._infinite:
+                self._stop_requested.set()
+            thread.join()
+            self._thread = None
+        self.close()
 
     def close(self) -> None:
         """Stops a running search, waits for its thread and writes nothing more."""
@@ -382,6 +395,7 @@ class UCIEngine:
         self._refuse_while_searching("go")
         budget = self._budget(arguments)
         state = self._model.state_of_board(self._board)
+        self._infinite = budget[2]
         self._stop_requested.clear()
         self._searching = True
         self._thread = threading.Thread(

@@ -369,6 +369,27 @@ def test_the_cli_answers_a_scripted_session_and_stops_at_quit(capsys):
 
 
 @pytest.mark.parametrize(
+    ("commands", "last"),
+    [
+        ("position startpos moves e2e4\ngo nodes 30\n", "bestmove "),  # piped, no quit
+        ("go infinite\n", "bestmove "),  # stopped at the end of input, as by stop
+        ("position fen 7k/6Q1/6K1/8/8/8/8/8 b - - 0 80\ngo nodes 5\n", "bestmove (none)"),
+    ],
+)
+def test_the_cli_says_bestmove_when_the_input_ends_during_a_search(commands, last, capsys):
+    assert main(["uci", "--iterations", "10"], stdin=io.StringIO(commands)) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[-1].startswith(last)
+    if last == "bestmove ":
+        board = chess.Board()
+        if "e2e4" in commands:
+            board.push_uci("e2e4")
+        assert chess.Move.from_uci(lines[-1].split()[1]) in board.legal_moves
+    if "nodes 30" in commands:
+        assert _fields(lines[-2])["nodes"] == "30"  # the search ran its whole budget
+
+
+@pytest.mark.parametrize(
     ("argv", "message"),
     [
         (["--options", "workers=2"], "argument --options: on_iteration"),

@@ -2,8 +2,9 @@
 
 The protocol itself is :class:`mcts_agent.uci.UCIEngine`'s; this command reads one command
 a line from stdin, writes each line the engine answers to stdout (flushed, so a GUI such as
-cutechess, Arena or python-chess's client sees it at once) and stops after ``quit`` or at the
-end of stdin (a running search is then stopped, without a ``bestmove``).
+cutechess, Arena or python-chess's client sees it at once) and stops after ``quit`` (a running
+search stopped, without a ``bestmove``) or at the end of stdin (a running search first ends on
+its budget, ``go infinite`` at once, and writes its ``bestmove``, as Stockfish does).
 """
 
 from __future__ import annotations
@@ -90,6 +91,8 @@ def run(
             engine.respond(line)
             if engine.quit:
                 break
+        else:  # the input ended without quit: a running search ends and says its bestmove
+            engine.finish()
     finally:
         engine.close()
     return 0
