@@ -293,8 +293,10 @@ class UCIEngine:
             self._write(f"info string {refusal}")
 
     def finish(self) -> None:
-        """The end of the GUI's input: a running search ends on its budget and writes
-        ``bestmove`` (``go infinite`` is stopped, as by ``stop``); then :meth:`close`.
+        """At the end of the GUI's input: lets a running search end, then :meth:`close`.
+
+        The search ends on its budget and writes ``bestmove`` (``go infinite`` is stopped at
+        once, as by ``stop``).
         """
         thread = self._thread
         if thread is not None:
