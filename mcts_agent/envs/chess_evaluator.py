@@ -35,7 +35,7 @@ the ones that shuffle, and a PUCT search follows its priors instead (king and
 queen against king was not mated in fifty moves, 0 of 8 trials against
 minimax at depth 2, at 800 iterations a move). Keeping material below
 :data:`MATERIAL_VALUE_BOUND` leaves the band up to 1 for mating progress,
-which the search can then climb (6 of 6 mated, in 10 to 39 moves).
+which the search can then climb (5 of 6 mated within fifty moves, in 19 to 46).
 """
 
 from __future__ import annotations
