@@ -215,7 +215,7 @@ def test_budget_options_pass_through_by_name():
     ("name", "exploration"),
     [
         ("tictactoe", 2 * math.sqrt(2)),
-        ("classic/chess-v6", 1.0),
+        ("classic/chess-v6", 1.2),
         ("classic/go_v5:board_size=5", 0.0),
         ("classic/leduc_holdem-v4", 2.0),
     ],
