@@ -50,7 +50,7 @@ import math
 import sys
 from typing import TYPE_CHECKING, Any
 
-from mcts_agent import chance, compiled_chance, maxn, solver, widening
+from mcts_agent import chance, compiled_chance, gumbel, maxn, solver, widening
 from mcts_agent._validation import (
     checked_actions,
     checked_player,
@@ -69,7 +69,9 @@ if TYPE_CHECKING:
 __all__ = ["new_tree", "renew_root", "run"]
 
 
-def new_tree(planner: MCTS, state: Any, actions: tuple) -> GuidedTree:
+def new_tree(
+    planner: MCTS, state: Any, actions: tuple, iterations: int | None = None
+) -> GuidedTree:
     """Returns the one-node tree of a search from ``state``: the root evaluated and noised.
 
     The evaluator (if any) is asked once for the root; its priors (uniform
@@ -83,6 +85,9 @@ def new_tree(planner: MCTS, state: Any, actions: tuple) -> GuidedTree:
         state: the root's state.
         actions: its legal actions (non-empty tuple); None for a model
             without ``actions`` (progressive widening, :mod:`mcts_agent.widening`).
+        iterations: the search's iteration budget, or None; a Gumbel search
+            (``selection="gumbel"``) makes a :class:`~mcts_agent.gumbel.GumbelTree`
+            whose schedule spans it.
 
     Raises:
         TypeError, ValueError: if the evaluator's answer is malformed
@@ -101,6 +106,8 @@ def new_tree(planner: MCTS, state: Any, actions: tuple) -> GuidedTree:
         value, priors = checked_evaluation(evaluator(state, actions), state, actions)
     if players is not None:
         return maxn.new_tree(planner, state, actions, noised_priors(planner, priors), value)
+    if planner.gumbel is not None:  # no root noise: the Gumbel draw explores
+        return gumbel.new_tree(planner, state, actions, iterations, (value, priors))
     return GuidedTree(
         state, planner.model.player(state), actions, noised_priors(planner, priors), value
     )
@@ -188,6 +195,8 @@ def run(planner: MCTS, tree: GuidedTree, iterations: int) -> int:
         check_evaluation = vector.check_evaluation
     horizon = sys.maxsize if planner.max_depth is None else planner.max_depth
     puct = planner.selection == "puct"
+    # Gumbel root search (mcts_agent.gumbel): sequential halving at the root, its rule below.
+    gumbel_select = None if planner.gumbel is None else gumbel.selection(planner, tree)
     solving = planner.solve
     value_bounds = planner.value_bounds
     # value_normalization: [lo, hi] of the values met in this search's backups, or None.
@@ -249,6 +258,8 @@ def run(planner: MCTS, tree: GuidedTree, iterations: int) -> int:
                 left = untried[node]
             elif solving:  # the solver's rules: a proven child scores its proven value
                 i, child = solver_select(node)
+            elif gumbel_select is not None:
+                i, child = gumbel_select(node)
             elif puct:
                 # Q + c * P * sqrt(max(N, 1)) / (1 + N(a)) over the tried children, first
                 # of the highest; then, if any, the next untried action, whose score is the

@@ -27,6 +27,7 @@ from mcts_agent import (
     compiled_rave,
     export,
     general_loop,
+    gumbel,
     information_sets,
     leaf_batching,
     maxn,
@@ -77,7 +78,7 @@ costs O(k) to expand, not O(k^2))."""
 _MAX_ROLLOUT_LIMIT = 2**63 - 1
 """The largest ``rollout_limit`` (the compiled core counts a rollout's moves in 64 bits)."""
 
-SELECTIONS = ("uct", "puct", "rave")
+SELECTIONS = ("uct", "puct", "rave", "gumbel")
 """The selection rules: UCB1 (the default), PUCT (``docs/concepts/iteration.md``) and RAVE/GRAVE
 (:mod:`mcts_agent.rave`, ``docs/guides/rave.md``)."""
 
@@ -248,7 +249,22 @@ class MCTS(Generic[StateT]):
             (``Q(a) + c * P(a) * sqrt(max(N(s), 1)) / (1 + N(a))``, with
             ``c = exploration``) or ``"rave"`` (RAVE/GRAVE, :mod:`mcts_agent.rave`,
             ``docs/guides/rave.md``: ``(1 - beta) * Q + beta * Q~ + c * sqrt(ln N / n)``
-            with the AMAF value Q~ of a model declaring ``amaf_actions = True``).
+            with the AMAF value Q~ of a model declaring ``amaf_actions = True``) or
+            ``"gumbel"`` (Gumbel root search, :mod:`mcts_agent.gumbel`,
+            ``docs/guides/gumbel.md``: Gumbel-Top-k and sequential halving over the
+            ``iterations`` at the root, the deterministic rule ``argmax pi'(a) - N(a) /
+            (1 + sum N)`` below it; Danihelka et al., 2022).
+        considered_actions: int >= 1, or None: the root actions Gumbel-Top-k samples
+            (mctx's ``max_num_considered_actions``); None is 16. Only with
+            ``selection="gumbel"``, which needs ``iterations`` and refuses (ValueError)
+            ``root_noise``, ``solve``, ``value_normalization``, ``reuse_tree``,
+            ``leaf_batch > 1``, ``workers > 1``, widening, stochastic, hidden-information
+            and every-player's-reward models.
+        c_visit: float >= 0, or None: ``c_visit`` of ``sigma(q) = (c_visit + max_b N(b)) *
+            c_scale * q`` (the paper's; mctx's ``maxvisit_init``); None is 50. Only with
+            ``selection="gumbel"``.
+        c_scale: float > 0, or None: ``c_scale`` of sigma (mctx's ``value_scale``); None
+            is 0.1. Only with ``selection="gumbel"``.
         rave_bias: float b >= 0 (finite), or None: RAVE's bias in ``beta = N~ / (N~ + n +
             b * N~ * n)`` (Gelly & Silver, 2011); None is 1e-5 (Ludii's ``UCB1GRAVE``).
             Only with ``selection="rave"``.
@@ -432,6 +448,9 @@ class MCTS(Generic[StateT]):
         determinize: bool = False,
         rave_bias: float | None = None,
         grave_ref: int | None = None,
+        considered_actions: int | None = None,
+        c_visit: float | None = None,
+        c_scale: float | None = None,
     ) -> None:
         # The options a worker's planner gets (workers > 1; mcts_agent.parallel): these arguments.
         worker_options = dict(locals())
@@ -606,6 +625,8 @@ class MCTS(Generic[StateT]):
         # RAVE/GRAVE (mcts_agent.rave): (rave_bias, grave_ref), None with another selection.
         rave_options = rave.checked_options(self, rave_bias, grave_ref)
         self.rave_bias, self.grave_ref = (None, None) if rave_options is None else rave_options
+        # Gumbel root search (mcts_agent.gumbel): its settings, None with another selection.
+        self.gumbel = gumbel.checked_options(self, considered_actions, c_visit, c_scale)
         self._parallel: parallel.RootParallel | None = None
         if self.workers > 1:
             if on_iteration is not None:
@@ -725,6 +746,12 @@ class MCTS(Generic[StateT]):
             budget = budgets.Budget(self.iterations, self.time_limit, self.max_nodes)
         else:
             budget = budgets.Budget.checked(iterations, time_limit, self.max_nodes)
+        if self.gumbel is not None and budget.iterations is None:
+            raise ValueError(
+                "selection='gumbel' divides a search's iterations between the sampled root "
+                "actions (sequential halving): this call's budget needs iterations, got "
+                f"time_limit={time_limit!r} alone"
+            )
         model = self.model
         root_actions = None  # a model without actions: the model refuses finished states
         if self.listed:
@@ -785,7 +812,7 @@ class MCTS(Generic[StateT]):
                     return False
 
             else:
-                tree, loop, solved = self._growth(state, root_actions, tree)
+                tree, loop, solved = self._growth(state, root_actions, tree, budget.iterations)
                 grown = tree
                 if self.selection == "rave":  # Go in C (written into tree at the end), or None
                     fast = compiled_rave.search(self, tree)
@@ -843,12 +870,14 @@ class MCTS(Generic[StateT]):
     def best_action(self) -> Any:
         """Returns the move to play: the root's robust child (most visits, then value, then first).
 
-        Browne et al. (2012), §5.4 ("robust child"). With ``solve``, the
-        solver's rule (``docs/guides/anytime-and-solver.md``, "Solver"): if the root is proven,
-        the child of highest proven value (ties: most visits, then first);
-        otherwise the robust child among the children not proven worse than
-        another proven child and (with ``value_bounds``) not proven at ``lo``
-        unless all are.
+        Browne et al. (2012), §5.4 ("robust child"). With ``selection="gumbel"``,
+        the Gumbel search's move: among the most visited root actions, the one
+        of largest ``g + logits + sigma(q)`` (:func:`mcts_agent.gumbel.chosen_index`).
+        With ``solve``, the solver's rule (``docs/guides/anytime-and-solver.md``,
+        "Solver"): if the root is proven, the child of highest proven value
+        (ties: most visits, then first); otherwise the robust child among the
+        children not proven worse than another proven child and (with
+        ``value_bounds``) not proven at ``lo`` unless all are.
 
         Raises:
             RuntimeError: if no search has run yet.
@@ -856,9 +885,34 @@ class MCTS(Generic[StateT]):
         tree = self.tree
         if self.hidden:
             return tree.most_visited()
+        if self.gumbel is not None:  # sequential halving's survivor (mcts_agent.gumbel)
+            return tree.actions[ROOT][gumbel.chosen_index(tree, self.gumbel)]
         if self.solve:
             return tree.actions[ROOT][solver.best_child_index(tree, self.value_bounds)]
         return tree.actions[ROOT][tree.robust_child(ROOT)]
+
+    def improved_policy(self) -> tuple[float, ...]:
+        """Returns the Gumbel search's improved policy at the root, one float per root action.
+
+        ``pi' = softmax(logits + sigma(completed q))`` (Danihelka et al., 2022,
+        §4; :func:`mcts_agent.gumbel.improved_policy`), in the order of
+        ``summary().actions``; it sums to 1. The training target of a
+        Gumbel self-play (:mod:`mcts_agent.learning`); with PUCT the target is
+        ``summary().visit_distribution``.
+
+        Raises:
+            RuntimeError: if no search has run yet.
+            ValueError: if ``selection`` is not ``"gumbel"``.
+        """
+        if self.gumbel is None:
+            raise ValueError(
+                f"improved_policy is the Gumbel search's (selection='gumbel'); this planner "
+                f"has selection={self.selection!r}: read summary().visit_distribution instead"
+            )
+        gumbel_options = self.gumbel
+        return gumbel.improved_policy(
+            self.tree, ROOT, gumbel_options.c_visit, gumbel_options.c_scale
+        )
 
     def principal_variation(self, max_length: int | None = None) -> list:
         """Returns the line the search expects: the move played, then the robust child's, and so on.
@@ -1239,13 +1293,19 @@ class MCTS(Generic[StateT]):
             _link_children(children, growing)
 
     def _growth(
-        self, state: Any, root_actions: tuple | None = None, tree: Any = None
+        self,
+        state: Any,
+        root_actions: tuple | None = None,
+        tree: Any = None,
+        iterations: int | None = None,
     ) -> tuple[Any, Callable[[int], int], Callable[[], bool]]:
         """Returns ``(tree, loop, solved)`` for a perfect-information search from ``state``.
 
         ``tree``: the tree to continue (a reused subtree), or None for a new
-        one; ``loop(n) -> done`` runs ``n`` iterations of the general loop (or
-        leaf batching) or of the plain loop (compiled where it can be) on it;
+        one; ``iterations``: the search's iteration budget (the length of a
+        Gumbel search's schedule, :mod:`mcts_agent.gumbel`); ``loop(n) -> done``
+        runs ``n`` iterations of the general loop (or leaf batching) or of the
+        plain loop (compiled where it can be) on it;
         ``solved()`` is True once the solver proved its root.
         """
         if root_actions is None and self.listed:
@@ -1264,7 +1324,7 @@ class MCTS(Generic[StateT]):
             return tree, rave_loop, unsolved
         if self._general:
             if tree is None:
-                tree = general_loop.new_tree(self, state, root_actions)
+                tree = general_loop.new_tree(self, state, root_actions, iterations)
             guided = tree
             run = leaf_batching.run if self.leaf_batch > 1 else general_loop.run
 
