@@ -1,4 +1,6 @@
-"""The ``mcts-agent`` command line: evaluate, tournament, plan, search, multiplayer, play, gtp, uci.
+"""The ``mcts-agent`` command line: its nine commands, one module each.
+
+evaluate, tournament, plan, search, multiplayer, play, gtp, uci, train:
 
 ::
 
@@ -17,6 +19,8 @@
         mcts:iterations=30 random --games 6 --seed 0 [--json F]
     mcts-agent gtp --game go:9 [--komi 7.5] [--iterations N] [--time-limit S] [--option K=V]
     mcts-agent uci [--iterations N] [--time-limit S] [--seed N] [--options NAME=VALUE,...]
+    mcts-agent train --game connect_four --minutes 30 --out net.pt [--generations N]
+        [--seed N] [--iterations N] [--plot curve.png]
 
 ``evaluate`` runs :func:`mcts_agent.evaluation.sweep` and prints the agent's
 wins / draws / losses per opponent, setting and seat; ``tournament`` runs
@@ -42,7 +46,8 @@ Gymnasium env (:mod:`mcts_agent.evaluation.planning`). A user's own env or game 
 ``gtp`` speaks the Go Text Protocol on stdin/stdout (:mod:`mcts_agent.gtp`), so MCTS on
 our Go model plays in GoGui, Sabaki or any GTP controller; ``uci`` speaks the Universal
 Chess Interface (:mod:`mcts_agent.uci`), so MCTS on our chess model plays in cutechess, Arena
-or any UCI GUI.
+or any UCI GUI. ``train`` trains a policy-value network by self-play (:mod:`mcts_agent.learning`,
+PyTorch), whose checkpoint every command then takes as ``--option evaluator=net.pt``.
 
 Every command that plans takes ``--options NAME=VALUE,...`` (repeatable) for the MCTS
 options it has no flag for (in ``tournament`` and ``multiplayer``, added to every ``mcts``
@@ -51,8 +56,8 @@ agent's spec; in ``evaluate``, several values sweep an option), also spelled ``-
 too; times print with three significant digits.
 
 One module a command (``evaluate``, ``tournament``, ``plan``, ``search`` with what
-``play`` shares of it, ``play``, ``multiplayer``, ``gtp``, ``uci``: each its ``add_parser``
-and ``run``);
+``play`` shares of it, ``play``, ``multiplayer``, ``gtp``, ``uci``, ``train``: each its
+``add_parser`` and ``run``);
 :mod:`mcts_agent.cli.options` holds the argument types, the options several commands take
 and the checks made before any game (the output files among them), and
 :mod:`mcts_agent.cli.runs` the run of games logged as they finish and its exit statuses.
@@ -68,7 +73,17 @@ from collections.abc import Sequence
 from typing import TextIO
 
 from mcts_agent import __version__, core_backend
-from mcts_agent.cli import evaluate, gtp, multiplayer, plan, play, search, tournament, uci
+from mcts_agent.cli import (
+    evaluate,
+    gtp,
+    multiplayer,
+    plan,
+    play,
+    search,
+    tournament,
+    train,
+    uci,
+)
 from mcts_agent.cli.evaluate import default_opponents
 from mcts_agent.cli.options import (
     MAX_GAMES,
@@ -122,13 +137,13 @@ class _HelpFormatter(argparse.HelpFormatter):
 def build_parser() -> argparse.ArgumentParser:
     """Returns the ``mcts-agent`` argument parser, its help naming each command in a line.
 
-    Commands: evaluate, tournament, plan, search, multiplayer, play, gtp, uci.
+    Commands: evaluate, tournament, plan, search, multiplayer, play, gtp, uci, train.
     """
     parser = argparse.ArgumentParser(
         prog="mcts-agent",
         description="Monte Carlo Tree Search planning: evaluate, tournament, plan, search, "
-        "multiplayer, play, gtp, uci. 'mcts-agent COMMAND --help' describes a command's options; "
-        "MCTS options without a flag of their own go in --options NAME=VALUE,...",
+        "multiplayer, play, gtp, uci, train. 'mcts-agent COMMAND --help' describes a command's "
+        "options; MCTS options without a flag of their own go in --options NAME=VALUE,...",
         formatter_class=_HelpFormatter,
     )
     parser.add_argument(
@@ -140,7 +155,7 @@ def build_parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     # in this order in the help
-    for command in (evaluate, tournament, plan, search, multiplayer, play, gtp, uci):
+    for command in (evaluate, tournament, plan, search, multiplayer, play, gtp, uci, train):
         command.add_parser(commands)
     return parser
 
@@ -180,6 +195,8 @@ def main(argv: Sequence[str] | None = None, *, stdin: TextIO | None = None) -> i
             return multiplayer.run(args, args.subparser, out)
         if args.command == "gtp":
             return gtp.run(args, args.subparser, stdin if stdin is not None else sys.stdin, out)
+        if args.command == "train":
+            return train.run(args, args.subparser, out)
         if args.command == "uci":
             return uci.run(args, args.subparser, stdin if stdin is not None else sys.stdin, out)
         return play.run(args, args.subparser, stdin if stdin is not None else sys.stdin, out)

@@ -256,16 +256,22 @@ def _option_settings(
 
 
 def _named_evaluators(parser: argparse.ArgumentParser, game: Game, values: list[Any]) -> list[Any]:
-    """``--options evaluator=``'s values with the game's evaluators' names replaced by them."""
-    evaluators = dict(game.evaluators)
+    """``--options evaluator=``'s values with the evaluators they name.
+
+    A name of the game's own evaluators, or a checkpoint of ``mcts-agent train`` (a path
+    ending in ``.pt``: :func:`mcts_agent.evaluation.specs.game_evaluator`, which loads it).
+    """
+    from mcts_agent.evaluation.specs import game_evaluator
+
+    named = []
     for value in values:
-        if isinstance(value, str) and value not in evaluators:
-            names = ", ".join(map(repr, evaluators)) or "none"
-            parser.error(
-                f"argument --options: {game.name} has no evaluator {value!r} (it has: {names}; "
-                "evaluator=None for none)"
-            )
-    return [evaluators.get(v, v) if isinstance(v, str) else v for v in values]
+        if isinstance(value, str):
+            try:
+                value = game_evaluator(game, value)
+            except (ValueError, FileNotFoundError, ImportError) as error:
+                parser.error(f"argument --options: {error}")
+        named.append(value)
+    return named
 
 
 def _planner_options(
@@ -573,7 +579,8 @@ def _players(
     for spec in dict.fromkeys(specs):
         try:
             players[spec] = make_player(spec, game)
-        except (TypeError, ValueError, FileNotFoundError) as error:  # a GTP engine not found
+        # FileNotFoundError: a GTP engine, or a checkpoint (mcts:evaluator=net.pt), not found
+        except (TypeError, ValueError, FileNotFoundError) as error:
             parser.error(f"argument {option}: {error}")
     return players
 

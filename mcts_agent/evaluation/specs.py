@@ -36,7 +36,9 @@ path: ``mcts:iterations`` is a malformed option there.
 Values are Python literals (``ast.literal_eval``: ``400``, ``2.83``,
 ``(0.3, 0.25)``, ``None``, ``'text'``); ``true`` and ``false`` are the
 bools too (``value_normalization=true``); a bare word that is not one
-(``puct``) is the string itself. Commas inside brackets or quotes do not
+(``puct``) is the string itself, and so is a file path written bare
+(``evaluator=net.pt``, ``evaluator=runs/net-2.pt``: a checkpoint of
+``mcts-agent train``, :func:`game_evaluator`). Commas inside brackets or quotes do not
 split options. Every agent spec is checked against its game when it is read
 (:func:`make_player` makes the planner the games will make), so a bad spec
 fails before any game is played.
@@ -66,6 +68,7 @@ __all__ = [
     "EvaluatorValue",
     "display_value",
     "format_options",
+    "game_evaluator",
     "import_path",
     "make_player",
     "parse_spec",
@@ -77,6 +80,8 @@ AGENT_KINDS = ("random", "perfect", "minimax", "mcts", "rlcard", "gtp", "uci")
 """The kinds of agent :func:`make_player` reads."""
 
 _NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+# A file path written bare (evaluator=net.pt, evaluator=runs/net-2.pt): no quotes needed.
+_PATH = re.compile(r"^(?=[^/]*[./])[\w.~/-]*[\w~-][\w.~/-]*$")
 _MODULE_PATH = re.compile(r"^[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*$")
 _IMPORTING = ("game", "env")
 """The kinds of spec (``parse_spec``'s ``what``) that may start with ``module:attr``."""
@@ -113,7 +118,7 @@ def _value(text: str) -> Any:
     except (ValueError, SyntaxError):
         if text in _BOOLS:
             return _BOOLS[text]
-        if _NAME.match(text):
+        if _NAME.match(text) or _PATH.match(text):
             return text
         raise ValueError(f"expected a Python literal or a word, got {text!r}") from None
 
@@ -326,13 +331,52 @@ class EvaluatorValue:
         return hash((self.evaluator, self.label))
 
 
+def game_evaluator(game: Game, name: Any) -> Any:
+    """Returns the evaluator ``name`` names for ``game``: one of its own, or a checkpoint's.
+
+    Args:
+        game: the game the evaluator will evaluate.
+        name: the name of one of ``game.evaluators`` (``"heuristic"``), or
+            the path of a checkpoint of ``mcts-agent train`` (ending in
+            ``.pt`` or ``.pth``: :func:`mcts_agent.learning.load_evaluator`).
+
+    Raises:
+        ValueError: if the game has no evaluator ``name`` and it is no
+            checkpoint's path, or the checkpoint is not one, or was trained
+            for another game.
+        FileNotFoundError: if the checkpoint's file does not exist.
+        ImportError: if a checkpoint is named and PyTorch is not installed.
+    """
+    evaluators = dict(game.evaluators)
+    if name in evaluators:
+        return evaluators[name]
+    from mcts_agent.learning.checkpoints import is_checkpoint_path
+
+    if is_checkpoint_path(name):
+        from mcts_agent.learning.checkpoints import load_evaluator
+
+        return load_evaluator(name, game)
+    names = ", ".join(map(repr, evaluators)) or "none"
+    raise ValueError(
+        f"{game.name} has no evaluator {name!r} (it has: {names}; evaluator=None for none; "
+        "or a checkpoint of mcts-agent train, a file ending in .pt)"
+    )
+
+
 def _game_evaluator(game: Game, name: Any, spec: str) -> Any:
     evaluators = dict(game.evaluators)
     if name not in evaluators:
+        from mcts_agent.learning.checkpoints import is_checkpoint_path
+
+        if is_checkpoint_path(name):
+            try:
+                return game_evaluator(game, name)
+            except (ValueError, FileNotFoundError) as error:
+                raise type(error)(f"agent spec {spec!r}: {error}") from None
         names = ", ".join(map(repr, evaluators)) or "none"
         raise ValueError(
             f"agent spec {spec!r}: {game.name} has no evaluator {name!r} (it has: {names}; "
-            "evaluator=None for none)"
+            "evaluator=None for none; or a checkpoint of mcts-agent train, a file ending in .pt)"
         )
     return evaluators[name]
 
