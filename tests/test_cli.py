@@ -228,6 +228,7 @@ def test_every_command_has_a_description_and_every_option_its_default(monkeypatc
         "play",
         "search",
         "tournament",
+        "train",
         "uci",
     ]
     for name, command in commands.choices.items():
