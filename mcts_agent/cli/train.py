@@ -16,7 +16,6 @@ Needs PyTorch (``pip install 'mcts_agent[learn]'``).
 from __future__ import annotations
 
 import argparse
-import math
 from dataclasses import replace
 from typing import Any, TextIO
 
@@ -242,12 +241,11 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser, out: TextIO) 
         file=out,
     )
     _write_plot(args, result.history, game.name)
-    if last.score_vs_uct is not None and not math.isnan(last.score_vs_uct):
-        print(
-            f"use it: mcts-agent evaluate --game {game.name} --option "
-            f"evaluator={args.out},selection=puct",
-            file=out,
-        )
+    print(
+        f"use it: mcts-agent evaluate --game {game.name} --option "
+        f"evaluator={args.out},selection={args.selection}",
+        file=out,
+    )
     return 0
 
 

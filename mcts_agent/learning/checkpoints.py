@@ -25,9 +25,7 @@ do (:func:`is_checkpoint_path` tells a path from an evaluator's name).
 
 from __future__ import annotations
 
-import contextlib
 import os
-import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -116,8 +114,9 @@ def save_checkpoint(
 ) -> None:
     """Writes ``network`` and what it plays to ``path``, atomically.
 
-    The file is written next to ``path`` and renamed into place, so an
-    existing checkpoint is replaced whole or left as it was.
+    The file is written next to ``path`` and renamed into place
+    (:func:`~mcts_agent.evaluation.write_atomically`), so an existing
+    checkpoint is replaced whole or left as it was.
 
     Args:
         path: the file (``net.pt``).
@@ -145,17 +144,10 @@ def save_checkpoint(
         "history": [dict(record) for record in history],
         "training": dict(training or {}),
     }
-    path = os.fspath(path)
-    directory = os.path.dirname(os.path.abspath(path))
-    descriptor, temporary = tempfile.mkstemp(dir=directory, prefix=".mcts-agent-", suffix=".pt")
-    try:
-        with os.fdopen(descriptor, "wb") as file, torch_threads(1):
-            torch.save(payload, file)
-        os.replace(temporary, path)
-    except BaseException:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(temporary)
-        raise
+    from mcts_agent.evaluation.results import write_atomically
+
+    with write_atomically(path, binary=True) as file, torch_threads(1):
+        torch.save(payload, file)
 
 
 def load_checkpoint(path: str | os.PathLike) -> Checkpoint:
