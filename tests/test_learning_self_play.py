@@ -107,9 +107,6 @@ def test_self_play_config_refuses_bad_settings():
     assert "root_noise" not in SelfPlayConfig(selection="gumbel").planner_options()
 
 
-@pytest.mark.skipif(
-    not hasattr(MCTS, "improved_policy"), reason="the Gumbel search (improved_policy) is not in"
-)
 def test_under_gumbel_search_the_target_is_the_improved_policy():
     encoding = TicTacToeEncoding()
     planner = MCTS(MODEL, iterations=32, selection="gumbel", evaluator=uniform, seed=0)
