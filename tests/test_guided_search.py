@@ -511,7 +511,11 @@ def test_a_non_finite_reward_is_a_value_error_naming_state_action_and_value():
 @pytest.mark.parametrize(
     "kwargs, error, message",
     [
-        ({"selection": "ucb"}, ValueError, r"selection must be one of \('uct', 'puct', 'rave', 'gumbel'\)"),
+        (
+            {"selection": "ucb"},
+            ValueError,
+            r"selection must be one of \('uct', 'puct', 'rave', 'gumbel'\)",
+        ),
         ({"root_noise": (0.3, 0.25)}, ValueError, "root_noise perturbs the priors"),
         ({"selection": "puct", "root_noise": 0.3}, TypeError, "root_noise must be a pair"),
         ({"selection": "puct", "root_noise": (0.0, 0.25)}, ValueError, "alpha must be > 0"),
