@@ -299,11 +299,27 @@ def completed_q(tree: GuidedTree, node: int, c_visit: float, c_scale: float) -> 
         c_visit: σ's visit offset.
         c_scale: σ's scale.
     """
+    by_action = tree.children_by_action(node)
+    return _sigma(tree, node, by_action, _counts(tree, by_action), c_visit, c_scale)
+
+
+def _counts(tree: GuidedTree, by_action: Sequence[int]) -> list[int]:
+    """``N(a)`` per action, of the node whose children by action are ``by_action``."""
     visits = tree.visits
+    return [visits[c] if c != UNVISITED else 0 for c in by_action]
+
+
+def _sigma(
+    tree: GuidedTree,
+    node: int,
+    by_action: Sequence[int],
+    counts: Sequence[int],
+    c_visit: float,
+    c_scale: float,
+) -> list[float]:
+    """:func:`completed_q` of ``node`` whose children by action and visits are already read."""
     values = tree.values
     priors = tree.priors[node]
-    by_action = tree.children_by_action(node)
-    counts = [visits[c] if c != UNVISITED else 0 for c in by_action]
     total = sum(counts)
     mass = 0.0
     weighted = 0.0
@@ -339,24 +355,26 @@ def improved_policy(tree: GuidedTree, node: int, c_visit: float, c_scale: float)
     The Gumbel search's policy improvement (Danihelka et al. 2022, §4): the
     training target at the root. Zero-prior actions get 0.0.
     """
-    sigma = completed_q(tree, node, c_visit, c_scale)
+    return tuple(_policy(tree, node, completed_q(tree, node, c_visit, c_scale)))
+
+
+def _policy(tree: GuidedTree, node: int, sigma: Sequence[float]) -> list[float]:
+    """``softmax(logits + σ)`` at ``node``."""
     logits = _logits(tree.priors[node])
-    return tuple(_softmax([x + s for x, s in zip(logits, sigma, strict=True)]))
+    return _softmax([x + s for x, s in zip(logits, sigma, strict=True)])
 
 
 def _root_scores(tree: GumbelTree, considered_visit: int, options: GumbelOptions) -> list[float]:
     """The root's scores (mctx's ``score_considered``): ``-inf`` off the visit count given."""
-    sigma = completed_q(tree, ROOT, options.c_visit, options.c_scale)
+    by_action = tree.children_by_action(ROOT)
+    counts = _counts(tree, by_action)
+    sigma = _sigma(tree, ROOT, by_action, counts, options.c_visit, options.c_scale)
     logits = _logits(tree.priors[ROOT])
     top = max(logits)
-    visits = tree.visits
-    scores = []
-    for child, g, x, s in zip(
-        tree.children_by_action(ROOT), tree.root_gumbel, logits, sigma, strict=True
-    ):
-        n = visits[child] if child != UNVISITED else 0
-        scores.append(max(_LOW_LOGIT, g + (x - top) + s) if n == considered_visit else -math.inf)
-    return scores
+    return [
+        max(_LOW_LOGIT, g + (x - top) + s) if n == considered_visit else -math.inf
+        for n, g, x, s in zip(counts, tree.root_gumbel, logits, sigma, strict=True)
+    ]
 
 
 def _first_best(scores: Sequence[float]) -> int:
@@ -389,13 +407,13 @@ def selection(planner: MCTS, tree: GumbelTree) -> Callable[[int], tuple[int, int
     last = len(schedule) - 1
 
     def select(node: int) -> tuple[int, int]:
-        by_action = tree.children_by_action(node)
         if node == ROOT:
             k = sum(visits[c] for c in tree.children[ROOT])
             i = _first_best(_root_scores(tree, schedule[min(k, last)], options))
-            return i, by_action[i]
-        policy = improved_policy(tree, node, c_visit, c_scale)
-        counts = [visits[c] if c != UNVISITED else 0 for c in by_action]
+            return i, tree.children_by_action(ROOT)[i]
+        by_action = tree.children_by_action(node)
+        counts = _counts(tree, by_action)
+        policy = _policy(tree, node, _sigma(tree, node, by_action, counts, c_visit, c_scale))
         denominator = 1 + sum(counts)
         i = _first_best([p - n / denominator for p, n in zip(policy, counts, strict=True)])
         return i, by_action[i]
