@@ -328,7 +328,10 @@ def _hashable(state: Any) -> bool:
 
 
 def _score(tally: Any) -> float:
-    return (tally.wins + 0.5 * tally.draws) / tally.games
+    """The match's score, draws counted half (ratings.score_interval's)."""
+    from mcts_agent.evaluation.ratings import score_interval
+
+    return score_interval(tally.wins, tally.draws, tally.losses)[0]
 
 
 def _evaluate(
