@@ -30,8 +30,10 @@ One iteration, readable form (the code does exactly this)::
 
 With ``value_normalization`` (while hi > lo) selection reads ``Qn = (Q - lo) / (hi - lo)``
 in place of each tried child's Q (UCT, PUCT, the solver's proven values; PUCT's
-``unvisited_value`` is taken as already normalised), with lo and hi as the previous
-iterations' backups left them (kept on the planner between chunks).
+``unvisited_value`` is taken as already normalised, ``"parent"``'s value normalised as a
+Q), with lo and hi as the previous iterations' backups left them (kept on the planner
+between chunks). ``unvisited_value="parent"``: PUCT scores an untried action with
+:func:`~mcts_agent.selection.parent_value` of its node, worked out at each selection.
 
 Sources: Silver et al. (2017, 2018) for PUCT, root noise and the evaluator's
 (value, priors); OpenSpiel's ``mcts.py`` for the evaluator interface.
@@ -60,7 +62,13 @@ from mcts_agent._validation import (
 )
 from mcts_agent.evaluator import checked_evaluation, uniform_priors
 from mcts_agent.normalization import normalizer, widen
-from mcts_agent.selection import SCORE_ALL, expansion_order, puct_score_all
+from mcts_agent.selection import (
+    PARENT_VALUE,
+    SCORE_ALL,
+    expansion_order,
+    parent_value,
+    puct_score_all,
+)
 from mcts_agent.tree import ROOT, TERMINAL, UNVISITED, GuidedTree
 
 if TYPE_CHECKING:
@@ -208,7 +216,9 @@ def run(planner: MCTS, tree: GuidedTree, iterations: int) -> int:
             tree, planner.selection, planner.exploration, planner.unvisited_value, value_range
         )
     c = planner.exploration
-    q_untried = planner.unvisited_value
+    # unvisited_value="parent": an untried action's Q is its node's value (parent_value).
+    q_parent = planner.unvisited_value == PARENT_VALUE
+    q_untried = 0.0 if q_parent else planner.unvisited_value
     log = math.log
     sqrt = math.sqrt
     isfinite = math.isfinite
@@ -283,6 +293,10 @@ def run(planner: MCTS, tree: GuidedTree, iterations: int) -> int:
                             best_score = score
                             child = kid
                 if left:
+                    if q_parent:
+                        q_untried = parent_value(tree, node)
+                        if scaled:
+                            q_untried = (q_untried - lo) / span
                     order = expansion_orders[node]
                     if order is None:
                         order = expansion_orders[node] = expansion_order(priors[node], c)

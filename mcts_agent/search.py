@@ -36,6 +36,7 @@ from mcts_agent import (
     reuse,
     solver,
 )
+from mcts_agent import selection as selection_
 from mcts_agent import widening as widening_
 from mcts_agent._validation import (
     checked_actions,
@@ -278,7 +279,13 @@ class MCTS(Generic[StateT]):
             ``leaf_batch > 1``, ``workers > 1``, widening, stochastic, hidden-information
             and every-player's-reward models.
         unvisited_value: float, PUCT's Q of an untried action (AlphaZero: 0;
-            some use -1, "first play urgency"); only with ``"puct"``.
+            some use -1, "first play urgency"), or ``"parent"``: the value of
+            the node it leaves for its player to move, the mean of the node's
+            evaluation and of every return backed up through its tried
+            children (:func:`mcts_agent.selection.parent_value`; Leela Chess
+            Zero's first-play urgency with no reduction). Only with
+            ``"puct"``; ``"parent"`` not with ``solve``, ``leaf_batch > 1``,
+            widening or a hidden-information model.
         max_depth: int >= 1 or None: the horizon. A node at that depth (the
             root is at 0) is never expanded; every iteration that reaches it
             takes G from its evaluator value, else from a new rollout.
@@ -402,6 +409,7 @@ class MCTS(Generic[StateT]):
             type, or neither ``iterations`` nor ``time_limit`` is given.
         ValueError: if an argument is out of range, ``selection`` is unknown,
             ``root_noise`` or ``unvisited_value`` is given with UCT,
+            ``unvisited_value="parent"`` with an option it does not compose with,
             ``state_widening`` for a deterministic model, ``action_sampler``
             without widening, widening with an option it does not compose
             with (above), ``value_bounds`` without ``solve``, ``leaf_batch > 1`` with
@@ -433,7 +441,7 @@ class MCTS(Generic[StateT]):
         seed: int | None = None,
         evaluator: Evaluator | None = None,
         selection: str = "uct",
-        unvisited_value: float = 0.0,
+        unvisited_value: float | str = 0.0,
         max_depth: int | None = None,
         root_noise: tuple[float, float] | None = None,
         value_normalization: bool = False,
@@ -524,15 +532,7 @@ class MCTS(Generic[StateT]):
         if selection not in SELECTIONS:
             raise ValueError(f"selection must be one of {SELECTIONS}, got {selection!r}")
         self.selection = selection
-        self.unvisited_value = require_float(
-            "unvisited_value", unvisited_value, -math.inf, math.inf, rule="(any real)"
-        )
-        if selection != "puct" and self.unvisited_value != 0.0:
-            raise ValueError(
-                f"unvisited_value is PUCT's value of an untried action; with selection="
-                f"{selection!r} every action is tried first, so it must stay 0.0, got "
-                f"{unvisited_value!r}"
-            )
+        self.unvisited_value = selection_.checked_unvisited_value(unvisited_value, selection)
         self.max_depth = None if max_depth is None else require_int("max_depth", max_depth, 1)
         self.root_noise = _checked_root_noise(root_noise, selection)
         if not isinstance(value_normalization, bool):
@@ -622,6 +622,8 @@ class MCTS(Generic[StateT]):
             )
         if self.hidden:
             information_sets.check_composition(self)
+        if self.unvisited_value == selection_.PARENT_VALUE:
+            selection_.check_parent_value_composition(self)
         # RAVE/GRAVE (mcts_agent.rave): (rave_bias, grave_ref), None with another selection.
         rave_options = rave.checked_options(self, rave_bias, grave_ref)
         self.rave_bias, self.grave_ref = (None, None) if rave_options is None else rave_options

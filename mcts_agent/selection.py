@@ -25,6 +25,19 @@ al., 2020, Appendix B) a tried child's Q is read as ``(Q - lo) / (hi - lo)``
 while ``hi > lo``, ``[lo, hi]`` the planner's range of the values met in the
 search's backups; ``unvisited_value`` is taken as already normalised.
 
+``unvisited_value="parent"`` (:data:`PARENT_VALUE`) gives an untried action the
+value of the node it leaves instead of a constant: :func:`parent_value`, the
+mean of the node's own evaluation and every return backed up through its
+tried children, from the point of view of its player to move (first-play
+urgency from the parent, as Leela Chess Zero's "FPU reduction" with a
+reduction of 0; KataGo, Wu 2019, section 5.4; mctx's
+``qtransform_by_parent_and_siblings`` completes unvisited Q from the parent and
+siblings too). A constant 0 is optimistic for the side that stands worse
+(every untried move looks better than the tried ones, so the search tries
+them all before it looks deeper) and pessimistic for the side that stands
+better; the parent's value is neither. With ``value_normalization`` it is
+normalised as a child's Q is.
+
 Scores are computed with exactly the operations written above (``c * P(a)``
 first, kept per node as ``GuidedTree.scaled_priors``), so a reference written
 from ``docs/concepts/iteration.md`` rounds the same way and picks the same children.
@@ -34,14 +47,117 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from typing import Any
 
+from mcts_agent._validation import require_float
 from mcts_agent.normalization import normalizer
 from mcts_agent.tree import TERMINAL, UNVISITED, GuidedTree
 
-__all__ = ["SCORE_ALL", "expansion_order", "puct_score_all", "puct_select"]
+__all__ = [
+    "PARENT_VALUE",
+    "SCORE_ALL",
+    "check_parent_value_composition",
+    "checked_unvisited_value",
+    "expansion_order",
+    "parent_value",
+    "puct_score_all",
+    "puct_select",
+]
 
 SCORE_ALL = ()
 """``expansion_order`` of a node whose actions are all scored (no fast path)."""
+
+PARENT_VALUE = "parent"
+"""``MCTS(unvisited_value="parent")``: an untried action's Q is :func:`parent_value` of its node."""
+
+
+def checked_unvisited_value(value: object, selection: str) -> float | str:
+    """Returns ``MCTS``'s ``unvisited_value`` checked: a finite float, or :data:`PARENT_VALUE`.
+
+    Args:
+        value: the argument: a real number, or the string ``"parent"``.
+        selection: the planner's selection rule; only ``"puct"`` has untried
+            actions to score, so any other needs the default 0.0.
+
+    Raises:
+        TypeError: if ``value`` is neither a real number nor a string.
+        ValueError: if it is another string, NaN or infinite, or not 0.0 with a
+            selection other than ``"puct"``.
+    """
+    if isinstance(value, str):
+        if value != PARENT_VALUE:
+            raise ValueError(
+                f"unvisited_value must be a real number or {PARENT_VALUE!r} (the value of the "
+                f"node the action leaves), got {value!r}"
+            )
+        checked: float | str = value
+    else:
+        checked = require_float("unvisited_value", value, -math.inf, math.inf, rule="(any real)")
+    if selection != "puct" and checked != 0.0:
+        raise ValueError(
+            f"unvisited_value is PUCT's value of an untried action; with selection="
+            f"{selection!r} every action is tried first, so it must stay 0.0, got {value!r}"
+        )
+    return checked
+
+
+def check_parent_value_composition(planner: Any) -> None:
+    """Refuses the options ``unvisited_value="parent"`` does not compose with, each with its reason.
+
+    The general loop's PUCT (one process, or root-parallel workers, each
+    running it) reads :func:`parent_value`; the solver's rule, leaf
+    batching's selection (in C too), progressive widening's and the
+    information-set search's rules score untried actions by a constant.
+
+    Args:
+        planner: an ``MCTS`` with ``unvisited_value="parent"``, its other options set.
+
+    Raises:
+        ValueError: with ``solve=True``, ``leaf_batch > 1``, progressive widening
+            or a hidden-information model.
+    """
+    refused = [
+        (planner.solve, "solve=True (the solver's rule)"),
+        (planner.leaf_batch > 1, f"leaf_batch={planner.leaf_batch} (leaf batching's rule)"),
+        (planner.widening is not None, "progressive widening (its own rule)"),
+        (planner.hidden, "a hidden-information model (the information-set rule)"),
+    ]
+    at_fault = [text for refuse, text in refused if refuse]
+    if at_fault:
+        raise ValueError(
+            f"unvisited_value={PARENT_VALUE!r} is read by the general loop's PUCT, and "
+            f"{' and '.join(at_fault)} scores untried actions by a constant: pass a number "
+            "as unvisited_value, or leave that option out"
+        )
+
+
+def parent_value(tree: GuidedTree, node: int) -> float:
+    """The value of ``node`` for its player to move: ``unvisited_value="parent"``'s Q.
+
+    ``(v + sum W(child)) / (1 + sum N(child))`` over the node's tried
+    children, with ``v`` the evaluator's value of the node (its
+    ``leaf_values`` entry); without one, ``sum W / sum N``. Each child's W is
+    from the point of view of the player who moved into it, the node's player
+    to move, so the result is the mean of every return that the search has
+    backed up from the node, its first evaluation included. 0.0 for a node
+    with neither (every action untried: they then share this Q, and their
+    priors alone order them).
+
+    Args:
+        tree: the tree searched.
+        node: a non-terminal node of ``tree``.
+
+    Returns:
+        float, in the units of the returns.
+    """
+    value_sums = tree.value_sums
+    visits = tree.visits
+    leaf_value = tree.leaf_values[node]
+    total, count = (0.0, 0) if leaf_value is None else (leaf_value, 1)
+    for kid in tree.children[node]:
+        total += value_sums[kid]
+        count += visits[kid]
+    return total / count if count else 0.0
 
 
 def expansion_order(node_priors: Sequence[float], c: float) -> Sequence[int]:

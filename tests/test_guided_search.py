@@ -33,6 +33,7 @@ from mcts_agent.adapters import EnvViewEvaluator, PettingZooModel
 from mcts_agent.agent import MCTSAgent
 from mcts_agent.envs.connect_four import EMPTY_BOARD as C4_START
 from mcts_agent.envs.connect_four import ConnectFourModel, heuristic_evaluator, parse_board
+from mcts_agent.envs.kuhn import KuhnModel
 from mcts_agent.envs.tic_tac_toe import EMPTY_BOARD, TicTacToeModel
 from mcts_agent.envs.tic_tac_toe import parse_board as ttt_board
 from mcts_agent.selection import SCORE_ALL
@@ -175,6 +176,15 @@ class ReferencePUCT:
         priors = None
         leaf_value = None
 
+        def parent_value(self):
+            """``unvisited_value="parent"``: (v + sum W) / (1 + sum N), in the model's order."""
+            total, count = (0.0, 0) if self.leaf_value is None else (self.leaf_value, 1)
+            for child in self.children:
+                if child is not None:
+                    total += child.value_sum
+                    count += child.visits
+            return total / count if count else 0.0
+
     def __init__(
         self,
         model,
@@ -223,9 +233,12 @@ class ReferencePUCT:
             scores = [ch.value + self.c * math.sqrt(log_n / ch.visits) for ch in node.children]
         else:
             root_n = math.sqrt(max(node.visits, 1))
+            q_untried = self.unvisited_value
+            if q_untried == "parent":
+                q_untried = node.parent_value()
             scores = []
             for ch, p in zip(node.children, node.priors, strict=True):
-                q, n = (self.unvisited_value, 0) if ch is None else (ch.value, ch.visits)
+                q, n = (q_untried, 0) if ch is None else (ch.value, ch.visits)
                 scores.append(q + self.c * p * root_n / (1 + n))
         return scores.index(max(scores))
 
@@ -295,7 +308,7 @@ guided_settings = st.fixed_dictionaries(
         "seed": st.integers(0, 2**32),
         "evaluator": st.sampled_from([None, "a", "b"]),
         "selection": st.sampled_from(["uct", "puct"]),
-        "unvisited_value": st.sampled_from([0.0, -1.0, 0.5]),
+        "unvisited_value": st.sampled_from([0.0, -1.0, 0.5, "parent"]),
         "max_depth": st.sampled_from([None, 1, 2, 3]),
         "root_noise": st.sampled_from([None, (0.3, 0.25), (1.0, 1.0)]),
     }
@@ -354,6 +367,75 @@ def test_puct_trees_match_the_reference_on_tic_tac_toe():
         assert all(order == sorted(set(order)) for order in orders)
         out_of_order = [kids for kids in tree.children if kids and min(kids) != kids[0]]
         assert bool(out_of_order) == (evaluator is not None)
+
+
+@pytest.mark.parametrize("valued", [False, True])
+def test_parent_unvisited_value_matches_the_reference_on_tic_tac_toe(valued):
+    # unvisited_value="parent": an untried action scores the mean of its node's evaluation
+    # and of every return backed up through the node's tried children.
+    model = TicTacToeModel()
+    plain = SimpleNamespace(actions=model.actions, step=model.step, player=model.player)
+
+    def evaluator(state, actions):
+        value = round(random.Random(repr(state)).uniform(-0.5, 0.5), 3) if valued else None
+        return Evaluation(value, [3.0 if a == 4 else 2.0 if a % 2 == 0 else 1.0 for a in actions])
+
+    config = {
+        "iterations": 1500,
+        "exploration": 1.0,
+        "gamma": 1.0,
+        "seed": 3,
+        "rollout_limit": 9,
+        "evaluator": evaluator,
+        "selection": "puct",
+    }
+    planner = MCTS(plain, unvisited_value="parent", **config)
+    planner.search(EMPTY_BOARD)
+    reference = ReferencePUCT(plain, unvisited_value="parent", **config).search(EMPTY_BOARD)
+    assert_same_tree(nested(planner.tree), nested_reference(reference))
+    # The option changes the tree: with a constant 0 the same search grows another one.
+    constant = MCTS(plain, **config)
+    constant.search(EMPTY_BOARD)
+    assert nested(constant.tree) != nested(planner.tree)
+
+
+def test_parent_unvisited_value_by_hand():
+    # Priors (0.7, 0.2, 0.1), c = 1, every move ends the game with reward -0.2, -0.6 or 0.1
+    # for the mover, and the root's evaluation is -0.2: the mover stands worse.
+    class Losing:
+        REWARDS = (-0.2, -0.6, 0.1)
+
+        def actions(self, state):
+            return (0, 1, 2) if state == "root" else ()
+
+        def player(self, state):
+            return 0
+
+        def step(self, state, action):
+            return f"end{action}", self.REWARDS[action], True
+
+    def evaluator(state, actions):
+        return Evaluation(-0.2, [0.7, 0.2, 0.1])
+
+    def visits(unvisited_value, iterations):
+        planner = MCTS(
+            Losing(),
+            iterations,
+            selection="puct",
+            exploration=1.0,
+            evaluator=evaluator,
+            unvisited_value=unvisited_value,
+        )
+        planner.search("root")
+        return planner.summary().visit_counts
+
+    # Iteration 1 tries action 0 (highest prior). Iteration 2, N = 1: action 0 scores
+    # -0.2 + 0.7 * 1 / 2 = 0.15; action 1, untried, 0 + 0.2 = 0.2 with a constant 0 (tried
+    # at once), but with the parent's value (-0.2 + -0.2) / 2 = -0.2 it scores 0.0, so 0 is
+    # followed again. Iteration 3, N = 2: 0 scores -0.2 + 0.7 * 1.414 / 3 = 0.130; 1 scores
+    # -0.2 + 0.2 * 1.414 = 0.083: still 0.
+    assert visits(0.0, 2) == (1, 1, 0)
+    assert visits("parent", 3) == (3, 0, 0)
 
 
 @pytest.mark.parametrize("exploration", [0.0, 2.0])
@@ -735,3 +817,23 @@ def test_protocol_violations_below_the_root_are_type_errors_in_the_general_loop(
 
     with pytest.raises(TypeError, match=r"actions\(2\) returned .*expected a sequence"):
         MCTS(IteratorBelowTheRoot(), 5, selection="puct").search(3)
+
+
+def test_parent_unvisited_value_is_checked_and_refused_where_it_is_not_read():
+    model = TicTacToeModel()
+    with pytest.raises(ValueError, match="real number or 'parent'"):
+        MCTS(model, 10, selection="puct", unvisited_value="parents")
+    with pytest.raises(TypeError, match="unvisited_value must be a real number"):
+        MCTS(model, 10, selection="puct", unvisited_value=None)
+    with pytest.raises(ValueError, match="with selection='uct' every action is tried first"):
+        MCTS(model, 10, unvisited_value="parent")
+    for options, named in [
+        ({"solve": True}, "solve=True"),
+        ({"leaf_batch": 4}, "leaf_batch=4"),
+    ]:
+        with pytest.raises(ValueError, match=re.escape(named)):
+            MCTS(model, 10, selection="puct", unvisited_value="parent", **options)
+    with pytest.raises(ValueError, match="a hidden-information model"):
+        MCTS(KuhnModel(), 10, selection="puct", unvisited_value="parent")
+    with pytest.raises(ValueError, match="progressive widening"):
+        MCTS(model, 10, selection="puct", unvisited_value="parent", widening=(1.0, 0.5))
