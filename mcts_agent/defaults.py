@@ -24,8 +24,9 @@ reasons and the measurements behind them.
   :data:`GO_EXPLORATION`.
 * :func:`chess_defaults`: for PettingZoo chess planned on
   :class:`~mcts_agent.envs.chess.ChessModel`, PUCT guided by
-  :class:`~mcts_agent.envs.chess_evaluator.ChessEvaluator` (quiescence values,
-  MVV-LVA priors) with the exploration constant :data:`CHESS_EXPLORATION`, and
+  :class:`~mcts_agent.envs.chess_evaluator.ChessEvaluator` (a one-ply search and a
+  capture search at each leaf, MVV-LVA priors), untried moves valued as their node
+  (``unvisited_value="parent"``), the exploration constant :data:`CHESS_EXPLORATION`, and
   a move's budget of :data:`CHESS_TIME_LIMIT` seconds; :func:`warn_random_rollouts`
   warns, once, when chess is searched with random rollouts instead.
 """
@@ -242,9 +243,9 @@ def _turned_on(name: str, value: Any) -> bool:
 
 CHESS_TIME_LIMIT = 1.0
 """Seconds per move on chess when ``MCTSAgent`` is given neither ``iterations`` nor
-``time_limit``: about 1,000 iterations of PUCT with
-:class:`~mcts_agent.envs.chess_evaluator.ChessEvaluator` on one core (each iteration
-evaluates one leaf with a capture search)."""
+``time_limit``: about 300 to 600 iterations of the chess defaults on one core (each
+iteration evaluates one leaf with a one-ply search and a capture search below it,
+:func:`~mcts_agent.envs.chess_evaluator.search_value`)."""
 
 CHESS_EXPLORATION = 1.2
 """PUCT's c on chess (:func:`chess_defaults`), for values in [-1, 1] and the evaluator's priors."""
@@ -261,10 +262,16 @@ def chess_defaults(options: dict[str, Any]) -> dict[str, Any]:
     Random rollouts cannot judge a chess position (a random game is decided by
     blunders, hundreds of moves later), so chess is searched with PUCT (Silver
     et al. 2017, AlphaZero's rule, :mod:`mcts_agent.selection`) guided by
-    :class:`~mcts_agent.envs.chess_evaluator.ChessEvaluator`: a leaf's value is
-    a capture-only search over material and piece-square tables, and the
-    priors favour captures of valuable pieces by cheap ones, checks and
-    promotions. ``exploration=CHESS_EXPLORATION``. None of these when the
+    :class:`~mcts_agent.envs.chess_evaluator.ChessEvaluator` with
+    ``search_depth=SEARCH_DEPTH`` (1): a leaf's value is a one-ply full-width
+    alpha-beta search with a capture-only search below it, over material and
+    piece-square tables (an MCTS-minimax hybrid, Baier & Winands 2015: a leaf
+    sees every reply, quiet mates and forks included), and the priors favour
+    captures of valuable pieces by cheap ones, checks and promotions. An
+    untried move scores the value of its node (``unvisited_value="parent"``,
+    :func:`mcts_agent.selection.parent_value`), so the side that stands worse
+    does not try every move before looking deeper at any.
+    ``exploration=CHESS_EXPLORATION``. None of these when the
     user gives an option of :data:`CHESS_STEP_ASIDE` (any value); the user's
     options win anyway. The budget, ``time_limit=CHESS_TIME_LIMIT``, is set by
     the agent when it is given neither ``iterations`` nor ``time_limit``.
@@ -278,12 +285,13 @@ def chess_defaults(options: dict[str, Any]) -> dict[str, Any]:
     if any(name in options for name in CHESS_STEP_ASIDE):
         return {}
     from mcts_agent.envs.chess import board_of, move_of
-    from mcts_agent.envs.chess_evaluator import ChessEvaluator
+    from mcts_agent.envs.chess_evaluator import SEARCH_DEPTH, ChessEvaluator
 
     return {
         "selection": "puct",
-        "evaluator": ChessEvaluator(board_of, move_of),
+        "evaluator": ChessEvaluator(board_of, move_of, search_depth=SEARCH_DEPTH),
         "exploration": CHESS_EXPLORATION,
+        "unvisited_value": "parent",
     }
 
 

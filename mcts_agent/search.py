@@ -284,8 +284,8 @@ class MCTS(Generic[StateT]):
             evaluation and of every return backed up through its tried
             children (:func:`mcts_agent.selection.parent_value`; Leela Chess
             Zero's first-play urgency with no reduction). Only with
-            ``"puct"``; ``"parent"`` not with ``solve``, ``leaf_batch > 1``,
-            widening or a hidden-information model.
+            ``"puct"``; ``"parent"`` not with ``leaf_batch > 1``, widening or
+            a hidden-information model.
         max_depth: int >= 1 or None: the horizon. A node at that depth (the
             root is at 0) is never expanded; every iteration that reaches it
             takes G from its evaluator value, else from a new rollout.

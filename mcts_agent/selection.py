@@ -104,20 +104,19 @@ def checked_unvisited_value(value: object, selection: str) -> float | str:
 def check_parent_value_composition(planner: Any) -> None:
     """Refuses the options ``unvisited_value="parent"`` does not compose with, each with its reason.
 
-    The general loop's PUCT (one process, or root-parallel workers, each
-    running it) reads :func:`parent_value`; the solver's rule, leaf
-    batching's selection (in C too), progressive widening's and the
-    information-set search's rules score untried actions by a constant.
+    The general loop's PUCT and the solver's (one process, or root-parallel
+    workers, each running it) read :func:`parent_value`; leaf batching's
+    selection (in C too), progressive widening's and the information-set
+    search's rules score untried actions by a constant.
 
     Args:
         planner: an ``MCTS`` with ``unvisited_value="parent"``, its other options set.
 
     Raises:
-        ValueError: with ``solve=True``, ``leaf_batch > 1``, progressive widening
-            or a hidden-information model.
+        ValueError: with ``leaf_batch > 1``, progressive widening or a
+            hidden-information model.
     """
     refused = [
-        (planner.solve, "solve=True (the solver's rule)"),
         (planner.leaf_batch > 1, f"leaf_batch={planner.leaf_batch} (leaf batching's rule)"),
         (planner.widening is not None, "progressive widening (its own rule)"),
         (planner.hidden, "a hidden-information model (the information-set rule)"),
@@ -125,9 +124,9 @@ def check_parent_value_composition(planner: Any) -> None:
     at_fault = [text for refuse, text in refused if refuse]
     if at_fault:
         raise ValueError(
-            f"unvisited_value={PARENT_VALUE!r} is read by the general loop's PUCT, and "
-            f"{' and '.join(at_fault)} scores untried actions by a constant: pass a number "
-            "as unvisited_value, or leave that option out"
+            f"unvisited_value={PARENT_VALUE!r} is read by the general loop's PUCT and the "
+            f"solver's, and {' and '.join(at_fault)} scores untried actions by a constant: "
+            "pass a number as unvisited_value, or leave that option out"
         )
 
 

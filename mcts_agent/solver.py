@@ -28,7 +28,7 @@ from typing import Any
 
 from mcts_agent._validation import describe, require_float
 from mcts_agent.normalization import normalizer
-from mcts_agent.selection import puct_score_all
+from mcts_agent.selection import PARENT_VALUE, parent_value, puct_score_all
 from mcts_agent.tree import ROOT, TERMINAL, UNVISITED, GuidedTree
 
 __all__ = [
@@ -69,7 +69,7 @@ def selection_rule(
     tree: GuidedTree,
     selection: str,
     exploration: float,
-    unvisited_value: float,
+    unvisited_value: float | str,
     value_range: Sequence[float] | None = None,
 ) -> Callable[[int], tuple[int, int]]:
     """Returns the solver's form of the UCT or PUCT rule on ``tree``: a proven child scores V.
@@ -88,7 +88,8 @@ def selection_rule(
         tree: the tree searched.
         selection: ``"uct"`` or ``"puct"``.
         exploration: c >= 0.
-        unvisited_value: PUCT's Q of an untried action.
+        unvisited_value: PUCT's Q of an untried action, or ``"parent"``
+            (:func:`mcts_agent.selection.parent_value` of the node).
         value_range: ``[lo, hi]``, the values met in the search's backups
             (``value_normalization``; read at every call, as the loop updates
             it), or None: while ``hi > lo`` a child's Q and a proven child's V
@@ -134,7 +135,13 @@ def selection_rule(
         return action_indices[best], best
 
     def select_puct(node: int) -> tuple[int, int]:
-        i = puct_score_all(tree, node, c, unvisited_value, proven_values, value_range)
+        q_untried = unvisited_value
+        if q_untried == PARENT_VALUE:  # the node's own value, normalised as a Q is
+            q_untried = parent_value(tree, node)
+            lo, span = normalizer(value_range)
+            if span is not None:
+                q_untried = (q_untried - lo) / span
+        i = puct_score_all(tree, node, c, q_untried, proven_values, value_range)
         return i, tree.children_by_action(node)[i]
 
     return select_puct if selection == "puct" else select_uct

@@ -344,7 +344,8 @@ def test_chess_is_planned_on_the_chess_model_with_puct_and_its_evaluator():
     action = agent.act(env)
     planner = agent.last_planner
     assert isinstance(planner.model, ChessModel) and planner.selection == "puct"
-    assert isinstance(planner.evaluator, ChessEvaluator)
+    assert isinstance(planner.evaluator, ChessEvaluator) and planner.evaluator.search_depth == 1
+    assert planner.unvisited_value == "parent"
     assert planner.exploration == CHESS_EXPLORATION and planner.time_limit is None
     assert agent.last_summary.player == "player_1"
     from mcts_agent.envs.chess import move_of

@@ -3,21 +3,27 @@
 from __future__ import annotations
 
 import math
+import random
 
 import chess
 import pytest
 
 from mcts_agent import MCTS
 from mcts_agent.envs.chess_evaluator import (
+    _MATE,
     CASTLING_RIGHT_VALUE,
     CENTIPAWN_SCALE,
     MATERIAL_VALUE_BOUND,
     MOBILITY_WEIGHT,
+    QUIESCENCE_DEPTH,
     ChessEvaluator,
+    _quiescence_score,
+    _value,
     evaluate_board,
     mop_up_progress,
     move_priors,
     quiescence,
+    search_value,
     static_score,
 )
 from mcts_agent.evaluator import checked_evaluation
@@ -297,3 +303,79 @@ def test_puct_with_the_chess_evaluator_takes_the_free_queen():
         seed=0,
     )
     assert planner(HANGING_QUEEN) == "c8g4"
+
+
+# White to move: Rd8 mates (a quiet move the capture search never plays); Black's knight keeps
+# it out of the mop-up endings.
+BACK_RANK = "n5k1/5ppp/8/8/8/8/5PPP/3R2K1 w - - 0 1"
+
+
+def reference_search_score(board, depth):
+    """search_value's score by plain minimax (no pruning) over every move, the capture search
+    (full window) at depth 0; draws by material or repetition score 0."""
+    if depth == 0:
+        return _quiescence_score(board, -_MATE, _MATE, QUIESCENCE_DEPTH)
+    moves = list(board.legal_moves)
+    if not moves:
+        return -_MATE if board.is_check() else 0
+    best = -_MATE
+    for move in moves:
+        board.push(move)
+        drawn = board.is_insufficient_material() or board.is_repetition(2)
+        score = 0 if drawn else -reference_search_score(board, depth - 1)
+        board.pop()
+        best = max(best, score)
+    return best
+
+
+def random_positions(count, seed):
+    rng = random.Random(seed)
+    boards = []
+    while len(boards) < count:
+        board = chess.Board()
+        for _ in range(rng.randrange(6, 40)):
+            moves = list(board.legal_moves)
+            if not moves:
+                break
+            board.push(rng.choice(moves))
+        if not board.is_game_over():
+            boards.append(board)
+    return boards
+
+
+def test_search_value_is_the_minimax_of_a_ply_over_the_capture_search():
+    for board in random_positions(12, seed=5):
+        before = board.fen()
+        expected = _value(board, reference_search_score(board, 1))
+        assert search_value(board, 1) == expected
+        assert board.fen() == before
+    # depth 0 is the capture search alone
+    board = chess.Board(MIDDLE_GAME)
+    assert search_value(board, 0) == quiescence(board)
+
+
+def test_search_value_sees_a_quiet_mate_that_the_capture_search_does_not():
+    board = chess.Board(BACK_RANK)
+    assert search_value(board, 1) == 1.0
+    assert 0.0 < quiescence(board) < MATERIAL_VALUE_BOUND  # a rook for a knight, no more
+    assert search_value(chess.Board(FOOLS_MATE), 1) == -1.0  # White is already mated
+
+
+def test_search_value_is_colour_symmetric():
+    for board in random_positions(6, seed=9):
+        assert search_value(board, 1) == pytest.approx(search_value(board.mirror(), 1))
+
+
+def test_search_depth_is_checked_and_used_by_the_evaluator():
+    with pytest.raises(ValueError, match="search depth must be >= 0"):
+        search_value(chess.Board(), -1)
+    with pytest.raises(TypeError, match="search depth must be an int"):
+        ChessEvaluator(board_of, move_of, search_depth=1.0)
+    evaluator = ChessEvaluator(board_of, move_of, search_depth=1)
+    actions = FenModel().actions(BACK_RANK)
+    value, priors = evaluator(BACK_RANK, actions)
+    assert value == 1.0 and len(priors) == len(actions)
+    assert "search_depth=1" in repr(evaluator)
+    assert ChessEvaluator(board_of, move_of)(BACK_RANK, actions).value == quiescence(
+        chess.Board(BACK_RANK)
+    )

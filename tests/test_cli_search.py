@@ -96,7 +96,7 @@ def test_pettingzoo_chess_finds_the_mate_and_names_moves_in_san(capsys):
     assert lines[9].startswith("white to move; 200 iterations")
     assert lines[11].split()[:2] == ["move", "visits"]
     # PUCT with ChessEvaluator (the chess defaults): the mate is proven at its first visit.
-    assert lines[12].split()[:4] == ["Qxf7#", "1", "25.0%", "+1.000"]
+    assert lines[12].split()[:4] == ["Qxf7#", "1", "50.0%", "+1.000"]
     assert lines[12].split()[-1] == "+1"
     assert lines[13].split()[0] == "Bxf7+" and lines[13].split()[-1] == "-"
     assert lines[27] == "... 28 fewer visited moves"

@@ -827,13 +827,22 @@ def test_parent_unvisited_value_is_checked_and_refused_where_it_is_not_read():
         MCTS(model, 10, selection="puct", unvisited_value=None)
     with pytest.raises(ValueError, match="with selection='uct' every action is tried first"):
         MCTS(model, 10, unvisited_value="parent")
-    for options, named in [
-        ({"solve": True}, "solve=True"),
-        ({"leaf_batch": 4}, "leaf_batch=4"),
-    ]:
-        with pytest.raises(ValueError, match=re.escape(named)):
-            MCTS(model, 10, selection="puct", unvisited_value="parent", **options)
+    with pytest.raises(ValueError, match=re.escape("leaf_batch=4 (leaf batching's rule)")):
+        MCTS(model, 10, selection="puct", unvisited_value="parent", leaf_batch=4)
     with pytest.raises(ValueError, match="a hidden-information model"):
         MCTS(KuhnModel(), 10, selection="puct", unvisited_value="parent")
     with pytest.raises(ValueError, match="progressive widening"):
         MCTS(model, 10, selection="puct", unvisited_value="parent", widening=(1.0, 0.5))
+
+
+def test_parent_unvisited_value_with_the_solver_proves_a_win():
+    # X to move completes the top row at 2: the solver proves that move won (V = 1), and the
+    # rule that selects on the way reads the parent's value for the untried moves.
+    board = ttt_board("XX.OO....")
+    planner = MCTS(
+        TicTacToeModel(), 200, selection="puct", unvisited_value="parent", solve=True, seed=0
+    )
+    assert planner(board) == 2
+    summary = planner.summary()
+    assert summary.proven[summary.actions.index(2)] == 1.0
+    assert summary.visit_counts == (189, 6, 3, 1, 1)  # a constant 0: (190, 3, 3, 3, 1)
