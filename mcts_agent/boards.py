@@ -509,12 +509,40 @@ class ChessBoard(_OwnModelEnvBoard):
         return pgn_game(self._history, white, black, fen=self._fen, event=event)
 
     def set_position(self, text: str) -> None:
-        """Plays the moves of ``text`` (UCI, SAN or numbers; move numbers such as ``1.`` skipped).
+        """Plays the moves of ``text`` (UCI, SAN or numbers), checking move numbers such as ``1.``.
+
+        A move number must be the next move's, as in PGN: ``12.`` before white's 12th move,
+        ``12...`` before black's (python-chess's fullmove number, a FEN's included).
 
         Raises:
-            ValueError: if a move is not legal where it is played.
+            ValueError: if a move is not legal where it is played, the game ends before
+                the last one, or a move number is not the next move's (the message says
+                which it should be).
         """
-        self.play_line(_MOVE_NUMBER.sub(" ", text))
+        from mcts_agent.envs.chess import board_of
+
+        played = 0
+        for word in text.replace(",", " ").split():
+            numbered = _NUMBERED_MOVE.fullmatch(word)
+            if numbered is not None:
+                number, dots, word = numbered.groups()
+                board = board_of(self.state)
+                expected = f"{board.fullmove_number}{'.' if board.turn else '...'}"
+                if f"{int(number)}{'.' if dots == '.' else '...'}" != expected:
+                    raise ValueError(
+                        f"move number {number}{dots} in {text!r} is not the next move's: "
+                        f"{expected} ({'white' if board.turn else 'black'} to move)"
+                    )
+                if not word:
+                    continue
+            played += 1
+            if not self.legal:
+                raise ValueError(f"the game is over before move {played} ({word!r}) of {text!r}")
+            try:
+                action = self.parse_move(word)
+            except ValueError as error:
+                raise ValueError(f"move {played} of {text!r}: {error}") from None
+            self.play(action)
 
     def render(self) -> str:
         """python-chess's board with ranks and files."""
@@ -603,6 +631,9 @@ def _san(state: Any, action: Any) -> str:
 
 _MOVE_NUMBER = re.compile(r"(?<!\S)\d+\.+")
 """A move number of a game's text (``1.``, ``12...``, ``1.e4``'s ``1.``)."""
+
+_NUMBERED_MOVE = re.compile(r"(\d+)(\.+)(.*)")
+"""A word of a game's text that starts with a move number: ``(number, dots, the rest)``."""
 
 
 # ------------------------------------------------------------ games' notations

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import json
+import re
 
 import chess
 import chess.pgn
@@ -12,7 +13,7 @@ import pytest
 from mcts_agent import defaults
 from mcts_agent.boards import ChessBoard, board_for
 from mcts_agent.cli import main
-from mcts_agent.envs.chess import ChessModel, action_of
+from mcts_agent.envs.chess import ChessModel, action_of, board_of
 from mcts_agent.evaluation import make_game
 
 # 1. e4 e5 2. Bc4 Nc6 3. Qf3 a6: white mates with 4. Qxf7#.
@@ -44,6 +45,25 @@ def test_fen_then_position_plays_moves_in_san_or_uci_with_move_numbers(capsys):
     for san in line.split():
         board.push_san(san)  # raises unless legal, and SAN as python-chess writes it
     assert board.move_stack
+
+
+@pytest.mark.parametrize(
+    ("position", "error"),
+    [
+        ("7. e4 e5", "move number 7. in '7. e4 e5' is not the next move's: 1. (white to move)"),
+        ("1. e4 2. e5", "move number 2. in '1. e4 2. e5' is not the next move's: 1... (black"),
+        ("1... e4", "move number 1... in '1... e4' is not the next move's: 1. (white to move)"),
+    ],
+)
+def test_a_move_number_must_be_the_next_moves(position, error):
+    board = board_for(make_game("classic/chess-v6"))
+    with pytest.raises(ValueError, match=re.escape(error)):
+        board.set_position(position)
+    board = board_for(make_game("classic/chess-v6"))
+    board.set_position("1.e4 1...e5 2. Nf3 Nc6 3.Bb5")  # PGN's numbers, with or without a space
+    assert board_of(board.state).fen() == (
+        "r1bqkbnr/pppp1ppp/2n5/1B2p3/4P3/5N2/PPPP1PPP/RNBQK2R b KQkq - 3 3"
+    )
 
 
 def test_chess_board_keeps_the_env_in_step_with_the_fen():
