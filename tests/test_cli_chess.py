@@ -5,6 +5,8 @@ from __future__ import annotations
 import io
 import json
 import re
+import sys
+import warnings
 
 import chess
 import chess.pgn
@@ -242,3 +244,22 @@ def test_search_warns_when_chess_is_searched_with_random_rollouts(monkeypatch, c
         assert main([*argv, "--option", "evaluator=None", "--rollout-limit", "2"]) == 0
     assert "give --option evaluator=heuristic" in str(warned[0].message)  # the CLI's spelling
     assert "c = 2.83" in capsys.readouterr().out  # the chess defaults stood aside
+
+
+def test_the_command_line_shows_a_warning_as_one_line_without_python_source(monkeypatch, capsys):
+    monkeypatch.setattr(defaults, "_warned_random_rollouts", set())
+    argv = ["search", "--game", "classic/chess-v6", "--fen", MATE_IN_ONE, "--iterations", "5"]
+    def show(message, category, filename, lineno, file=None, line=None):  # Python's default
+        sys.stderr.write(warnings.formatwarning(message, category, filename, lineno, line))
+
+    with warnings.catch_warnings():  # pytest records warnings: print them as Python does
+        warnings.simplefilter("always")
+        warnings.showwarning = show
+        assert main([*argv, "--option", "evaluator=None", "--rollout-limit", "2"]) == 0
+    err = capsys.readouterr().err.splitlines()
+    assert len(err) == 1 and err[0].startswith(
+        "mcts-agent: warning: chess is searched with uniformly random rollouts"
+    )
+    assert warnings.formatwarning is not None and "mcts-agent" not in warnings.formatwarning(
+        "x", UserWarning, "f.py", 1
+    )  # Python's own form is back after main

@@ -69,6 +69,7 @@ import argparse
 import signal
 import sys
 import threading
+import warnings
 from collections.abc import Sequence
 from typing import TextIO
 
@@ -182,6 +183,8 @@ def main(argv: Sequence[str] | None = None, *, stdin: TextIO | None = None) -> i
     in_main_thread = threading.current_thread() is threading.main_thread()
     if in_main_thread:  # SIGTERM (kill, timeout, systemd, container stops) is Ctrl-C
         previous = signal.signal(signal.SIGTERM, _interrupt)
+    previous_format = warnings.formatwarning
+    warnings.formatwarning = _format_warning
     try:
         if args.command == "evaluate":
             return evaluate.run(args, args.subparser, out)
@@ -204,8 +207,24 @@ def main(argv: Sequence[str] | None = None, *, stdin: TextIO | None = None) -> i
         print("\nmcts-agent: interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED
     finally:
+        warnings.formatwarning = previous_format
         if in_main_thread:
             signal.signal(signal.SIGTERM, previous)
+
+
+def _format_warning(
+    message: Warning | str,
+    category: type[Warning],
+    filename: str,
+    lineno: int,
+    line: str | None = None,
+) -> str:
+    """The command line's form of a warning: ``mcts-agent: warning: MESSAGE``, one line.
+
+    Python's own form names the library's file and line and shows its source, which
+    tells a user of the command nothing.
+    """
+    return f"mcts-agent: warning: {message}\n"
 
 
 def _interrupt(signum: int, frame: object) -> None:
