@@ -472,9 +472,20 @@ def test_the_cli_takes_chess_s_evaluator_by_name_as_search_does(capsys, monkeypa
     made = []
     monkeypatch.setattr("mcts_agent.cli.uci.UCIEngine", lambda *a, **k: made.append(k) or None)
     with pytest.raises(AttributeError):  # the stand-in engine cannot answer: made is enough
-        main(["uci", "--options", "evaluator=heuristic,exploration=2.0"], stdin=io.StringIO(""))
+        main(
+            ["uci", "--options", "evaluator=heuristic", "--exploration", "2.0"],
+            stdin=io.StringIO(""),
+        )
     from mcts_agent.envs.chess_evaluator import ChessEvaluator
 
     options = made[0]["options"]
     assert set(options) == {"evaluator", "exploration"} and options["exploration"] == 2.0
     assert isinstance(options["evaluator"], ChessEvaluator)  # make_game's "heuristic"
+
+
+def test_uci_takes_exploration_as_search_does(capsys):
+    # --exploration, as search and play spell it; in --options it is refused with that advice
+    with pytest.raises(SystemExit):
+        main(["uci", "--options", "exploration=2.0"], stdin=io.StringIO(""))
+    assert "give exploration with its own option --exploration" in capsys.readouterr().err
+    assert main(["uci", "--exploration", "2*sqrt(2)"], stdin=io.StringIO("quit\n")) == 0

@@ -19,12 +19,20 @@ from mcts_agent.cli.options import (
     _check_planner_options,
     _planner_options,
     int_at_least,
+    parse_exploration,
 )
-from mcts_agent.defaults import CHESS_TIME_LIMIT, chess_defaults, warn_random_rollouts
+from mcts_agent.defaults import (
+    CHESS_EXPLORATION,
+    CHESS_TIME_LIMIT,
+    chess_defaults,
+    warn_random_rollouts,
+)
 from mcts_agent.evaluation import make_game
 from mcts_agent.uci import MAX_SEED, UCIEngine
 
-_OWN_FLAGS = ("iterations", "time_limit", "seed")
+_OWN_FLAGS = ("iterations", "time_limit", "seed", "exploration")
+"""The MCTS options ``uci`` sets with flags of its own (as ``search`` does), refused in
+``--options``."""
 
 
 def add_parser(commands: argparse._SubParsersAction) -> None:
@@ -51,8 +59,14 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
         default=0,
         help="seed of the searches until the GUI's setoption name Seed (default: 0)",
     )
+    uci.add_argument(
+        "--exploration",
+        type=parse_exploration,
+        default=None,
+        help=f"PUCT's c (default: {CHESS_EXPLORATION:g}, the chess defaults'), as in search",
+    )
     _add_settings_option(
-        uci, "any other MCTS option, e.g. --options exploration=2.0 (over the chess defaults)"
+        uci, "any other MCTS option, e.g. --options max_depth=12 (over the chess defaults)"
     )
     uci.set_defaults(subparser=uci)
 
@@ -69,6 +83,8 @@ def run(
         parser.error(f"argument --seed: expected an int in 0..{MAX_SEED}, got {args.seed}")
     game = make_game("classic/chess-v6")  # its evaluator by name (heuristic), as search's
     options = _planner_options(parser, args, game, _OWN_FLAGS)
+    if args.exploration is not None:
+        options["exploration"] = args.exploration
     _check_planner_options(parser, options, game.model)
     warn_random_rollouts("chess", {**chess_defaults(options), **options}, advice=CLI_ROLLOUT_ADVICE)
 
