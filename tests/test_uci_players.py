@@ -205,3 +205,21 @@ def test_a_scripted_engine_that_exits_mid_game_is_a_uci_error_naming_it(fake_eng
     finally:
         policy.close()
     assert policy.engine is None
+
+
+def test_a_program_that_is_not_uci_is_refused_with_the_spec_before_any_game():
+    with pytest.raises(ValueError, match="the UCI engine 'true' failed to start"):
+        make_player("uci:true", make_game("classic/chess_v6"))
+
+
+@needs_stockfish
+def test_a_misspelt_uci_option_is_refused_with_the_spec_before_any_game():
+    game = make_game("classic/chess_v6")
+    with pytest.raises(
+        ValueError, match="refuses its options: engine does not support option Skil"
+    ):
+        make_player("uci:stockfish:Skil Level=0,movetime=10", game)
+    assert make_player("uci:stockfish:Skill Level=0,movetime=10", game).options == {
+        "Skill Level": "0",
+        "movetime": 10,
+    }

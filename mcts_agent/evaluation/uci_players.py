@@ -22,9 +22,11 @@ no colon), its program looked up on PATH, then in ``/usr/games`` (Debian's
 case kept (``Skill Level``, ``Threads``, ``Hash``), its VALUE the text after ``=``, which
 python-chess converts to the option's declared type.
 
-An engine that cannot be started, exits, refuses an option, answers no move or a move that is
-not legal in the env stops the game with :class:`UCIError` naming the engine: never a silent
-move. UCI engines do not resign; the game is played to its end by the env's rules. The game's
+A spec is checked when its player is made (:meth:`UCIPlayer.check`): the engine is started,
+given its UCI options and stopped, so a program that does not speak UCI or a misspelt option
+is a ValueError before any game. In a game, an engine that cannot be started, exits, refuses
+an option, answers no move or a move that is not legal in the env stops the game with
+:class:`UCIError` naming the engine: never a silent move. UCI engines do not resign; the game is played to its end by the env's rules. The game's
 seed is not passed to the engine (UCI has no command for it); with ``movetime`` an engine's
 moves may vary from run to run, with ``depth`` or ``nodes`` (and ``Threads=1``) they are
 repeatable.
@@ -154,15 +156,28 @@ class UCIPlayer(EnvEngine):
         return f"uci:{self.command}" + (f":{options}" if options else "")
 
     def check(self, env_id: str) -> None:
-        """Checks that ``env_id`` is PettingZoo's chess (``classic/chess_v6``).
+        """Checks that ``env_id`` is PettingZoo's chess and that the engine takes the options.
+
+        The engine is started once (the UCI handshake), given the spec's UCI options
+        (python-chess checks each against the options the engine declares) and stopped, so
+        a misspelt option or a program that does not speak UCI is refused here, before any
+        game, not at the first move of the first game.
 
         Raises:
-            ValueError: for any other game.
+            ValueError: for any other game, if the engine does not start and answer the
+                handshake, or refuses an option (the message names it).
         """
         if not str(env_id).replace("-", "_").startswith("classic/chess_v"):
             raise ValueError(
                 f"{self.label} plays chess: PettingZoo's classic/chess_v6, not {env_id!r}"
             )
+        policy = UCIPolicy(self.command, self.options)
+        try:
+            policy.start()
+        except UCIError as error:
+            raise ValueError(str(error)) from None
+        finally:
+            policy.close()
 
     game = "classic/chess_v6"
     game_module = CHESS_MODULE
@@ -213,14 +228,7 @@ class UCIPolicy:
         from mcts_agent.envs.chess import ChessModel, action_of
 
         if self.engine is None:
-            try:
-                self.engine = chess.engine.SimpleEngine.popen_uci(_resolve(self.command))
-                self.engine.configure(self.uci_options)
-            except (chess.engine.EngineError, OSError, TimeoutError) as error:
-                self.close()
-                raise UCIError(
-                    f"the UCI engine {self.command!r} failed to start: {error}"
-                ) from None
+            self.start()
         board = env.unwrapped.board.copy()
         try:
             result = self.engine.play(board, self.limit)
@@ -235,6 +243,27 @@ class UCIPolicy:
         except ValueError as error:
             raise UCIError(
                 f"the UCI engine {self.command!r} played an illegal move: {error}"
+            ) from None
+
+    def start(self) -> None:
+        """Starts the engine (the UCI handshake) and sets its UCI options.
+
+        Raises:
+            UCIError: if the engine cannot start, does not answer the handshake, or refuses
+                an option (python-chess checks the names and values against the options
+                the engine declares); the engine is then stopped.
+        """
+        try:
+            self.engine = chess.engine.SimpleEngine.popen_uci(_resolve(self.command))
+        except (chess.engine.EngineError, OSError, TimeoutError) as error:
+            self.close()
+            raise UCIError(f"the UCI engine {self.command!r} failed to start: {error}") from None
+        try:
+            self.engine.configure(self.uci_options)
+        except (chess.engine.EngineError, OSError, TimeoutError) as error:
+            self.close()
+            raise UCIError(
+                f"the UCI engine {self.command!r} refuses its options: {error}"
             ) from None
 
     def close(self) -> None:
