@@ -477,7 +477,7 @@ class UCIEngine:
         if board is not None and (
             board.is_insufficient_material() or not any(board.generate_legal_moves())
         ):
-            self._write(f"info string no legal move: {_game_over(board)}")
+            self._write(f"info string the game is over: {_game_over(board)}")
             bestmove = "bestmove (none)"
         elif board is not None:  # over for PettingZoo (a claimable draw), not for a UCI GUI
             self._write(
@@ -564,9 +564,13 @@ def _one_ply_move(board: chess.Board) -> chess.Move:
 
 
 def _game_over(board: chess.Board) -> str:
-    """Why the game is over on ``board``: checkmate, stalemate or insufficient material."""
+    """Why the game is over on ``board``: checkmate, stalemate or insufficient material.
+
+    The last with its moves still legal: neither side can mate, which ends PettingZoo's game
+    (and FIDE's), so there is no move to search.
+    """
     if board.is_checkmate():
-        return "checkmate"
+        return "checkmate, no legal move"
     if board.is_stalemate():
-        return "stalemate"
-    return "insufficient material"
+        return "stalemate, no legal move"
+    return "insufficient material (neither side can mate), a draw"

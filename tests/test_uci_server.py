@@ -285,9 +285,9 @@ def test_go_refuses_a_budget_that_is_not_a_positive_int():
 @pytest.mark.parametrize(
     ("fen", "reason"),
     [
-        ("R5k1/5ppp/8/8/8/8/5PPP/6K1 b - - 0 1", "checkmate"),
-        ("7k/5Q2/6K1/8/8/8/8/8 b - - 0 1", "stalemate"),
-        ("7k/8/8/8/8/8/8/K7 w - - 0 1", "insufficient material"),
+        ("R5k1/5ppp/8/8/8/8/5PPP/6K1 b - - 0 1", "checkmate, no legal move"),
+        ("7k/5Q2/6K1/8/8/8/8/8 b - - 0 1", "stalemate, no legal move"),
+        ("7k/8/8/8/8/8/8/K7 w - - 0 1", "insufficient material (neither side can mate), a draw"),
     ],
 )
 def test_go_when_the_game_is_over_says_why_and_answers_no_move(fen, reason):
@@ -296,7 +296,7 @@ def test_go_when_the_game_is_over_says_why_and_answers_no_move(fen, reason):
     engine.respond("go nodes 10")
     assert out.bestmove.wait(timeout=60)
     info, bestmove = out.take()
-    assert info.startswith(f"info string no legal move: {reason}") and bestmove == "bestmove (none)"
+    assert info == f"info string the game is over: {reason}" and bestmove == "bestmove (none)"
 
 
 @pytest.mark.parametrize(
