@@ -26,10 +26,10 @@ A spec is checked when its player is made (:meth:`UCIPlayer.check`): the engine 
 given its UCI options and stopped, so a program that does not speak UCI or a misspelt option
 is a ValueError before any game. In a game, an engine that cannot be started, exits, refuses
 an option, answers no move or a move that is not legal in the env stops the game with
-:class:`UCIError` naming the engine: never a silent move. UCI engines do not resign; the game is played to its end by the env's rules. The game's
-seed is not passed to the engine (UCI has no command for it); with ``movetime`` an engine's
-moves may vary from run to run, with ``depth`` or ``nodes`` (and ``Threads=1``) they are
-repeatable.
+:class:`UCIError` naming the engine: never a silent move. UCI engines do not resign; the game
+is played to its end by the env's rules. The game's seed is not passed to the engine (UCI has
+no command for it); with ``movetime`` an engine's moves may vary from run to run, with
+``depth`` or ``nodes`` (and ``Threads=1``) they are repeatable.
 """
 
 from __future__ import annotations
