@@ -19,7 +19,7 @@ minimax`` plies with the same evaluator's capture search at its depth limit (the
 
 Run::
 
-    python benchmarks/chess_move_quality.py --positions 200 --iterations 800
+    python benchmarks/chess_move_quality.py --positions 200 --iterations 300
 
 (Stockfish: ``apt-get install stockfish``; Debian puts it in ``/usr/games``.)
 """
@@ -84,7 +84,7 @@ def loss(engine: chess.engine.SimpleEngine, fen: str, move: chess.Move, depth: i
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--positions", type=int, default=100, help="positions (default 100)")
-    parser.add_argument("--iterations", type=int, default=800, help="MCTS iterations a move")
+    parser.add_argument("--iterations", type=int, default=300, help="MCTS iterations a move")
     parser.add_argument("--depth-minimax", type=int, default=2, help="minimax plies (default 2)")
     parser.add_argument("--depth", type=int, default=12, help="Stockfish's plies (default 12)")
     parser.add_argument("--seed", type=int, default=0, help="seed of the positions (default 0)")

@@ -14,7 +14,7 @@ the failures of the first budget of the defaults.
 
 Run::
 
-    python benchmarks/chess_tactics.py --time-limit 1 --iterations 200 800
+    python benchmarks/chess_tactics.py --time-limit 1 --iterations 100 200 300
 """
 
 from __future__ import annotations
@@ -80,7 +80,7 @@ def run(options: dict, budget: dict, seed: int) -> tuple[dict[str, list[bool]], 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--time-limit", type=float, nargs="*", default=[1.0])
-    parser.add_argument("--iterations", type=int, nargs="*", default=[200, 800])
+    parser.add_argument("--iterations", type=int, nargs="*", default=[100, 200, 300])
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--skip-uct", action="store_true", help="only the chess defaults")
     args = parser.parse_args()
