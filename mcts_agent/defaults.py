@@ -284,12 +284,14 @@ def chess_defaults(options: dict[str, Any]) -> dict[str, Any]:
     """
     if any(name in options for name in CHESS_STEP_ASIDE):
         return {}
-    from mcts_agent.envs.chess import board_of, move_of
+    from mcts_agent.envs.chess import board_of, history_of, move_of
     from mcts_agent.envs.chess_evaluator import SEARCH_DEPTH, ChessEvaluator
 
     return {
         "selection": "puct",
-        "evaluator": ChessEvaluator(board_of, move_of, search_depth=SEARCH_DEPTH),
+        "evaluator": ChessEvaluator(
+            board_of, move_of, search_depth=SEARCH_DEPTH, history_of=history_of
+        ),
         "exploration": CHESS_EXPLORATION,
         "unvisited_value": "parent",
     }

@@ -9,6 +9,7 @@ import chess
 import pytest
 
 from mcts_agent import MCTS
+from mcts_agent.envs.chess import ChessModel, drawn_by_rule, history_of, position_after
 from mcts_agent.envs.chess_evaluator import (
     _MATE,
     CASTLING_RIGHT_VALUE,
@@ -312,7 +313,8 @@ BACK_RANK = "n5k1/5ppp/8/8/8/8/5PPP/3R2K1 w - - 0 1"
 
 def reference_search_score(board, depth):
     """search_value's score by plain minimax (no pruning) over every move, the capture search
-    (full window) at depth 0; draws by material or repetition score 0."""
+    (full window) at depth 0; a move after which a draw can be claimed (python-chess's own
+    can_claim_draw on the move stack) or the material is insufficient scores 0."""
     if depth == 0:
         return _quiescence_score(board, -_MATE, _MATE, QUIESCENCE_DEPTH)
     moves = list(board.legal_moves)
@@ -321,7 +323,7 @@ def reference_search_score(board, depth):
     best = -_MATE
     for move in moves:
         board.push(move)
-        drawn = board.is_insufficient_material() or board.is_repetition(2)
+        drawn = board.is_insufficient_material() or board.can_claim_draw()
         score = 0 if drawn else -reference_search_score(board, depth - 1)
         board.pop()
         best = max(best, score)
@@ -344,14 +346,49 @@ def random_positions(count, seed):
 
 
 def test_search_value_is_the_minimax_of_a_ply_over_the_capture_search():
+    model = ChessModel()
     for board in random_positions(12, seed=5):
         before = board.fen()
         expected = _value(board, reference_search_score(board, 1))
-        assert search_value(board, 1) == expected
+        # the repetition history: the model's, from the board's move stack
+        history = history_of(model.state_of_board(board))
+        assert search_value(board.copy(stack=False), 1, history=history) == expected
         assert board.fen() == before
-    # depth 0 is the capture search alone
-    board = chess.Board(MIDDLE_GAME)
-    assert search_value(board, 0) == quiescence(board)
+
+
+def test_search_value_ends_a_line_where_a_repetition_can_be_claimed():
+    # Knights out and back: positions repeat, and a move can hand the opponent a claim (the
+    # model ends the game there). With the model's history the search scores such moves 0,
+    # exactly as python-chess's can_claim_draw on the full move stack says.
+    shuffle = ["g1f3", "g8f6", "f3g1", "f6g8"] * 2 + ["g1f3", "g8f6", "f3g1"]
+    model = ChessModel()
+    seen_a_draw = False
+    for plies in range(4, len(shuffle) + 1):
+        board = chess.Board("r1bqkbnr/pppp1ppp/2n5/4p3/4P3/8/PPPP1PPP/RNBQKBNR w KQkq - 2 3")
+        for uci in shuffle[:plies]:
+            board.push_uci(uci)
+        state = model.state_of_board(board)
+        if not state.actions:
+            continue  # over already: the model ended it
+        expected = _value(board, reference_search_score(board, 1))
+        got = search_value(board.copy(stack=False), 1, history=history_of(state))
+        assert got == expected
+        for move in board.legal_moves:
+            after = board.copy()
+            history = position_after(after, history_of(state), move)
+            assert drawn_by_rule(after, history) == after.can_claim_draw()
+            seen_a_draw |= after.can_claim_draw()
+    assert seen_a_draw
+    # A queen down, black shuffles its king while white's queen shuffles: ...Ke8 hands white
+    # a claim (its Qd2 would repeat a third time), which ends the game drawn. Only the
+    # history shows it: without it the search sees a lost position.
+    board = chess.Board("4k3/4p3/8/8/8/8/3Q4/4K3 b - - 0 1")
+    for uci in ["e8f8", "d2c2", "f8e8", "c2d2", "e8f8", "d2c2"]:
+        board.push_uci(uci)
+    state = model.state_of_board(board)
+    assert state.actions
+    assert search_value(board.copy(stack=False), 1, history=history_of(state)) == 0.0
+    assert search_value(board.copy(stack=False), 1) < -MATERIAL_VALUE_BOUND
 
 
 def test_search_value_sees_a_quiet_mate_that_the_capture_search_does_not():

@@ -52,7 +52,19 @@ import chess
 
 from mcts_agent.model import StepResult
 
-__all__ = ["BLACK", "WHITE", "ChessModel", "ChessState", "action_of", "board_of", "move_of"]
+__all__ = [
+    "BLACK",
+    "WHITE",
+    "ChessModel",
+    "ChessState",
+    "action_of",
+    "board_of",
+    "drawn_by_rule",
+    "history_of",
+    "move_of",
+    "position_after",
+    "repetition_key",
+]
 
 WHITE, BLACK = 0, 1
 """The players: white (PettingZoo's ``player_0``) and black (``player_1``)."""
@@ -105,7 +117,7 @@ def _tables() -> tuple[
 _TO_ACTION, _TO_MOVE = _tables()
 
 
-def _position_key(board: chess.Board) -> Hashable:
+def repetition_key(board: chess.Board) -> Hashable:
     """The position as python-chess compares it for repetitions (``Board._transposition_key``)."""
     return (
         board.pawns,
@@ -259,11 +271,7 @@ def _state(board: chess.Board, history: tuple[Hashable, ...]) -> ChessState:
     """
     turn = board.turn
     actions = sorted(_TO_ACTION[_frame(turn, m)] for m in board.generate_legal_moves())
-    if actions and (
-        board.is_insufficient_material()
-        or board.can_claim_fifty_moves()
-        or _can_claim_threefold(board, history, actions)
-    ):
+    if actions and drawn_by_rule(board, history):
         actions = []
     key = (history[-1], board.halfmove_clock, board.fullmove_number)
     return ChessState(key, history, board, tuple(actions))
@@ -280,9 +288,64 @@ def _frame(turn: bool, move: chess.Move) -> tuple[int, int, int | None]:
     return move.from_square, move.to_square, move.promotion
 
 
-def _can_claim_threefold(
-    board: chess.Board, history: tuple[Hashable, ...], actions: list[int]
-) -> bool:
+def drawn_by_rule(board: chess.Board, history: tuple[Hashable, ...]) -> bool:
+    """Whether PettingZoo's chess ends the game on ``board`` as a draw by rule.
+
+    The rule :class:`ChessModel` follows (module docstring): the material is insufficient,
+    or the side to move can claim a draw, by the fifty-move rule or by threefold
+    repetition, now or with its next move (``Board.can_claim_draw``, here from
+    ``history`` rather than a move stack). Checkmate and stalemate are not looked at.
+    A search that plays moves on a board of its own (:func:`position_after`) asks this to
+    end a line where the model would.
+
+    Args:
+        board: the position (pushed and popped, unchanged on return).
+        history: the repetition keys of the positions since the last irreversible move,
+            ending in ``board``'s (:func:`history_of`, :func:`position_after`).
+
+    Returns:
+        bool.
+    """
+    return (
+        board.is_insufficient_material()
+        or board.can_claim_fifty_moves()
+        or _can_claim_threefold(board, history)
+    )
+
+
+def history_of(state: ChessState) -> tuple[Hashable, ...]:
+    """The repetition keys of ``state``'s game since its last irreversible move, its own last.
+
+    Raises:
+        ValueError: if ``state`` is not a :class:`ChessState`.
+    """
+    _check(state)
+    return state.history
+
+
+def position_after(
+    board: chess.Board, history: tuple[Hashable, ...], move: chess.Move
+) -> tuple[Hashable, ...]:
+    """Pushes the legal ``move`` on ``board`` and returns the history after it.
+
+    As :meth:`ChessModel.step` keeps it: an irreversible move (a capture, a pawn move, a
+    change of castling rights) starts the history afresh. The caller pops the move.
+
+    Args:
+        board: the position before ``move`` (changed: ``move`` is pushed).
+        history: its repetition keys (:func:`history_of`).
+        move: a legal move of ``board``.
+
+    Returns:
+        The repetition keys after ``move``, ending in the new position's.
+    """
+    irreversible = board.is_irreversible(move)
+    board.push(move)
+    key = repetition_key(board)
+    return (key,) if irreversible else (*history, key)
+
+
+def _can_claim_threefold(board: chess.Board, history: tuple[Hashable, ...]) -> bool:
     """``Board.can_claim_threefold_repetition`` from the repetition ``history``."""
     if len(set(history)) == len(history):
         return False  # no position twice: neither now nor after any move
@@ -291,7 +354,7 @@ def _can_claim_threefold(
     for move in board.generate_legal_moves():
         board.push(move)
         try:
-            if history.count(_position_key(board)) >= 2:
+            if history.count(repetition_key(board)) >= 2:
                 return True
         finally:
             board.pop()
@@ -328,12 +391,12 @@ class ChessModel:
         if type(board) is not chess.Board or board.chess960:
             raise ValueError(f"expected a standard chess.Board, got {board!r}")
         own = board.copy()
-        keys = [_position_key(own)]
+        keys = [repetition_key(own)]
         while own.move_stack:
             move = own.pop()
             if own.is_irreversible(move):
                 break
-            keys.append(_position_key(own))
+            keys.append(repetition_key(own))
         return _state(board.copy(stack=False), tuple(reversed(keys)))
 
     def state_of(self, env: Any) -> ChessState:
@@ -384,11 +447,8 @@ class ChessModel:
         index = _action_index(state, action)
         board = state.board
         move = _decode(board, index)
-        irreversible = board.is_irreversible(move)
         after = board.copy(stack=False)
-        after.push(move)
-        key = _position_key(after)
-        history = (key,) if irreversible else (*state.history, key)
+        history = position_after(after, state.history, move)
         next_state = _state(after, history)
         if next_state.actions:
             return StepResult(next_state, 0.0, False)

@@ -48,11 +48,12 @@ which the search can then climb (5 of 6 mated within fifty moves, in 19 to 46).
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Hashable, Sequence
 from typing import Any
 
 import chess
 
+from mcts_agent.envs.chess import drawn_by_rule, position_after, repetition_key
 from mcts_agent.evaluator import Evaluation
 
 __all__ = [
@@ -475,14 +476,20 @@ def _check_depth(depth: Any, what: str = "quiescence depth") -> None:
 
 
 def _alpha_beta_score(
-    board: chess.Board, depth: int, alpha: int, beta: int, quiescence_depth: int
+    board: chess.Board,
+    depth: int,
+    alpha: int,
+    beta: int,
+    quiescence_depth: int,
+    history: tuple[Hashable, ...],
 ) -> int:
     """Fail-hard alpha-beta over every legal move, ``depth`` plies, then the capture search.
 
     In centipawns from the side to move's view: no legal move is ``-_MATE``
-    (checkmate) or 0 (stalemate); a move to a position with insufficient
-    material, or to one seen twice before (a repetition the model would end
-    as a draw on the third), scores 0. Captures are tried first, by MVV-LVA.
+    (checkmate) or 0 (stalemate); a move after which PettingZoo's game is drawn
+    by rule (:func:`mcts_agent.envs.chess.drawn_by_rule`: insufficient material,
+    fifty moves, a threefold repetition the opponent can claim; ``history`` the
+    repetition keys up to ``board``) scores 0. Captures are tried first, by MVV-LVA.
     """
     if depth == 0:
         return _quiescence_score(board, alpha, beta, quiescence_depth)
@@ -494,11 +501,11 @@ def _alpha_beta_score(
         reverse=True,
     )
     for move in moves:
-        board.push(move)
-        if board.is_insufficient_material() or board.is_repetition(2):
+        after = position_after(board, history, move)
+        if drawn_by_rule(board, after):
             score = 0
         else:
-            score = -_alpha_beta_score(board, depth - 1, -beta, -alpha, quiescence_depth)
+            score = -_alpha_beta_score(board, depth - 1, -beta, -alpha, quiescence_depth, after)
         board.pop()
         if score >= beta:
             return beta
@@ -507,7 +514,10 @@ def _alpha_beta_score(
 
 
 def search_value(
-    board: chess.Board, depth: int = SEARCH_DEPTH, quiescence_depth: int = QUIESCENCE_DEPTH
+    board: chess.Board,
+    depth: int = SEARCH_DEPTH,
+    quiescence_depth: int = QUIESCENCE_DEPTH,
+    history: tuple[Hashable, ...] | None = None,
 ) -> float:
     """The value of a position for the side to move after a shallow full-width search, in [-1, 1].
 
@@ -519,7 +529,12 @@ def search_value(
     ``depth``-ply search deep (Baier & Winands 2015, "MCTS-Minimax Hybrids",
     minimax in the evaluation). The position itself is judged as
     :func:`evaluate_board` does first, and the score is mapped to a value as
-    there. ``depth=0`` is :func:`quiescence`.
+    there. ``depth=0`` is :func:`quiescence`. A move after which the game is drawn by
+    PettingZoo's rules (insufficient material, fifty moves, a threefold repetition the
+    opponent can claim, :func:`mcts_agent.envs.chess.drawn_by_rule`) scores 0, so a side
+    that is ahead does not walk into a repetition that a leaf could not see: ``history``
+    gives the positions before ``board`` (a model's state's,
+    :func:`mcts_agent.envs.chess.history_of`).
 
     Cost: about 35 capture searches a ply on a middle-game board, most cut off
     at once (about 3 ms at depth 1 in python-chess, against 0.35 ms for
@@ -530,6 +545,9 @@ def search_value(
             unchanged on return (not safe to share with another thread).
         depth: int >= 0, the full-width plies.
         quiescence_depth: int >= 0, the capture plies below them.
+        history: the repetition keys of the positions since the last irreversible
+            move, ending in ``board``'s (:func:`mcts_agent.envs.chess.history_of`), or
+            None: ``board``'s alone (repetitions inside the search only).
 
     Returns:
         A float in [-1, 1]: checkmate -1 (or 1 when the search finds a mate),
@@ -545,7 +563,10 @@ def search_value(
     value = _terminal_value(board)
     if value is not None:
         return value
-    return _value(board, _alpha_beta_score(board, depth, -_MATE, _MATE, quiescence_depth))
+    if history is None:
+        history = (repetition_key(board),)
+    score = _alpha_beta_score(board, depth, -_MATE, _MATE, quiescence_depth, history)
+    return _value(board, score)
 
 
 CAPTURE_WEIGHT = 2.0
@@ -648,6 +669,9 @@ class ChessEvaluator:
         search_depth: int >= 0, the full-width plies searched before them
             (0, the default: :func:`quiescence` alone, the evaluation
             ``minimax:depth=D`` specs use at their depth limit).
+        history_of: ``state -> repetition keys`` (:func:`mcts_agent.envs.chess.history_of`),
+            or None: what :func:`search_value` is told of the positions before the state,
+            so that its plies end where the model would end the game by repetition.
 
     Raises:
         TypeError: if ``board_of`` or ``move_of`` is not callable, or a depth
@@ -662,16 +686,20 @@ class ChessEvaluator:
         move_of: Callable[[Any, Any], chess.Move],
         quiescence_depth: int = QUIESCENCE_DEPTH,
         search_depth: int = 0,
+        history_of: Callable[[Any], tuple[Hashable, ...]] | None = None,
     ) -> None:
         for name, function in (("board_of", board_of), ("move_of", move_of)):
             if not callable(function):
                 raise TypeError(f"{name} must be callable, got {function!r}")
+        if history_of is not None and not callable(history_of):
+            raise TypeError(f"history_of must be callable or None, got {history_of!r}")
         _check_depth(quiescence_depth)
         _check_depth(search_depth, "search depth")
         self.board_of = board_of
         self.move_of = move_of
         self.quiescence_depth = quiescence_depth
         self.search_depth = search_depth
+        self.history_of = history_of
 
     def __call__(self, state: Any, actions: Sequence[Any]) -> Evaluation:
         """Returns ``Evaluation(value, move priors)`` for ``state`` and ``actions``."""
@@ -679,7 +707,8 @@ class ChessEvaluator:
         moves = [self.move_of(state, action) for action in actions]
         priors = move_priors(board, moves)
         if self.search_depth:
-            value = search_value(board, self.search_depth, self.quiescence_depth)
+            history = None if self.history_of is None else self.history_of(state)
+            value = search_value(board, self.search_depth, self.quiescence_depth, history)
         else:
             value = quiescence(board, self.quiescence_depth)
         return Evaluation(value, priors)
@@ -687,5 +716,6 @@ class ChessEvaluator:
     def __repr__(self) -> str:
         return (
             f"ChessEvaluator({self.board_of!r}, {self.move_of!r}, "
-            f"quiescence_depth={self.quiescence_depth}, search_depth={self.search_depth})"
+            f"quiescence_depth={self.quiescence_depth}, search_depth={self.search_depth}, "
+            f"history_of={self.history_of!r})"
         )
