@@ -408,6 +408,8 @@ def test_search_depth_is_checked_and_used_by_the_evaluator():
         search_value(chess.Board(), -1)
     with pytest.raises(TypeError, match="search depth must be an int"):
         ChessEvaluator(board_of, move_of, search_depth=1.0)
+    with pytest.raises(TypeError, match="history_of must be callable or None"):
+        ChessEvaluator(board_of, move_of, search_depth=1, history_of=())
     evaluator = ChessEvaluator(board_of, move_of, search_depth=1)
     actions = FenModel().actions(BACK_RANK)
     value, priors = evaluator(BACK_RANK, actions)
