@@ -156,13 +156,17 @@ class Board:
                 says which), or the game ends before the last one.
         """
         for k, word in enumerate(text.replace(",", " ").split()):
-            if not self.legal:
-                raise ValueError(f"the game is over before move {k + 1} ({word!r}) of {text!r}")
-            try:
-                action = self.parse_move(word)
-            except ValueError as error:
-                raise ValueError(f"move {k + 1} of {text!r}: {error}") from None
-            self.play(action)
+            self._play_word(word, k + 1, text)
+
+    def _play_word(self, word: str, number: int, text: str) -> None:
+        """Plays ``word``, move ``number`` (from 1) of the line ``text``; raises as play_line."""
+        if not self.legal:
+            raise ValueError(f"the game is over before move {number} ({word!r}) of {text!r}")
+        try:
+            action = self.parse_move(word)
+        except ValueError as error:
+            raise ValueError(f"move {number} of {text!r}: {error}") from None
+        self.play(action)
 
 
 def _number(action: Any) -> int | None:
@@ -536,13 +540,7 @@ class ChessBoard(_OwnModelEnvBoard):
                 if not word:
                     continue
             played += 1
-            if not self.legal:
-                raise ValueError(f"the game is over before move {played} ({word!r}) of {text!r}")
-            try:
-                action = self.parse_move(word)
-            except ValueError as error:
-                raise ValueError(f"move {played} of {text!r}: {error}") from None
-            self.play(action)
+            self._play_word(word, played, text)
 
     def render(self) -> str:
         """python-chess's board with ranks and files."""

@@ -59,6 +59,28 @@ class ScriptedGame:
         return StepResult(*self.table[state][1][action])
 
 
+class OneMoveGame:
+    """One move of several, each ending the game with its reward; the evaluator's root value
+    and priors are given (a bandit with priors, for searches worked by hand)."""
+
+    def __init__(self, rewards, priors, root_value):
+        self.rewards, self.priors, self.root_value = tuple(rewards), tuple(priors), root_value
+
+    def actions(self, state):
+        return tuple(range(len(self.rewards))) if state == "root" else ()
+
+    def player(self, state):
+        return 0
+
+    def step(self, state, action):
+        return f"end{action}", self.rewards[action], True
+
+    def evaluator(self, state, actions):
+        from mcts_agent.evaluator import Evaluation
+
+        return Evaluation(self.root_value, self.priors)
+
+
 def random_game(seed: int, depth: int, max_branching: int, num_players: int) -> ScriptedGame:
     """A random game tree: random players, rewards in [-1, 1], random early endings."""
     rng = random.Random(seed)

@@ -249,6 +249,7 @@ def test_search_warns_when_chess_is_searched_with_random_rollouts(monkeypatch, c
 def test_the_command_line_shows_a_warning_as_one_line_without_python_source(monkeypatch, capsys):
     monkeypatch.setattr(defaults, "_warned_random_rollouts", set())
     argv = ["search", "--game", "classic/chess-v6", "--fen", MATE_IN_ONE, "--iterations", "5"]
+
     def show(message, category, filename, lineno, file=None, line=None):  # Python's default
         sys.stderr.write(warnings.formatwarning(message, category, filename, lineno, line))
 

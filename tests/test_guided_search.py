@@ -16,6 +16,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from pettingzoo_envs import make_connect_four, played
 from scripted_games import (
+    OneMoveGame,
     ReferenceUCT,
     ScriptedGame,
     assert_same_tree,
@@ -402,28 +403,15 @@ def test_parent_unvisited_value_matches_the_reference_on_tic_tac_toe(valued):
 def test_parent_unvisited_value_by_hand():
     # Priors (0.7, 0.2, 0.1), c = 1, every move ends the game with reward -0.2, -0.6 or 0.1
     # for the mover, and the root's evaluation is -0.2: the mover stands worse.
-    class Losing:
-        REWARDS = (-0.2, -0.6, 0.1)
-
-        def actions(self, state):
-            return (0, 1, 2) if state == "root" else ()
-
-        def player(self, state):
-            return 0
-
-        def step(self, state, action):
-            return f"end{action}", self.REWARDS[action], True
-
-    def evaluator(state, actions):
-        return Evaluation(-0.2, [0.7, 0.2, 0.1])
+    losing = OneMoveGame(rewards=(-0.2, -0.6, 0.1), priors=(0.7, 0.2, 0.1), root_value=-0.2)
 
     def visits(unvisited_value, iterations):
         planner = MCTS(
-            Losing(),
+            losing,
             iterations,
             selection="puct",
             exploration=1.0,
-            evaluator=evaluator,
+            evaluator=losing.evaluator,
             unvisited_value=unvisited_value,
         )
         planner.search("root")

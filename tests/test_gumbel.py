@@ -12,6 +12,7 @@ import math
 import random
 
 import pytest
+from scripted_games import OneMoveGame
 
 from mcts_agent import MCTS
 from mcts_agent.envs.connect_four import ConnectFourModel, heuristic_evaluator, parse_board
@@ -46,24 +47,8 @@ def test_the_schedule_is_mctx_sequential_halving(m, n, expected):
     assert considered_visits(m, n) == tuple(expected)
 
 
-class Bandit:
-    """One move of three, each ending the game with its reward; priors from the evaluator."""
-
-    REWARDS = (0.2, 1.0, 0.6)
-    PRIORS = (0.5, 0.3, 0.2)
-    ROOT_VALUE = 0.1
-
-    def actions(self, state):
-        return (0, 1, 2) if state == "root" else ()
-
-    def player(self, state):
-        return 0
-
-    def step(self, state, action):
-        return f"end{action}", self.REWARDS[action], True
-
-    def evaluator(self, state, actions):
-        return Evaluation(self.ROOT_VALUE, self.PRIORS)
+BANDIT = OneMoveGame(rewards=(0.2, 1.0, 0.6), priors=(0.5, 0.3, 0.2), root_value=0.1)
+"""One move of three, each ending the game with its reward; priors from the evaluator."""
 
 
 def gumbel_draws(seed, count):
@@ -86,7 +71,7 @@ def sigma(counts, qs, priors, raw, c_visit=50.0, c_scale=0.1):
 
 @pytest.mark.parametrize("seed", range(12))
 def test_a_bandit_by_hand(seed):
-    model = Bandit()
+    model = BANDIT
     planner = MCTS(
         model,
         iterations=4,
@@ -97,15 +82,15 @@ def test_a_bandit_by_hand(seed):
     )
     planner.search("root")
     g = gumbel_draws(seed, 3)
-    logits = [math.log(p) for p in Bandit.PRIORS]
+    logits = [math.log(p) for p in BANDIT.priors]
     top = max(logits)
     # Gumbel-Top-2 by g + logits; the schedule (2, 4) is 0, 0, 1, 1: two visits each.
     chosen = sorted(range(3), key=lambda a: -(g[a] + logits[a]))[:2]
     counts = [2 if a in chosen else 0 for a in range(3)]
     summary = planner.summary()
     assert summary.visit_counts == tuple(counts)
-    assert summary.values == tuple(Bandit.REWARDS[a] if a in chosen else math.nan for a in range(3))
-    s = sigma(counts, Bandit.REWARDS, Bandit.PRIORS, Bandit.ROOT_VALUE)
+    assert summary.values == tuple(BANDIT.rewards[a] if a in chosen else math.nan for a in range(3))
+    s = sigma(counts, BANDIT.rewards, BANDIT.priors, BANDIT.root_value)
     scores = [g[a] + logits[a] - top + s[a] if a in chosen else -math.inf for a in range(3)]
     assert planner.best_action() == max(range(3), key=lambda a: (scores[a], -a))
     exps = [math.exp(x + y) for x, y in zip(logits, s, strict=True)]
@@ -116,7 +101,7 @@ def test_a_bandit_by_hand(seed):
 
 def test_the_bandit_seeds_cover_both_outcomes():
     """The seeds above include a search that never tries the best arm, and one that plays it."""
-    logits = [math.log(p) for p in Bandit.PRIORS]
+    logits = [math.log(p) for p in BANDIT.priors]
     dropped = kept = 0
     for seed in range(12):
         g = gumbel_draws(seed, 3)
