@@ -29,14 +29,13 @@ search's backups; ``unvisited_value`` is taken as already normalised.
 value of the node it leaves instead of a constant: :func:`parent_value`, the
 mean of the node's own evaluation and every return backed up through its
 tried children, from the point of view of its player to move (first-play
-urgency from the parent, as Leela Chess Zero's "FPU reduction" with a
-reduction of 0; KataGo, Wu 2019, section 5.4; mctx's
-``qtransform_by_parent_and_siblings`` completes unvisited Q from the parent and
-siblings too). A constant 0 is optimistic for the side that stands worse
-(every untried move looks better than the tried ones, so the search tries
-them all before it looks deeper) and pessimistic for the side that stands
-better; the parent's value is neither. With ``value_normalization`` it is
-normalised as a child's Q is.
+urgency from the parent: Leela Chess Zero's ``FpuStrategy`` "reduction" with an
+``FpuValue`` of 0; mctx's ``qtransform_by_parent_and_siblings`` completes
+unvisited Q from the parent and its siblings too). A constant 0 is optimistic
+for the side that stands worse (every untried move looks better than the tried
+ones, so the search tries them all before it looks deeper) and pessimistic for
+the side that stands better; the parent's value is neither. With
+``value_normalization`` it is normalised as a child's Q is.
 
 Scores are computed with exactly the operations written above (``c * P(a)``
 first, kept per node as ``GuidedTree.scaled_priors``), so a reference written
