@@ -20,6 +20,7 @@ commands from stdin and writes the lines to stdout.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import threading
 import time
@@ -30,7 +31,7 @@ import chess
 
 from mcts_agent import __version__
 from mcts_agent.defaults import CHESS_TIME_LIMIT, chess_defaults
-from mcts_agent.envs.chess import ChessModel, ChessState, board_of, move_of
+from mcts_agent.envs.chess import ChessModel, ChessState, action_of, board_of, move_of
 from mcts_agent.envs.chess_evaluator import CENTIPAWN_SCALE, MATERIAL_VALUE_BOUND, quiescence
 from mcts_agent.search import MCTS
 
@@ -184,9 +185,11 @@ class UCIEngine:
       ``movetime T`` (ms); ``wtime``/``btime``/``winc``/``binc``/``movestogo``, the mover's
       clock turned into a time by :func:`move_time`; ``nodes N`` (iterations); ``infinite``
       (until ``stop``: ``bestmove`` only then). Given together, the search stops at the
-      first reached. ``depth``, ``mate``, ``searchmoves`` and ``ponder`` are not supported
-      by this search: each is ignored with an ``info string`` saying so. With none of
-      these, the engine's own budget (``iterations`` / ``time_limit``).
+      first reached. ``searchmoves m1 m2 ...`` restricts the root to those moves (the
+      root state lists only their actions; a move not legal there refuses the ``go``).
+      ``depth``, ``mate`` and ``ponder`` are not supported by this search: each is
+      ignored with an ``info string`` saying so. With none of these, the engine's own
+      budget (``iterations`` / ``time_limit``).
     * ``stop``: ends the running search at its next iteration; ``bestmove`` is written
       before :meth:`respond` returns. ``quit``: stops any search, sets :attr:`quit`;
       nothing more is written.
@@ -397,6 +400,10 @@ class UCIEngine:
         self._refuse_while_searching("go")
         budget = self._budget(arguments)
         state = self._model.state_of_board(self._board)
+        _, search_moves = _without_search_moves(arguments)
+        if search_moves is not None and state.actions:
+            # the root searches these moves only: its state lists them as its actions
+            state = dataclasses.replace(state, actions=self._root_actions(search_moves))
         self._infinite = budget[2]
         self._stop_requested.clear()
         self._searching = True
@@ -405,15 +412,38 @@ class UCIEngine:
         )
         self._thread.start()
 
+    def _root_actions(self, search_moves: list[str]) -> tuple[int, ...]:
+        """The actions of ``go searchmoves``' moves in the current position, in action order.
+
+        Raises:
+            _Refusal: if a move is not legal there, or none is given.
+        """
+        state = self._model.state_of_board(self._board)
+        actions = set()
+        for text in search_moves:
+            try:
+                move = chess.Move.from_uci(text)
+            except ValueError:
+                move = None
+            if move is None or not self._board.is_legal(move):
+                raise _Refusal(
+                    f"go refused: searchmoves' {text!r} is not legal in {self._board.fen()}"
+                )
+            actions.add(action_of(state, move))
+        if not actions:
+            raise _Refusal("go refused: searchmoves names no move")
+        return tuple(sorted(actions))
+
     def _budget(self, arguments: list[str]) -> tuple[int | None, float | None, bool]:
-        """``(iterations, time_limit, infinite)`` of ``go``'s arguments; unknown tokens noted."""
+        """``(iterations, time_limit, infinite)`` of ``go``'s arguments; unknown tokens noted.
+
+        ``searchmoves`` and its moves are left for :meth:`_go` (:func:`_without_search_moves`).
+        """
         values: dict[str, int] = {}
         infinite = False
         ignored = []
         numbers = ("movetime", "wtime", "btime", "winc", "binc", "movestogo", "nodes")
-        arguments, search_moves = _without_search_moves(arguments)
-        if search_moves is not None:
-            ignored.append(" ".join(["searchmoves", *search_moves]))
+        arguments, _ = _without_search_moves(arguments)
         tokens = iter(arguments)
         for token in tokens:
             if token in numbers:
@@ -431,7 +461,7 @@ class UCIEngine:
         if ignored:
             self._write(
                 f"info string go: {', '.join(ignored)} not supported by this MCTS engine "
-                "(no fixed depth, no pondering, every legal move searched); ignored"
+                "(no fixed depth, no pondering); ignored"
             )
         for name in ("movetime", "nodes", "movestogo"):
             if name in values and values[name] < 1:

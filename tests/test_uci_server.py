@@ -254,21 +254,31 @@ def test_depth_and_other_unsupported_go_tokens_are_ignored_with_a_note():
     lines = out.take()
     assert lines[0] == (
         "info string go: depth 5, ponder not supported by this MCTS engine (no fixed depth, "
-        "no pondering, every legal move searched); ignored"
+        "no pondering); ignored"
     )
     assert _fields(lines[1])["nodes"] == "20"  # the engine's own budget
 
 
-def test_searchmoves_is_noted_with_its_moves_and_the_budget_after_them_is_read():
+def test_searchmoves_restricts_the_root_and_the_budget_after_them_is_read():
     engine, out = _engine(iterations=20)
-    engine.respond("go searchmoves e2e4 d2d4 nodes 7")
+    engine.respond("go searchmoves a2a3 h2h3 nodes 7")
     assert out.bestmove.wait(timeout=60)
-    lines = out.take()
-    assert lines[0] == (
-        "info string go: searchmoves e2e4 d2d4 not supported by this MCTS engine (no fixed "
-        "depth, no pondering, every legal move searched); ignored"
-    )
-    assert _fields(lines[1])["nodes"] == "7"  # nodes after the moves is go's budget
+    info, bestmove = out.take()
+    assert _fields(info)["nodes"] == "7"  # nodes after the moves is go's budget
+    assert bestmove in ("bestmove a2a3", "bestmove h2h3")
+    # Scholar's mate on the board: with the mate among them it is played; without, another
+    engine.respond("position startpos moves e2e4 e7e5 d1h5 b8c6 f1c4 g8f6")
+    engine.respond("go searchmoves h5f7 a2a3 nodes 30")
+    assert out.bestmove.wait(timeout=60)
+    assert out.take()[-1] == "bestmove h5f7"
+    engine.respond("go searchmoves a2a3 b2b3 nodes 30")
+    assert out.bestmove.wait(timeout=60)
+    assert out.take()[-1] in ("bestmove a2a3", "bestmove b2b3")
+    engine.respond("go searchmoves e2e5 nodes 5")
+    assert out.take() == [
+        "info string go refused: searchmoves' 'e2e5' is not legal in "
+        "r1bqkb1r/pppp1ppp/2n2n2/4p2Q/2B1P3/8/PPPP1PPP/RNB1K1NR w KQkq - 4 4"
+    ]
 
 
 def test_go_refuses_a_budget_that_is_not_a_positive_int():
