@@ -32,7 +32,12 @@ import chess
 from mcts_agent import __version__
 from mcts_agent.defaults import CHESS_TIME_LIMIT, chess_defaults
 from mcts_agent.envs.chess import ChessModel, ChessState, action_of, board_of, move_of
-from mcts_agent.envs.chess_evaluator import CENTIPAWN_SCALE, MATERIAL_VALUE_BOUND, quiescence
+from mcts_agent.envs.chess_evaluator import (
+    CENTIPAWN_SCALE,
+    MATERIAL_VALUE_BOUND,
+    ChessEvaluator,
+    quiescence,
+)
 from mcts_agent.search import MCTS
 
 __all__ = [
@@ -194,9 +199,13 @@ class UCIEngine:
       before :meth:`respond` returns. ``quit``: stops any search, sets :attr:`quit`;
       nothing more is written.
 
-    ``score``: ``mate 1`` when the best move checkmates; otherwise ``cp`` of the best
-    move's mean value ``Q`` (for the mover, in [-1, 1]), by :func:`centipawns`. Mates
-    further ahead are not proven by this search, so they show as large ``cp``. On
+    ``score``: ``mate 1`` when the best move checkmates; otherwise, when the search is
+    guided by :class:`~mcts_agent.envs.chess_evaluator.ChessEvaluator` (the defaults),
+    ``cp`` of the best move's mean value ``Q`` (for the mover, in [-1, 1]), by
+    :func:`centipawns`, the inverse of that evaluator's scale; with another evaluator or
+    random rollouts no ``score`` is given (UCI makes it optional), since their values have
+    no known scale in centipawns. Mates further ahead are not proven by this search, so
+    they show as large ``cp``. On
     checkmate, stalemate or insufficient material ``go`` answers an ``info string`` with
     the reason and ``bestmove (none)`` (Stockfish's answer; python-chess reads it as no
     move). Where a draw can be claimed (fifty-move rule, threefold repetition)
@@ -546,14 +555,15 @@ class UCIEngine:
         board = board_of(root).copy(stack=False)
         board.push(chess.Move.from_uci(pv[0]))
         if board.is_checkmate():
-            score = "mate 1"
-        else:
-            score = f"cp {centipawns(summary.values[best])}"
+            score = " score mate 1"
+        elif isinstance(planner.evaluator, ChessEvaluator):
+            score = f" score cp {centipawns(summary.values[best])}"
+        else:  # another evaluator's values, or rollouts': no known scale in centipawns
+            score = ""
         ms = max(1, round(seconds * 1000))
         nodes = summary.iterations
         return (
-            f"info nodes {nodes} time {ms} nps {round(nodes * 1000 / ms)} score {score} "
-            f"pv {' '.join(pv)}"
+            f"info nodes {nodes} time {ms} nps {round(nodes * 1000 / ms)}{score} pv {' '.join(pv)}"
         )
 
     def _stop_search(self) -> None:

@@ -12,7 +12,7 @@ import chess
 import chess.engine
 import pytest
 
-from mcts_agent import __version__
+from mcts_agent import Evaluation, __version__
 from mcts_agent.cli import main
 from mcts_agent.evaluation.uci_players import UCIPolicy
 from mcts_agent.uci import MAX_SEED, MOVE_OVERHEAD_MS, UCIEngine, centipawns, move_time
@@ -147,6 +147,16 @@ def test_the_pv_is_legal_and_the_score_is_the_best_moves_value_in_centipawns():
         assert board.is_valid()
     kind, cp = info["score"].split()
     assert kind == "cp" and -3000 < int(cp) < 3000
+
+
+def test_another_evaluator_s_values_give_no_centipawn_score():
+    # UCI's score is optional: with a user's evaluator the values have no known scale in cp
+    def level(state, actions):
+        return Evaluation(0.5, None)
+
+    engine, out = _engine(iterations=10, options={"selection": "puct", "evaluator": level})
+    info, move = _go(engine, out, "go nodes 10")
+    assert "score" not in info and info["nodes"] == "10" and info["pv"].split()[0] == move
 
 
 def test_centipawns_invert_the_evaluators_squashing():
