@@ -407,9 +407,9 @@ class UCIEngine:
 
     def _go(self, arguments: list[str]) -> None:
         self._refuse_while_searching("go")
+        arguments, search_moves = _without_search_moves(arguments)
         budget = self._budget(arguments)
         state = self._model.state_of_board(self._board)
-        _, search_moves = _without_search_moves(arguments)
         if search_moves is not None and state.actions:
             # the root searches these moves only: its state lists them as its actions
             state = dataclasses.replace(state, actions=self._root_actions(search_moves))
@@ -446,13 +446,13 @@ class UCIEngine:
     def _budget(self, arguments: list[str]) -> tuple[int | None, float | None, bool]:
         """``(iterations, time_limit, infinite)`` of ``go``'s arguments; unknown tokens noted.
 
-        ``searchmoves`` and its moves are left for :meth:`_go` (:func:`_without_search_moves`).
+        ``arguments`` come without ``searchmoves`` and its moves (:meth:`_go` takes them out,
+        :func:`_without_search_moves`).
         """
         values: dict[str, int] = {}
         infinite = False
         ignored = []
         numbers = ("movetime", "wtime", "btime", "winc", "binc", "movestogo", "nodes")
-        arguments, _ = _without_search_moves(arguments)
         tokens = iter(arguments)
         for token in tokens:
             if token in numbers:
