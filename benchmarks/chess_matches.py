@@ -3,8 +3,10 @@
 ``MCTSAgent`` on PettingZoo's ``classic/chess_v6`` (planning on
 :class:`~mcts_agent.envs.chess.ChessModel` with its chess defaults: PUCT guided by
 :class:`~mcts_agent.envs.chess_evaluator.ChessEvaluator`,
-:func:`~mcts_agent.defaults.chess_defaults`) at ``--iterations`` a move (immune to a busy
-machine) or ``--seconds`` a move, against ``--opponent`` (an agent spec: ``random``,
+:func:`~mcts_agent.defaults.chess_defaults`) at ``--iterations`` a move or ``--seconds`` of
+CPU time a move (the planner's clock is ``time.process_time``: one core's seconds, as the
+issue counts them, immune to a busy machine; on an idle core the same as the wall-clock
+seconds ``MCTSAgent`` counts by default), against ``--opponent`` (an agent spec: ``random``,
 ``minimax:depth=2`` with the same evaluator at its depth limit, ``uci:stockfish:Skill
 Level=0,movetime=10``...), seats alternating, ``--games`` games in all. Each pair of games
 starts from the same ``--opening-plies`` uniformly random moves, once from each side
@@ -26,6 +28,7 @@ Run::
 """
 
 import argparse
+import time
 
 from logged_matches import play_logged_match
 
@@ -58,7 +61,9 @@ def game_line(record) -> dict:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--games", type=int, default=20, help="games in all, even (default 20)")
-    parser.add_argument("--seconds", type=float, default=1.0, help="agent's seconds a move")
+    parser.add_argument(
+        "--seconds", type=float, default=1.0, help="agent's CPU seconds a move (default 1)"
+    )
     parser.add_argument(
         "--iterations",
         type=int,
@@ -85,7 +90,9 @@ def main() -> None:
     opponent = make_player(args.opponent, game)
     # MCTSPlayer passes an exploration constant, which would override the agent's chess
     # default: pass the default itself (--exploration), with the rest of chess_defaults.
-    budget = {"time_limit": args.seconds} if args.iterations is None else {}
+    budget = {}
+    if args.iterations is None:
+        budget = {"time_limit": args.seconds, "clock": time.process_time}
     agent = MCTSPlayer(args.iterations, exploration=args.exploration, **budget)
     _, score = play_logged_match(
         game,
@@ -99,7 +106,9 @@ def main() -> None:
         workers=args.jobs,
     )
     budget_text = (
-        f"{args.seconds:g} s a move" if args.iterations is None else f"{args.iterations} iterations"
+        f"{args.seconds:g} CPU s a move"
+        if args.iterations is None
+        else f"{args.iterations} iterations"
     )
     print(
         f"MCTSAgent ({budget_text}, c = {args.exploration:g}) vs {args.opponent}, "

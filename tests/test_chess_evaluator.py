@@ -59,6 +59,51 @@ def test_static_score_hand_worked():
     assert evaluate_board(board) == pytest.approx(0.6 + 0.4 * 0.5)
 
 
+def reference_static_score(board):
+    """static_score the plain way: python-chess's piece_map and attacks_mask, Michniewski's
+    tables as printed (rank 8 first, so White reads square ^ 56), no hand-walked bitboards."""
+    from mcts_agent.envs.chess_evaluator import (
+        _KING_ENDGAME_TABLE,
+        _PIECE_SQUARE_TABLES,
+        PIECE_VALUES,
+        _is_endgame,
+    )
+
+    endgame = _is_endgame(board)
+    score = 0
+    for square, piece in board.piece_map().items():
+        table = _PIECE_SQUARE_TABLES[piece.piece_type]
+        if piece.piece_type == chess.KING and endgame:
+            table = _KING_ENDGAME_TABLE
+        index = square ^ 56 if piece.color == chess.WHITE else square
+        term = PIECE_VALUES[piece.piece_type] + table[index]
+        if piece.piece_type not in (chess.PAWN, chess.KING):
+            own = board.occupied_co[piece.color]
+            term += MOBILITY_WEIGHT * chess.popcount(board.attacks_mask(square) & ~own)
+        score += term if piece.color == chess.WHITE else -term
+    if not endgame:
+        for square, sign in ((chess.H1, 1), (chess.A1, 1), (chess.H8, -1), (chess.A8, -1)):
+            if board.castling_rights & chess.BB_SQUARES[square]:
+                score += sign * CASTLING_RIGHT_VALUE
+    return score if board.turn == chess.WHITE else -score
+
+
+def test_static_score_matches_a_plain_reference_on_random_games():
+    rng = random.Random(11)
+    checked = 0
+    for _ in range(40):
+        board = chess.Board()
+        for _ in range(rng.randrange(0, 160)):
+            moves = list(board.legal_moves)
+            if not moves:
+                break
+            board.push(rng.choice(moves))
+            if board.ply() % 7 == 0:
+                assert static_score(board) == reference_static_score(board), board.fen()
+                checked += 1
+    assert checked > 300
+
+
 def test_castling_rights_count_in_the_middle_game_only():
     start = chess.Board()
     walked = chess.Board("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQ - 0 1")  # no kq

@@ -218,6 +218,7 @@ _SQUARE_VALUES = {
 _KING_ENDGAME_VALUES = _by_square(_KING_ENDGAME_TABLE, 0)
 _MOBILE_PIECES = (chess.KNIGHT, chess.BISHOP, chess.ROOK, chess.QUEEN)
 _PROMOTION_RANKS = chess.BB_RANK_1 | chess.BB_RANK_8
+_BEFORE_PROMOTION = {chess.WHITE: chess.BB_RANK_7, chess.BLACK: chess.BB_RANK_2}
 
 
 def _is_endgame(board: chess.Board) -> bool:
@@ -250,29 +251,79 @@ def static_score(board: chess.Board) -> int:
         White's score minus Black's, negated when Black is to move.
     """
     endgame = _is_endgame(board)
-    score = 0
-    for piece_type, (white_values, black_values) in _SQUARE_VALUES.items():
-        if piece_type == chess.KING and endgame:
-            white_values, black_values = _KING_ENDGAME_VALUES
-        mask = board.pieces_mask(piece_type, chess.WHITE)
-        score += sum([white_values[s] for s in chess.scan_forward(mask)])
-        mask = board.pieces_mask(piece_type, chess.BLACK)
-        score -= sum([black_values[s] for s in chess.scan_forward(mask)])
-    mobility = 0
-    white_pieces, black_pieces = board.occupied_co[chess.WHITE], board.occupied_co[chess.BLACK]
-    movers = board.knights | board.bishops | board.rooks | board.queens
-    attacks_mask = board.attacks_mask
-    for square in chess.scan_forward(movers & white_pieces):
-        mobility += chess.popcount(attacks_mask(square) & ~white_pieces)
-    for square in chess.scan_forward(movers & black_pieces):
-        mobility -= chess.popcount(attacks_mask(square) & ~black_pieces)
-    score += MOBILITY_WEIGHT * mobility
+    score = _side_score(board, chess.WHITE, endgame) - _side_score(board, chess.BLACK, endgame)
     if not endgame and board.castling_rights:
         rights = board.castling_rights
         score += CASTLING_RIGHT_VALUE * (
             chess.popcount(rights & chess.BB_RANK_1) - chess.popcount(rights & chess.BB_RANK_8)
         )
     return score if board.turn == chess.WHITE else -score
+
+
+def _side_score(board: chess.Board, color: bool, endgame: bool) -> int:
+    """One side's material, piece-square and mobility terms of :func:`static_score`, centipawns.
+
+    The inner loop of the leaf searches (about 60 calls a leaf), so the squares of each
+    bitboard are walked by hand (lowest bit first, as ``chess.scan_forward``) and a piece's
+    attacks read from python-chess's tables as ``chess.Board.attacks_mask`` reads them.
+    """
+    own = board.occupied_co[color]
+    occupied = board.occupied
+    free = ~own
+    side = 0 if color == chess.WHITE else 1  # the index of _by_square's (white, black)
+    popcount = chess.popcount
+    score = mobility = 0
+    king_values = _KING_ENDGAME_VALUES if endgame else _SQUARE_VALUES[chess.KING]
+    for pieces, values in (
+        (board.pawns, _SQUARE_VALUES[chess.PAWN][side]),
+        (board.kings, king_values[side]),
+    ):
+        pieces &= own
+        while pieces:
+            lowest = pieces & -pieces
+            pieces ^= lowest
+            score += values[lowest.bit_length() - 1]
+    knights, values = board.knights & own, _SQUARE_VALUES[chess.KNIGHT][side]
+    while knights:
+        lowest = knights & -knights
+        knights ^= lowest
+        square = lowest.bit_length() - 1
+        score += values[square]
+        mobility += popcount(chess.BB_KNIGHT_ATTACKS[square] & free)
+    bishops, values = board.bishops & own, _SQUARE_VALUES[chess.BISHOP][side]
+    while bishops:
+        lowest = bishops & -bishops
+        bishops ^= lowest
+        square = lowest.bit_length() - 1
+        score += values[square]
+        mobility += popcount(_DIAGONAL_ATTACKS[square][_DIAGONAL_MASKS[square] & occupied] & free)
+    rooks, values = board.rooks & own, _SQUARE_VALUES[chess.ROOK][side]
+    while rooks:
+        lowest = rooks & -rooks
+        rooks ^= lowest
+        square = lowest.bit_length() - 1
+        score += values[square]
+        mobility += popcount(_straight_attacks(square, occupied) & free)
+    queens, values = board.queens & own, _SQUARE_VALUES[chess.QUEEN][side]
+    while queens:
+        lowest = queens & -queens
+        queens ^= lowest
+        square = lowest.bit_length() - 1
+        score += values[square]
+        attacks = _DIAGONAL_ATTACKS[square][_DIAGONAL_MASKS[square] & occupied]
+        mobility += popcount((attacks | _straight_attacks(square, occupied)) & free)
+    return score + MOBILITY_WEIGHT * mobility
+
+
+_DIAGONAL_ATTACKS, _DIAGONAL_MASKS = chess.BB_DIAG_ATTACKS, chess.BB_DIAG_MASKS
+
+
+def _straight_attacks(square: int, occupied: int) -> int:
+    """A rook's attacks from ``square`` given the ``occupied`` bitboard (python-chess's tables)."""
+    return (
+        chess.BB_RANK_ATTACKS[square][chess.BB_RANK_MASKS[square] & occupied]
+        | chess.BB_FILE_ATTACKS[square][chess.BB_FILE_MASKS[square] & occupied]
+    )
 
 
 def _squash(centipawns: float) -> float:
@@ -404,10 +455,9 @@ def _quiescence_score(board: chess.Board, alpha: int, beta: int, depth: int) -> 
     (Chess Programming Wiki, "Quiescence Search"). ``depth`` plies at most;
     at 0 the static score is returned.
     """
-    in_check = board.is_check()
     if depth == 0:
         return static_score(board)
-    if in_check:
+    if board.is_check():
         moves = list(board.generate_legal_moves())
         if not moves:
             return -_MATE
@@ -417,11 +467,13 @@ def _quiescence_score(board: chess.Board, alpha: int, beta: int, depth: int) -> 
             return beta
         alpha = max(alpha, stand_pat)
         moves = list(board.generate_legal_captures())
-        moves += [
-            move
-            for move in board.generate_legal_moves(board.pawns, _PROMOTION_RANKS)
-            if move.promotion == chess.QUEEN and not board.is_capture(move)
-        ]
+        promoting = board.pawns & board.occupied_co[board.turn] & _BEFORE_PROMOTION[board.turn]
+        if promoting:
+            moves += [
+                move
+                for move in board.generate_legal_moves(promoting, _PROMOTION_RANKS)
+                if move.promotion == chess.QUEEN and not board.is_capture(move)
+            ]
     moves.sort(key=lambda move: _mvv_lva(board, move), reverse=True)
     for move in moves:
         board.push(move)
