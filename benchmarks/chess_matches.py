@@ -30,22 +30,29 @@ Run::
 import argparse
 import time
 
+import chess
 from logged_matches import play_logged_match
 
 from mcts_agent.defaults import CHESS_EXPLORATION
-from mcts_agent.envs.chess import ChessModel, board_of, move_of
+from mcts_agent.envs.chess import ChessModel, move_of
 from mcts_agent.evaluation import MCTSPlayer, make_game, make_player
 
 
 def game_line(record) -> dict:
-    """The JSON line of one game (``GameRecord``): replays its moves on ``ChessModel``."""
+    """The JSON line of one game (``GameRecord``): replays its moves on ``ChessModel``.
+
+    How it ended is read from a ``chess.Board`` with the whole game on its move stack (a
+    state's board holds only the last move, too little to see a repetition).
+    """
     model = ChessModel()
     state = model.initial_state()
+    board = chess.Board()
     moves = []
     for action in record.moves:
-        moves.append(move_of(state, action).uci())
+        move = move_of(state, action)
+        moves.append(move.uci())
+        board.push(move)
         state = model.step(state, action).next_state
-    board = board_of(state)
     outcome = board.outcome(claim_draw=True)
     return {
         "index": record.index,
