@@ -22,18 +22,16 @@ from __future__ import annotations
 
 import argparse
 import gc
-import importlib.util
 import math
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
-from pathlib import Path
-from types import ModuleType, SimpleNamespace
+from types import SimpleNamespace
 from typing import Any
 
 from machine import describe_machine
+from revisions import module_at
 
 from mcts_agent import search as working_copy
 from mcts_agent.envs.connect_four import EMPTY_BOARD as CONNECT_FOUR_START
@@ -42,25 +40,6 @@ from mcts_agent.envs.tic_tac_toe import EMPTY_BOARD, TicTacToeModel
 
 C = 2 * math.sqrt(2)
 NO_ROLLOUT = {"rollout_limit": 0, "gamma": 0.9}
-
-
-def search_module_at(revision: str, folder: str) -> ModuleType:
-    """Imports ``mcts_agent/search.py`` as it is at git ``revision`` (as a separate module)."""
-    root = Path(__file__).resolve().parent.parent
-    source = subprocess.run(
-        ["git", "show", f"{revision}:mcts_agent/search.py"],
-        cwd=root,
-        check=True,
-        capture_output=True,
-        text=True,
-    ).stdout
-    path = Path(folder) / "search_base.py"
-    path.write_text(source)
-    spec = importlib.util.spec_from_file_location("search_base", path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 def timed_tree(planner: Any, state: Any) -> tuple[float, tuple]:
@@ -93,7 +72,7 @@ def main(argv: list[str] | None = None) -> int:
     print()
     same_trees = True
     with tempfile.TemporaryDirectory() as folder:
-        base = search_module_at(args.base, folder)
+        base = module_at(args.base, "mcts_agent/search.py", folder)
         planners = {"base": base.MCTS, "new": working_copy.MCTS}
         print(f"Base: mcts_agent/search.py at {args.base}; new: the working copy.")
         print(f"Median of {args.repeats} pairs of searches, each pair back to back.")
