@@ -216,7 +216,6 @@ _SQUARE_VALUES = {
     for piece_type, table in _PIECE_SQUARE_TABLES.items()
 }
 _KING_ENDGAME_VALUES = _by_square(_KING_ENDGAME_TABLE, 0)
-_MOBILE_PIECES = (chess.KNIGHT, chess.BISHOP, chess.ROOK, chess.QUEEN)
 _PROMOTION_RANKS = chess.BB_RANK_1 | chess.BB_RANK_8
 _BEFORE_PROMOTION = {chess.WHITE: chess.BB_RANK_7, chess.BLACK: chess.BB_RANK_2}
 
@@ -258,6 +257,17 @@ def static_score(board: chess.Board) -> int:
             chess.popcount(rights & chess.BB_RANK_1) - chess.popcount(rights & chess.BB_RANK_8)
         )
     return score if board.turn == chess.WHITE else -score
+
+
+_DIAGONAL_ATTACKS, _DIAGONAL_MASKS = chess.BB_DIAG_ATTACKS, chess.BB_DIAG_MASKS
+
+
+def _straight_attacks(square: int, occupied: int) -> int:
+    """A rook's attacks from ``square`` given the ``occupied`` bitboard (python-chess's tables)."""
+    return (
+        chess.BB_RANK_ATTACKS[square][chess.BB_RANK_MASKS[square] & occupied]
+        | chess.BB_FILE_ATTACKS[square][chess.BB_FILE_MASKS[square] & occupied]
+    )
 
 
 def _side_score(board: chess.Board, color: bool, endgame: bool) -> int:
@@ -313,17 +323,6 @@ def _side_score(board: chess.Board, color: bool, endgame: bool) -> int:
         attacks = _DIAGONAL_ATTACKS[square][_DIAGONAL_MASKS[square] & occupied]
         mobility += popcount((attacks | _straight_attacks(square, occupied)) & free)
     return score + MOBILITY_WEIGHT * mobility
-
-
-_DIAGONAL_ATTACKS, _DIAGONAL_MASKS = chess.BB_DIAG_ATTACKS, chess.BB_DIAG_MASKS
-
-
-def _straight_attacks(square: int, occupied: int) -> int:
-    """A rook's attacks from ``square`` given the ``occupied`` bitboard (python-chess's tables)."""
-    return (
-        chess.BB_RANK_ATTACKS[square][chess.BB_RANK_MASKS[square] & occupied]
-        | chess.BB_FILE_ATTACKS[square][chess.BB_FILE_MASKS[square] & occupied]
-    )
 
 
 def _squash(centipawns: float) -> float:
