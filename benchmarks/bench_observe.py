@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import argparse
 import gc
-import importlib.util
 import io
 import logging
 import math
@@ -41,6 +40,7 @@ from pathlib import Path
 from types import ModuleType
 
 from machine import describe_machine
+from revisions import module_at
 
 from mcts_agent import search as working_copy
 from mcts_agent.envs.connect_four import EMPTY_BOARD as C4_START
@@ -50,20 +50,6 @@ from mcts_agent.envs.tic_tac_toe import EMPTY_BOARD, TicTacToeModel
 C = 2 * math.sqrt(2)
 ROOT = Path(__file__).resolve().parent.parent
 BATCH_SECONDS = 0.02
-
-
-def module_at(revision: str, path: str, name: str, folder: str) -> ModuleType:
-    """Imports the file ``path`` as it is at git ``revision``, as a separate module ``name``."""
-    source = subprocess.run(
-        ["git", "show", f"{revision}:{path}"], cwd=ROOT, check=True, capture_output=True, text=True
-    ).stdout
-    file = Path(folder) / f"{name}.py"
-    file.write_text(source)
-    spec = importlib.util.spec_from_file_location(name, file)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 def batch_seconds(make: Callable[[], object], state: object, count: int) -> tuple[float, tuple]:
@@ -132,8 +118,8 @@ def main(argv: list[str] | None = None) -> int:
     logger = logging.getLogger("mcts_agent")
     same_trees = True
     with tempfile.TemporaryDirectory() as folder:
-        base = module_at(base_revision, "mcts_agent/search.py", "search_base", folder)
-        base.budgets = module_at(base_revision, "mcts_agent/budgets.py", "budgets_base", folder)
+        base = module_at(base_revision, "mcts_agent/search.py", folder)
+        base.budgets = module_at(base_revision, "mcts_agent/budgets.py", folder)
         print(f"\nBase: search.py and budgets.py at {base_revision[:12]}; new: the working copy.")
 
         def planner(module: ModuleType, model, iterations, **options) -> Callable[[], object]:

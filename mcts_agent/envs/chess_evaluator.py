@@ -259,7 +259,14 @@ def static_score(board: chess.Board) -> int:
     return score if board.turn == chess.WHITE else -score
 
 
-_DIAGONAL_ATTACKS, _DIAGONAL_MASKS = chess.BB_DIAG_ATTACKS, chess.BB_DIAG_MASKS
+def _knight_attacks(square: int, occupied: int) -> int:
+    """A knight's attacks from ``square`` (python-chess's table; ``occupied`` is not needed)."""
+    return chess.BB_KNIGHT_ATTACKS[square]
+
+
+def _diagonal_attacks(square: int, occupied: int) -> int:
+    """A bishop's attacks from ``square`` given ``occupied`` (python-chess's tables)."""
+    return chess.BB_DIAG_ATTACKS[square][chess.BB_DIAG_MASKS[square] & occupied]
 
 
 def _straight_attacks(square: int, occupied: int) -> int:
@@ -268,6 +275,11 @@ def _straight_attacks(square: int, occupied: int) -> int:
         chess.BB_RANK_ATTACKS[square][chess.BB_RANK_MASKS[square] & occupied]
         | chess.BB_FILE_ATTACKS[square][chess.BB_FILE_MASKS[square] & occupied]
     )
+
+
+def _queen_attacks(square: int, occupied: int) -> int:
+    """A queen's attacks from ``square``: a bishop's and a rook's."""
+    return _diagonal_attacks(square, occupied) | _straight_attacks(square, occupied)
 
 
 def _side_score(board: chess.Board, color: bool, endgame: bool) -> int:
@@ -293,35 +305,18 @@ def _side_score(board: chess.Board, color: bool, endgame: bool) -> int:
             lowest = pieces & -pieces
             pieces ^= lowest
             score += values[lowest.bit_length() - 1]
-    knights, values = board.knights & own, _SQUARE_VALUES[chess.KNIGHT][side]
-    while knights:
-        lowest = knights & -knights
-        knights ^= lowest
-        square = lowest.bit_length() - 1
-        score += values[square]
-        mobility += popcount(chess.BB_KNIGHT_ATTACKS[square] & free)
-    bishops, values = board.bishops & own, _SQUARE_VALUES[chess.BISHOP][side]
-    while bishops:
-        lowest = bishops & -bishops
-        bishops ^= lowest
-        square = lowest.bit_length() - 1
-        score += values[square]
-        mobility += popcount(_DIAGONAL_ATTACKS[square][_DIAGONAL_MASKS[square] & occupied] & free)
-    rooks, values = board.rooks & own, _SQUARE_VALUES[chess.ROOK][side]
-    while rooks:
-        lowest = rooks & -rooks
-        rooks ^= lowest
-        square = lowest.bit_length() - 1
-        score += values[square]
-        mobility += popcount(_straight_attacks(square, occupied) & free)
-    queens, values = board.queens & own, _SQUARE_VALUES[chess.QUEEN][side]
-    while queens:
-        lowest = queens & -queens
-        queens ^= lowest
-        square = lowest.bit_length() - 1
-        score += values[square]
-        attacks = _DIAGONAL_ATTACKS[square][_DIAGONAL_MASKS[square] & occupied]
-        mobility += popcount((attacks | _straight_attacks(square, occupied)) & free)
+    for pieces, values, attacks_of in (
+        (board.knights & own, _SQUARE_VALUES[chess.KNIGHT][side], _knight_attacks),
+        (board.bishops & own, _SQUARE_VALUES[chess.BISHOP][side], _diagonal_attacks),
+        (board.rooks & own, _SQUARE_VALUES[chess.ROOK][side], _straight_attacks),
+        (board.queens & own, _SQUARE_VALUES[chess.QUEEN][side], _queen_attacks),
+    ):
+        while pieces:
+            lowest = pieces & -pieces
+            pieces ^= lowest
+            square = lowest.bit_length() - 1
+            score += values[square]
+            mobility += popcount(attacks_of(square, occupied) & free)
     return score + MOBILITY_WEIGHT * mobility
 
 
