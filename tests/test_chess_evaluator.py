@@ -88,20 +88,25 @@ def reference_static_score(board):
     return score if board.turn == chess.WHITE else -score
 
 
-def test_static_score_matches_a_plain_reference_on_random_games():
-    rng = random.Random(11)
-    checked = 0
-    for _ in range(40):
+def random_positions(count, seed, longest=40):
+    """``count`` boards of random games, 6 to ``longest`` plies in, not over."""
+    rng = random.Random(seed)
+    boards = []
+    while len(boards) < count:
         board = chess.Board()
-        for _ in range(rng.randrange(0, 160)):
+        for _ in range(rng.randrange(6, longest)):
             moves = list(board.legal_moves)
             if not moves:
                 break
             board.push(rng.choice(moves))
-            if board.ply() % 7 == 0:
-                assert static_score(board) == reference_static_score(board), board.fen()
-                checked += 1
-    assert checked > 300
+        if not board.is_game_over():
+            boards.append(board)
+    return boards
+
+
+def test_static_score_matches_a_plain_reference_on_random_games():
+    for board in random_positions(300, seed=11, longest=160):  # endgames included
+        assert static_score(board) == reference_static_score(board), board.fen()
 
 
 def test_castling_rights_count_in_the_middle_game_only():
@@ -373,21 +378,6 @@ def reference_search_score(board, depth):
         board.pop()
         best = max(best, score)
     return best
-
-
-def random_positions(count, seed):
-    rng = random.Random(seed)
-    boards = []
-    while len(boards) < count:
-        board = chess.Board()
-        for _ in range(rng.randrange(6, 40)):
-            moves = list(board.legal_moves)
-            if not moves:
-                break
-            board.push(rng.choice(moves))
-        if not board.is_game_over():
-            boards.append(board)
-    return boards
 
 
 def test_search_value_is_the_minimax_of_a_ply_over_the_capture_search():
