@@ -8,9 +8,11 @@ about 20 ms:
 * ``off``: the working copy with logging at its default (no DEBUG) and no
   callback, against ``mcts_agent/search.py`` and ``mcts_agent/budgets.py`` as
   they are at ``--base`` (default: the merge base with main, before this
-  work), loaded side by side. This is the cost of the ``isEnabledFor`` guard
-  and of the ``on_iteration is None`` test to everyone who uses neither:
-  it should be 1.00. Each pair must build the same tree (else exit 1).
+  work), loaded side by side, both on the pure-Python loop
+  (``compiled.pure_python()``: the compiled core runs only the package's own
+  class). This is the cost of the ``isEnabledFor`` guard and of the
+  ``on_iteration is None`` test to everyone who uses neither: it should be
+  1.00. Each pair must build the same tree (else exit 1).
 * ``debug``: ``logging.getLogger("mcts_agent")`` at DEBUG with a handler
   writing to a StringIO, against the same without DEBUG (what the record
   costs when asked for).
@@ -42,6 +44,7 @@ from types import ModuleType
 from machine import describe_machine
 from revisions import module_at
 
+from mcts_agent import compiled
 from mcts_agent import search as working_copy
 from mcts_agent.envs.connect_four import EMPTY_BOARD as C4_START
 from mcts_agent.envs.connect_four import ConnectFourModel
@@ -117,7 +120,9 @@ def main(argv: list[str] | None = None) -> int:
     print(f"Median of {args.repeats} pairs of batches (about {BATCH_SECONDS * 1e3:.0f} ms each).")
     logger = logging.getLogger("mcts_agent")
     same_trees = True
-    with tempfile.TemporaryDirectory() as folder:
+    # A search.py loaded from a revision is not the MCTS class the compiled core runs
+    # (compiled.plain_loop), so the working copy runs the pure loop too: like with like.
+    with compiled.pure_python(), tempfile.TemporaryDirectory() as folder:
         base = module_at(base_revision, "mcts_agent/search.py", folder)
         base.budgets = module_at(base_revision, "mcts_agent/budgets.py", folder)
         print(f"\nBase: search.py and budgets.py at {base_revision[:12]}; new: the working copy.")

@@ -3,12 +3,14 @@
 The rule for ``MCTS._run`` (the fast path): a change must build the same trees
 and must not slow it. This script loads ``mcts_agent/search.py`` as it is at a
 git revision (``--base``, default ``main``) next to the working copy's, runs both
-on the same searches, and prints for each case the median rate of each (CPU
-time, ``time.process_time``) and the median, over the repeats, of the ratio
-new / base of the two searches' times. The two run back to back in every repeat,
-in alternating order, so that a busy machine slows them alike; the ratio of
-each pair cancels most of the drift. Every pair must build the same tree
-(every node's N, W and children), else the script exits 1.
+on the same searches (both on the pure-Python loop, ``compiled.pure_python()``:
+the compiled core runs only the package's own ``MCTS._run``), and prints for
+each case the median rate of each (CPU time, ``time.process_time``) and the
+median, over the repeats, of the ratio new / base of the two searches' times.
+The two run back to back in every repeat, in alternating order, so that a busy
+machine slows them alike; the ratio of each pair cancels most of the drift.
+Every pair must build the same tree (every node's N, W and children), else the
+script exits 1.
 
 Cases (tic-tac-toe and connect four from the empty board, c = 2 sqrt(2)): the
 fused rollout at 10k and 100k iterations, the generic rollout (the model
@@ -33,6 +35,7 @@ from typing import Any
 from machine import describe_machine
 from revisions import module_at
 
+from mcts_agent import compiled
 from mcts_agent import search as working_copy
 from mcts_agent.envs.connect_four import EMPTY_BOARD as CONNECT_FOUR_START
 from mcts_agent.envs.connect_four import ConnectFourModel
@@ -71,7 +74,9 @@ def main(argv: list[str] | None = None) -> int:
     print(describe_machine())
     print()
     same_trees = True
-    with tempfile.TemporaryDirectory() as folder:
+    # A search.py loaded from a revision is not the MCTS class the compiled core runs
+    # (compiled.plain_loop), so the working copy runs the pure loop too: like with like.
+    with compiled.pure_python(), tempfile.TemporaryDirectory() as folder:
         base = module_at(args.base, "mcts_agent/search.py", folder)
         planners = {"base": base.MCTS, "new": working_copy.MCTS}
         print(f"Base: mcts_agent/search.py at {args.base}; new: the working copy.")
