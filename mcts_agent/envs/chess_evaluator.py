@@ -583,7 +583,7 @@ def search_value(
     :func:`mcts_agent.envs.chess.history_of`).
 
     Cost: about 35 capture searches a ply on a middle-game board, most cut off
-    at once (about 2.5 ms of CPU at depth 1 in python-chess, against 0.35 ms
+    at once (2.5 to 3.5 ms of CPU at depth 1 in python-chess, against 0.35 ms
     for :func:`quiescence`).
 
     Args:
