@@ -19,10 +19,10 @@ the seconds per move of both sides).
 
 Run::
 
-    python benchmarks/chess_matches.py --opponent random --games 20 --iterations 300
-    python benchmarks/chess_matches.py --opponent minimax:depth=2 --games 40 --iterations 300
+    python benchmarks/chess_matches.py --opponent random --games 20 --seconds 1 --jobs 2
+    python benchmarks/chess_matches.py --opponent minimax:depth=2 --games 40 --seconds 1 --jobs 2
     python benchmarks/chess_matches.py --opponent 'uci:stockfish:Skill Level=0,movetime=10' \\
-        --games 40 --iterations 300
+        --games 40 --seconds 1 --jobs 2
 
 (Stockfish: ``apt-get install stockfish``; Debian puts it in ``/usr/games``, found there.)
 """
